@@ -1,0 +1,7 @@
+// Every operator call, through the same route table the production server uses (lib/http/routes.ts).
+import { dispatchThroughTable } from "@/lib/http/next-route";
+
+export const GET = dispatchThroughTable;
+export const POST = dispatchThroughTable;
+export const PATCH = dispatchThroughTable;
+export const DELETE = dispatchThroughTable;

@@ -1,0 +1,323 @@
+// Every statement that moves money, for SQLite and PostgreSQL (architecture decision 3).
+// These bypass Prisma on purpose: they run on every request, and Prisma's engine-less client costs ~1 ms per
+// query here (stack notes). Each operation is atomic: a conditional update, or one transaction.
+import Sqlite from "better-sqlite3";
+import { randomUUID } from "node:crypto";
+import { env } from "../env";
+import { pgPool } from "../db/client";
+import { singleton } from "../runtime/singleton";
+
+export type ReserveResult = "ok" | "missing" | "key_quota" | "balance";
+
+export type LedgerRow = {
+  kind: "request" | "topup" | "adjust";
+  requestId: string;
+  userId: string;
+  keyId: string | null;
+  keyPrefix: string | null;
+  endpoint: string;
+  model: string;
+  channelId: string | null;
+  channelName: string | null;
+  textInputTokens: number;
+  textOutputTokens: number;
+  imageInputTokens: number;
+  imageOutputTokens: number;
+  reserved: number;
+  cost: number;
+  priceVersion: number;
+  status: string;
+  httpStatus: number;
+  error: string | null;
+  latencyMs: number;
+  stream: boolean;
+  detail: unknown;
+  createdAt: Date;
+};
+
+/** A finished request: give back what was reserved beyond `cost`, or take the rest (never below zero). */
+export type Settlement = { keyId: string; userId: string; unlimited: boolean; reserved: number; row: LedgerRow };
+
+export type RedeemResult =
+  | { status: "ok"; quota: number; balance: number }
+  | { status: "unknown" | "used" | "expired" | "disabled" };
+
+export interface MoneyStore {
+  kind: "sqlite" | "postgres";
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult>;
+  /** Applies settlements and writes their ledger rows in one transaction; returns the rows as written. */
+  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]>;
+  redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult>;
+  /** Adds (or, negative, removes down to zero) balance; returns the new balance. */
+  credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const LEDGER_COLUMNS = [
+  "id", "kind", "requestId", "userId", "keyId", "keyPrefix", "endpoint", "model", "channelId", "channelName",
+  "textInputTokens", "textOutputTokens", "imageInputTokens", "imageOutputTokens", "reserved", "cost", "priceVersion",
+  "status", "httpStatus", "error", "latencyMs", "stream", "detail", "createdAt",
+] as const;
+
+function ledgerValues(row: LedgerRow, date: (value: Date) => unknown, bool: (value: boolean) => unknown): unknown[] {
+  return [
+    randomUUID(), row.kind, row.requestId, row.userId, row.keyId, row.keyPrefix, row.endpoint, row.model, row.channelId,
+    row.channelName, row.textInputTokens, row.textOutputTokens, row.imageInputTokens, row.imageOutputTokens,
+    Math.round(row.reserved), Math.round(row.cost), row.priceVersion, row.status, row.httpStatus, row.error,
+    row.latencyMs, bool(row.stream), row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail),
+    date(row.createdAt),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------- SQLite
+
+/** Prisma's SQLite adapter stores DateTime as ISO 8601 text with an explicit offset. */
+const sqliteDate = (value: Date) => value.toISOString().replace("Z", "+00:00");
+
+class SqliteMoneyStore implements MoneyStore {
+  readonly kind = "sqlite" as const;
+  private readonly database: Sqlite.Database;
+  private readonly statements;
+
+  constructor(file: string) {
+    // timeout 0: never block the event loop waiting for Prisma's connection; run() retries asynchronously.
+    this.database = new Sqlite(file, { timeout: 0 });
+    this.database.pragma("journal_mode = WAL");
+    this.database.pragma("synchronous = NORMAL");
+    this.database.defaultSafeIntegers(false);
+    const prepare = (sql: string) => this.database.prepare(sql);
+    this.statements = {
+      keyUnlimited: prepare(`SELECT "unlimited" FROM "ApiKey" WHERE "id" = ?`).pluck(),
+      takeKey: prepare(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" - ? WHERE "id" = ? AND "quotaRemaining" >= ?`),
+      takeUser: prepare(`UPDATE "User" SET "balance" = "balance" - ? WHERE "id" = ? AND "balance" >= ?`),
+      giveKey: prepare(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + ? WHERE "id" = ?`),
+      giveUser: prepare(`UPDATE "User" SET "balance" = "balance" + ? WHERE "id" = ?`),
+      keyQuota: prepare(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = ?`).pluck(),
+      userBalance: prepare(`SELECT "balance" FROM "User" WHERE "id" = ?`).pluck(),
+      touchKey: prepare(`UPDATE "ApiKey" SET "lastUsedAt" = ? WHERE "id" = ?`),
+      insertLedger: prepare(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map(() => "?").join(", ")})`),
+      findCode: prepare(`SELECT "id", "quota", "status", "expiresAt" FROM "RedeemCode" WHERE "codeHash" = ?`),
+      claimCode: prepare(`UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = ?, "redeemedAt" = ? WHERE "id" = ? AND "status" = 'unused'`),
+    };
+  }
+
+  /** Runs a synchronous transaction, retrying on SQLITE_BUSY without blocking the event loop. */
+  private async run<T>(work: () => T): Promise<T> {
+    const transaction = this.database.transaction(work);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return transaction.immediate();
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "";
+        if (!code.startsWith("SQLITE_BUSY") || attempt > 400) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt, 25)));
+      }
+    }
+  }
+
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+    const s = this.statements;
+    return this.run(() => {
+      const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
+      if (unlimited === undefined) return "missing";
+      if (!unlimited && s.takeKey.run(amount, keyId, amount).changes === 0) return "key_quota";
+      if (s.takeUser.run(amount, userId, amount).changes === 0) {
+        if (!unlimited) s.giveKey.run(amount, keyId);
+        return "balance";
+      }
+      return "ok";
+    });
+  }
+
+  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
+    const s = this.statements;
+    return this.run(() => {
+      const written: LedgerRow[] = [];
+      for (const settlement of settlements) {
+        const row = { ...settlement.row };
+        const difference = settlement.reserved - row.cost;
+        if (difference > 0) {
+          if (!settlement.unlimited) s.giveKey.run(difference, settlement.keyId);
+          s.giveUser.run(difference, settlement.userId);
+        } else if (difference < 0) {
+          // Used more than reserved: take what is there, never below zero, and record the shortfall.
+          const wanted = -difference;
+          const balance = Number(s.userBalance.get(settlement.userId) ?? 0);
+          const quota = settlement.unlimited ? Infinity : Number(s.keyQuota.get(settlement.keyId) ?? 0);
+          const taken = Math.max(0, Math.min(wanted, balance, quota));
+          if (taken > 0) {
+            s.takeUser.run(taken, settlement.userId, taken);
+            if (!settlement.unlimited) s.takeKey.run(taken, settlement.keyId, taken);
+          }
+          if (taken < wanted) row.detail = { ...(row.detail as object), shortfall: wanted - taken };
+          row.cost = settlement.reserved + taken;
+        }
+        s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
+        written.push(row);
+      }
+      for (const [keyId, at] of touchedKeys) s.touchKey.run(sqliteDate(at), keyId);
+      return written;
+    });
+  }
+
+  redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
+    const s = this.statements;
+    return this.run((): RedeemResult => {
+      const code = s.findCode.get(codeHash) as { id: string; quota: number; status: string; expiresAt: string | null } | undefined;
+      if (!code) return { status: "unknown" };
+      if (code.status === "disabled") return { status: "disabled" };
+      if (code.status !== "unused") return { status: "used" };
+      if (code.expiresAt && new Date(code.expiresAt).getTime() <= Date.now()) return { status: "expired" };
+      const now = new Date();
+      if (s.claimCode.run(userId, sqliteDate(now), code.id).changes === 0) return { status: "used" };
+      s.giveUser.run(code.quota, userId);
+      s.insertLedger.run(...ledgerValues(topupRow(userId, requestId, code.quota, now), sqliteDate, (value) => (value ? 1 : 0)));
+      return { status: "ok", quota: Number(code.quota), balance: Number(s.userBalance.get(userId)) };
+    });
+  }
+
+  credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number> {
+    const s = this.statements;
+    return this.run(() => {
+      const balance = Number(s.userBalance.get(userId) ?? 0);
+      const applied = amount >= 0 ? amount : -Math.min(balance, -amount);
+      s.giveUser.run(applied, userId);
+      s.insertLedger.run(...ledgerValues({ ...row, cost: -applied }, sqliteDate, (value) => (value ? 1 : 0)));
+      return balance + applied;
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.database.prepare("SELECT 1").get();
+  }
+
+  async close(): Promise<void> {
+    this.database.close();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ PostgreSQL
+
+class PostgresMoneyStore implements MoneyStore {
+  readonly kind = "postgres" as const;
+
+  async reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+    const { rows } = await pgPool().query<{ result: ReserveResult }>("SELECT gateway_reserve($1, $2, $3) AS result", [keyId, userId, amount]);
+    return rows[0]!.result;
+  }
+
+  private async transaction<T>(work: (query: (sql: string, values?: unknown[]) => Promise<{ rows: any[]; rowCount: number | null }>) => Promise<T>): Promise<T> {
+    const client = await pgPool().connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work((sql, values) => client.query(sql, values));
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
+    return this.transaction(async (query) => {
+      const written: LedgerRow[] = [];
+      for (const settlement of settlements) {
+        const row = { ...settlement.row };
+        const difference = settlement.reserved - row.cost;
+        if (difference > 0) {
+          if (!settlement.unlimited) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1 WHERE "id" = $2`, [difference, settlement.keyId]);
+          await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [difference, settlement.userId]);
+        } else if (difference < 0) {
+          const wanted = -difference;
+          const user = await query(`SELECT "balance" FROM "User" WHERE "id" = $1 FOR UPDATE`, [settlement.userId]);
+          const key = await query(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = $1 FOR UPDATE`, [settlement.keyId]);
+          const balance = Number(user.rows[0]?.balance ?? 0);
+          const quota = settlement.unlimited ? Infinity : Number(key.rows[0]?.quotaRemaining ?? 0);
+          const taken = Math.max(0, Math.min(wanted, balance, quota));
+          if (taken > 0) {
+            await query(`UPDATE "User" SET "balance" = "balance" - $1 WHERE "id" = $2`, [taken, settlement.userId]);
+            if (!settlement.unlimited) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" - $1 WHERE "id" = $2`, [taken, settlement.keyId]);
+          }
+          if (taken < wanted) row.detail = { ...(row.detail as object), shortfall: wanted - taken };
+          row.cost = settlement.reserved + taken;
+        }
+        written.push(row);
+      }
+      await insertLedgerRows(query, written);
+      for (const [keyId, at] of touchedKeys) await query(`UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE "id" = $2`, [at, keyId]);
+      return written;
+    });
+  }
+
+  redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
+    return this.transaction(async (query): Promise<RedeemResult> => {
+      const found = await query(`SELECT "id", "quota", "status", "expiresAt" FROM "RedeemCode" WHERE "codeHash" = $1`, [codeHash]);
+      const code = found.rows[0] as { id: string; quota: string; status: string; expiresAt: Date | null } | undefined;
+      if (!code) return { status: "unknown" };
+      if (code.status === "disabled") return { status: "disabled" };
+      if (code.status !== "unused") return { status: "used" };
+      if (code.expiresAt && code.expiresAt.getTime() <= Date.now()) return { status: "expired" };
+      const now = new Date();
+      // The claim is one conditional update: of any number of parallel claims, exactly one changes the row.
+      const claimed = await query(`UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = $1, "redeemedAt" = $2 WHERE "id" = $3 AND "status" = 'unused'`, [userId, now, code.id]);
+      if (claimed.rowCount === 0) return { status: "used" };
+      const quota = Number(code.quota);
+      const updated = await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2 RETURNING "balance"`, [quota, userId]);
+      await insertLedgerRows(query, [topupRow(userId, requestId, quota, now)]);
+      return { status: "ok", quota, balance: Number(updated.rows[0].balance) };
+    });
+  }
+
+  credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number> {
+    return this.transaction(async (query) => {
+      const user = await query(`SELECT "balance" FROM "User" WHERE "id" = $1 FOR UPDATE`, [userId]);
+      const balance = Number(user.rows[0]?.balance ?? 0);
+      const applied = amount >= 0 ? amount : -Math.min(balance, -amount);
+      await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [applied, userId]);
+      await insertLedgerRows(query, [{ ...row, cost: -applied }]);
+      return balance + applied;
+    });
+  }
+
+  async ping(): Promise<void> {
+    await pgPool().query("SELECT 1");
+  }
+
+  async close(): Promise<void> {
+    // The pool belongs to lib/db/client and is closed there.
+  }
+}
+
+async function insertLedgerRows(query: (sql: string, values?: unknown[]) => Promise<unknown>, rows: LedgerRow[]): Promise<void> {
+  // One multi-row INSERT per 200 rows: batches are the point of the ledger writer.
+  for (let start = 0; start < rows.length; start += 200) {
+    const chunk = rows.slice(start, start + 200);
+    const values: unknown[] = [];
+    const tuples = chunk.map((row) => {
+      const base = values.length;
+      values.push(...ledgerValues(row, (value) => value, (value) => value));
+      return `(${LEDGER_COLUMNS.map((_, index) => `$${base + index + 1}`).join(", ")})`;
+    });
+    await query(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES ${tuples.join(", ")}`, values);
+  }
+}
+
+function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
+  return {
+    kind: "topup", requestId, userId, keyId: null, keyPrefix: null, endpoint: "/api/user/topup", model: "",
+    channelId: null, channelName: null, textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0,
+    imageOutputTokens: 0, reserved: 0, cost: -quota, priceVersion: 0, status: "success", httpStatus: 200, error: null,
+    latencyMs: 0, stream: false, detail: null, createdAt: at,
+  };
+}
+
+export function moneyStore(): MoneyStore {
+  return singleton("billing.store", () => {
+    const config = env();
+    return config.databaseKind === "sqlite" ? new SqliteMoneyStore(config.sqlitePath!) : new PostgresMoneyStore();
+  });
+}

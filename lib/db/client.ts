@@ -1,0 +1,37 @@
+// Prisma client factory: SQLite (better-sqlite3) or PostgreSQL (pg) by DATABASE_URL, through driver adapters
+// (Prisma 6.19's engine-less mode: no native engine to download).
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
+import { PrismaClient as PostgresClient } from "../generated/postgres/client";
+import { env } from "../env";
+import { singleton } from "../runtime/singleton";
+
+/** Both generated clients have the same models; the SQLite one names the shared type. */
+export type Database = SqliteClient;
+export type { Prisma } from "../generated/sqlite/client";
+
+export function pgPool(): pg.Pool {
+  return singleton("db.pool", () => {
+    const pool = new pg.Pool({ connectionString: env().databaseUrl, max: 10 });
+    // An idle client that loses its connection emits here; without a listener the process would crash.
+    pool.on("error", (error) => console.error(JSON.stringify({ level: "error", msg: "postgres pool error", error: error.message })));
+    return pool;
+  });
+}
+
+export function db(): Database {
+  return singleton("db.prisma", () => {
+    const config = env();
+    if (config.databaseKind === "sqlite") {
+      mkdirSync(path.dirname(config.sqlitePath!), { recursive: true });
+      const adapter = new PrismaBetterSQLite3({ url: `file:${config.sqlitePath}`, timeout: 10_000 });
+      return new SqliteClient({ adapter });
+    }
+    const adapter = new PrismaPg(pgPool());
+    return new PostgresClient({ adapter }) as unknown as Database;
+  });
+}

@@ -1,0 +1,64 @@
+// The route table for everything served by plain handlers: /v1, /api/user and /api/admin.
+// server.ts dispatches these directly (no Next.js router on the hot path); app/**/route.ts files re-export the
+// same handlers so `next dev` serves them too. Each issue adds its lines here.
+import * as admin from "../admin/handlers";
+
+export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response>;
+type Route = { method: string; pattern: RegExp; names: string[]; handler: RouteHandler };
+
+const table: Route[] = [];
+
+function route(method: string, path: string, handler: RouteHandler): void {
+  const names: string[] = [];
+  const pattern = new RegExp(
+    "^" + path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+      names.push(name);
+      return "([^/]+)";
+    }) + "/?$",
+  );
+  table.push({ method, pattern, names, handler });
+}
+
+// Operator API
+route("POST", "/api/admin/users", admin.createUser);
+route("GET", "/api/admin/users", admin.listUsers);
+route("PATCH", "/api/admin/users/{id}", admin.updateUser);
+route("POST", "/api/admin/keys", admin.createKey);
+route("GET", "/api/admin/keys", admin.listKeys);
+route("DELETE", "/api/admin/keys/{id}", admin.deleteKey);
+route("POST", "/api/admin/groups", admin.upsertGroup);
+route("GET", "/api/admin/groups", admin.listGroups);
+route("POST", "/api/admin/channels", admin.createChannel);
+route("GET", "/api/admin/channels", admin.listChannels);
+route("PATCH", "/api/admin/channels/{id}", admin.updateChannel);
+route("DELETE", "/api/admin/channels/{id}", admin.deleteChannel);
+route("POST", "/api/admin/prices", admin.upsertPrice);
+route("GET", "/api/admin/prices", admin.listPrices);
+route("POST", "/api/admin/redeem-codes", admin.createRedeemCodes);
+route("GET", "/api/admin/redeem-codes", admin.listRedeemCodes);
+route("GET", "/api/admin/usage", admin.listUsage);
+route("GET", "/api/admin/outbox", admin.listOutbox);
+
+export const PLAIN_PREFIXES = ["/v1/", "/api/admin/", "/api/user/"];
+
+export function isPlainPath(pathname: string): boolean {
+  return PLAIN_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === "/v1";
+}
+
+export type Match = { handler: RouteHandler; params: Record<string, string> } | { allowed: string[] } | null;
+
+export function matchRoute(method: string, pathname: string): Match {
+  const allowed: string[] = [];
+  for (const entry of table) {
+    const found = entry.pattern.exec(pathname);
+    if (!found) continue;
+    if (entry.method !== method) {
+      allowed.push(entry.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    entry.names.forEach((name, index) => (params[name] = decodeURIComponent(found[index + 1]!)));
+    return { handler: entry.handler, params };
+  }
+  return allowed.length ? { allowed } : null;
+}

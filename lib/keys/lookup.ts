@@ -1,0 +1,85 @@
+// key -> principal, cached in memory (architecture decision 2): the hot path does not read the database for the
+// key on every request. Entries are dropped on change (lib/runtime/events, across instances through Redis) and
+// expire after a short TTL as a backstop. Unknown hashes are cached too (briefly), so a flood of invalid keys
+// costs a bounded amount of database work (security item 9).
+import { db } from "../db/client";
+import { singleton } from "../runtime/singleton";
+import { subscribe } from "../runtime/events";
+
+export type KeyPrincipal = {
+  keyId: string;
+  keyHash: string;
+  prefix: string;
+  name: string;
+  userId: string;
+  group: string;
+  unlimited: boolean;
+  expiresAt: number | null;
+  status: string;
+  deleted: boolean;
+  userStatus: string;
+  rateLimitPerMinute: number | null;
+};
+
+const FOUND_TTL_MS = 30_000;
+const MISSING_TTL_MS = 5_000;
+const MAX_ENTRIES = 20_000;
+
+type Entry = { principal: KeyPrincipal | null; expires: number };
+type Cache = { entries: Map<string, Entry>; pending: Map<string, Promise<KeyPrincipal | null>> };
+
+function cache(): Cache {
+  return singleton("keys.cache", () => {
+    const state: Cache = { entries: new Map(), pending: new Map() };
+    subscribe((event) => {
+      if (event.type === "key.changed") {
+        if (event.keyHash) state.entries.delete(event.keyHash);
+        for (const [hash, entry] of state.entries) {
+          const principal = entry.principal;
+          if (!principal) continue;
+          if ((event.keyId && principal.keyId === event.keyId) || (event.userId && principal.userId === event.userId)) state.entries.delete(hash);
+        }
+        if (!event.keyHash && !event.keyId && !event.userId) state.entries.clear();
+      } else if (event.type === "user.changed") {
+        for (const [hash, entry] of state.entries) if (entry.principal?.userId === event.userId) state.entries.delete(hash);
+      }
+    });
+    return state;
+  });
+}
+
+async function load(keyHash: string): Promise<KeyPrincipal | null> {
+  const row = await db().apiKey.findUnique({ where: { keyHash }, include: { user: { select: { status: true } } } });
+  if (!row) return null;
+  return {
+    keyId: row.id,
+    keyHash: row.keyHash,
+    prefix: row.prefix,
+    name: row.name,
+    userId: row.userId,
+    group: row.group,
+    unlimited: row.unlimited,
+    expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+    status: row.status,
+    deleted: row.deletedAt !== null,
+    userStatus: row.user.status,
+    rateLimitPerMinute: row.rateLimitPerMinute,
+  };
+}
+
+export async function findKey(keyHash: string): Promise<KeyPrincipal | null> {
+  const state = cache();
+  const now = Date.now();
+  const hit = state.entries.get(keyHash);
+  if (hit && hit.expires > now) return hit.principal;
+  // Concurrent misses for one key share one query.
+  let pending = state.pending.get(keyHash);
+  if (!pending) {
+    pending = load(keyHash).finally(() => state.pending.delete(keyHash));
+    state.pending.set(keyHash, pending);
+  }
+  const principal = await pending;
+  if (state.entries.size >= MAX_ENTRIES) state.entries.delete(state.entries.keys().next().value!);
+  state.entries.set(keyHash, { principal, expires: now + (principal ? FOUND_TTL_MS : MISSING_TTL_MS) });
+  return principal;
+}

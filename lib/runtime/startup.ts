@@ -1,0 +1,40 @@
+// What every start does before serving: apply migrations, seed an empty database once.
+import { env } from "../env";
+import { db, pgPool } from "../db/client";
+import { migratePostgres, migrateSqlite } from "../db/migrate";
+import { seed } from "../db/seed";
+import { log } from "./log";
+
+const SEED_LOCK_ID = 724_011_902;
+
+export async function prepareDatabase(): Promise<void> {
+  const config = env();
+  const applied = config.databaseKind === "sqlite" ? migrateSqlite(config.sqlitePath!) : await migratePostgres(pgPool());
+  if (applied.length) log.info("migrations applied", { migrations: applied, database: config.databaseKind });
+
+  const run = () => seed(db(), { adminEmail: config.GATEWAY_ADMIN_EMAIL, adminPassword: config.GATEWAY_ADMIN_PASSWORD });
+  let result: Awaited<ReturnType<typeof seed>>;
+  if (config.databaseKind === "postgres") {
+    // Several instances may start at once on one PostgreSQL: one seeds, the others then find the marker.
+    const client = await pgPool().connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1)", [SEED_LOCK_ID]);
+      result = await run();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [SEED_LOCK_ID]).catch(() => undefined);
+      client.release();
+    }
+  } else {
+    result = await run();
+  }
+  if (result.seeded && result.admin) {
+    log.info("database seeded", { admin: result.admin.email });
+    if (result.admin.generated) {
+      // Printed once, on the first start only: the password is not stored anywhere in plain text.
+      process.stdout.write(
+        `\n  First admin account created:\n    email:    ${result.admin.email}\n    password: ${result.admin.password}\n` +
+          `  Keep it now; it is not shown again (set GATEWAY_ADMIN_EMAIL / GATEWAY_ADMIN_PASSWORD to choose your own).\n\n`,
+      );
+    }
+  }
+}
