@@ -1,0 +1,273 @@
+// Token counting for quota reservations and for the simulator's usage numbers.
+// Encoding: o200k_base (GPT-4o and later, https://github.com/openai/tiktoken), via gpt-tokenizer.
+// Claude uses its own tokenizer, which is not public; o200k_base is a fair stand-in for an estimate
+// that is settled against the upstream's reported usage afterwards (architecture decision 3).
+import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+
+/**
+ * Text up to this many characters is counted exactly; beyond it the rest is estimated.
+ * Exact counting costs ~0.1 µs per character for English and code but up to ~5 µs for rare CJK
+ * characters, so 16 K characters keeps the worst case near 80 ms and typical prompts near 1 ms,
+ * while an estimate of the tail keeps a multi-megabyte prompt cheap.
+ */
+export const EXACT_COUNT_CHARS = 16_384;
+
+/** The tokenizer's byte-pair merge is quadratic in the length of one pre-token (a run of letters with
+ * no space, such as CJK text or a long identifier), so text is fed to it in pieces of at most this size. */
+const SEGMENT_CHARS = 1_024;
+
+/** Evenly spaced windows of the estimated tail that are counted exactly, to learn its density. */
+const SAMPLE_WINDOWS = 8;
+const SAMPLE_WINDOW_CHARS = 512;
+
+/** The floor on tokens per character for the estimated tail: chars / 3, rounded up. English and code run
+ * near 1/4, so this leans high, as a reservation should; denser text (base64, CJK) is caught by sampling. */
+const MIN_TAIL_DENSITY = 1 / 3;
+
+/** OpenAI charges a fixed 765 tokens for a high-detail 1024x1024 image tile set; used for every image part
+ * (https://platform.openai.com/docs/guides/images-vision#calculating-costs). */
+export const CHAT_IMAGE_TOKENS = 765;
+
+/** Anthropic charges about width*height/750 tokens per image, at most ~1,600 for the largest image it accepts
+ * unresized (https://docs.anthropic.com/en/docs/build-with-claude/vision#calculate-image-costs). */
+export const MESSAGES_IMAGE_TOKENS = 1_600;
+
+/** Role markers and separators that wrap each message (OpenAI cookbook: 3 per message, rounded up). */
+export const TOKENS_PER_MESSAGE = 4;
+
+/** Every reply is primed with `<|start|>assistant<|message|>` (OpenAI cookbook). */
+const REPLY_PRIMING_TOKENS = 3;
+
+/** Anthropic adds a tool-use system prompt whenever tools are present: 346 tokens for Claude 4 models
+ * with tool_choice auto (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview#pricing). */
+const MESSAGES_TOOL_SYSTEM_TOKENS = 346;
+
+// User text may contain strings such as "<|endoftext|>"; they are ordinary text, not control tokens.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isBreak(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13;
+}
+
+/** Exact count of `text.slice(start, end)`, fed to the tokenizer in pieces cut before whitespace when possible
+ * (o200k attaches a leading space to the word that follows, so such cuts do not change the count). */
+function countExact(text: string, start: number, end: number): number {
+  let total = 0;
+  let position = start;
+  while (position < end) {
+    let cut = Math.min(position + SEGMENT_CHARS, end);
+    if (cut < end) {
+      let space = cut;
+      const lowest = position + SEGMENT_CHARS / 2;
+      while (space > lowest && !isBreak(text.charCodeAt(space))) space--;
+      if (space > lowest) cut = space;
+      else if (isHighSurrogate(text.charCodeAt(cut - 1))) cut--; // never split a surrogate pair
+    }
+    total += countTokens(text.slice(position, cut), PLAIN_TEXT);
+    position = cut;
+  }
+  return total;
+}
+
+/**
+ * Tokens in `text` (o200k_base). Exact up to `EXACT_COUNT_CHARS` characters. Beyond that, the tail is estimated
+ * as ceil(tail length × density), where density is the larger of 1/3 token per character and the density
+ * measured on a few sampled windows of the tail: it leans high because it sizes a reservation.
+ */
+export function countTextTokens(text: string): number {
+  if (text.length <= EXACT_COUNT_CHARS) return countExact(text, 0, text.length);
+
+  const head = countExact(text, 0, EXACT_COUNT_CHARS);
+  const tailLength = text.length - EXACT_COUNT_CHARS;
+  // The tail's own density, from evenly spaced windows; the head says little about what follows it
+  // (a short question before a pasted log or base64 blob).
+  let sampledTokens = 0;
+  let sampledChars = 0;
+  const stride = Math.floor(tailLength / SAMPLE_WINDOWS);
+  for (let window = 0; window < SAMPLE_WINDOWS; window++) {
+    const start = EXACT_COUNT_CHARS + window * stride;
+    const end = Math.min(start + SAMPLE_WINDOW_CHARS, text.length);
+    sampledTokens += countExact(text, start, end);
+    sampledChars += end - start;
+  }
+  const density = Math.max(MIN_TAIL_DENSITY, sampledTokens / sampledChars);
+  return head + Math.ceil(tailLength * density);
+}
+
+/**
+ * The first `maxTokens` tokens of `text`, for cutting generated text at a token limit.
+ * Only meant for short texts (the simulator's answers); it encodes the whole text.
+ */
+export function truncateToTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
+  const tokens = encode(text, PLAIN_TEXT);
+  if (tokens.length <= maxTokens) return { text, tokens: tokens.length, truncated: false };
+  const limit = Math.max(0, Math.floor(maxTokens));
+  return { text: decode(tokens.slice(0, limit)), tokens: limit, truncated: true };
+}
+
+/** JSON of anything that is not plain text (tool arguments, schemas, unknown blocks), as the model sees it. */
+function countJsonTokens(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  return countTextTokens(typeof value === "string" ? value : JSON.stringify(value));
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A data URI or base64 payload says nothing to the tokenizer; its size only matters for files. */
+function base64Length(source: unknown): number {
+  if (!isObject(source)) return 0;
+  const data = typeof source.data === "string" ? source.data : typeof source.file_data === "string" ? source.file_data : "";
+  return data.length;
+}
+
+/** A PDF or other file whose page count is unknown: assume ~1 token per 4 decoded bytes (upper-leaning for
+ * PDFs, which cost about 1,500–3,000 tokens per page of ~10–50 KB). */
+function fileTokens(base64Chars: number): number {
+  return Math.ceil((base64Chars * 3) / 4 / 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI Chat Completions (https://platform.openai.com/docs/api-reference/chat/create)
+
+/** The parts of a chat message that cost input tokens; extra fields are ignored. */
+export interface ChatMessageLike {
+  role?: string;
+  content?: unknown;
+  name?: string | null;
+  tool_calls?: unknown;
+  tool_call_id?: string | null;
+}
+
+function countChatContent(content: unknown): number {
+  if (typeof content === "string") return countTextTokens(content);
+  if (!Array.isArray(content)) return 0;
+  let total = 0;
+  for (const part of content) {
+    if (!isObject(part)) continue;
+    switch (part.type) {
+      case "text":
+      case "input_text":
+        total += countTextTokens(typeof part.text === "string" ? part.text : "");
+        break;
+      case "refusal":
+        total += countTextTokens(typeof part.refusal === "string" ? part.refusal : "");
+        break;
+      case "image_url":
+      case "input_image":
+        total += CHAT_IMAGE_TOKENS;
+        break;
+      case "file":
+        total += fileTokens(base64Length(part.file));
+        break;
+      case "input_audio":
+        // ~10 tokens per second of audio; 16 kB/s of base64 WAV is a typical upper bound.
+        total += Math.ceil(base64Length(isObject(part.input_audio) ? part.input_audio : undefined) / 1_600);
+        break;
+      default:
+        total += countJsonTokens(part);
+    }
+  }
+  return total;
+}
+
+/**
+ * Input tokens of OpenAI chat messages: text parts exactly (see `countTextTokens`), each image part a fixed
+ * `CHAT_IMAGE_TOKENS`, assistant tool calls as their name and arguments, plus `TOKENS_PER_MESSAGE` per message
+ * and the reply priming. `system` is an extra system prompt counted as one more message.
+ */
+export function countChatInputTokens(messages: readonly ChatMessageLike[], system?: string): number {
+  let total = REPLY_PRIMING_TOKENS;
+  if (system) total += TOKENS_PER_MESSAGE + countTextTokens(system);
+  for (const message of messages) {
+    total += TOKENS_PER_MESSAGE + countChatContent(message.content);
+    if (message.name) total += 1 + countTextTokens(message.name);
+    if (Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) {
+        const fn = isObject(call) && isObject(call.function) ? call.function : {};
+        total += TOKENS_PER_MESSAGE + countJsonTokens(fn.name) + countJsonTokens(fn.arguments);
+      }
+    }
+  }
+  return total;
+}
+
+/** `countChatInputTokens` for a whole request: messages plus the tool definitions, which the model also reads. */
+export function countChatRequestInputTokens(body: { messages: readonly ChatMessageLike[]; tools?: readonly unknown[] | null }): number {
+  let total = countChatInputTokens(body.messages);
+  for (const tool of body.tools ?? []) total += countJsonTokens(tool);
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic Messages (https://docs.anthropic.com/en/api/messages)
+
+/** The parts of a Messages request that cost input tokens; extra fields are ignored. */
+export interface MessagesBodyLike {
+  system?: unknown;
+  messages: readonly { role?: string; content?: unknown }[];
+  tools?: readonly unknown[] | null;
+}
+
+function countMessagesContent(content: unknown): number {
+  if (typeof content === "string") return countTextTokens(content);
+  if (!Array.isArray(content)) return 0;
+  let total = 0;
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    switch (block.type) {
+      case "text":
+        total += countTextTokens(typeof block.text === "string" ? block.text : "");
+        break;
+      case "image":
+        total += MESSAGES_IMAGE_TOKENS;
+        break;
+      case "document": {
+        const source = isObject(block.source) ? block.source : {};
+        if (source.type === "text") total += countJsonTokens(source.data);
+        else if (source.type === "content") total += countMessagesContent(source.content);
+        else total += fileTokens(base64Length(source)) || MESSAGES_IMAGE_TOKENS;
+        break;
+      }
+      case "tool_use":
+      case "server_tool_use":
+        total += countJsonTokens(block.name) + countJsonTokens(block.input);
+        break;
+      case "tool_result":
+        total += TOKENS_PER_MESSAGE + countMessagesContent(block.content);
+        break;
+      case "thinking":
+        total += countJsonTokens(block.thinking);
+        break;
+      case "redacted_thinking":
+        total += Math.ceil((typeof block.data === "string" ? block.data.length : 0) / 4);
+        break;
+      default:
+        total += countJsonTokens(block);
+    }
+  }
+  return total;
+}
+
+/**
+ * Input tokens of an Anthropic Messages request: the system prompt (string or text blocks), every message
+ * (string or blocks; images a fixed `MESSAGES_IMAGE_TOKENS`), `TOKENS_PER_MESSAGE` per message, and the tool
+ * definitions plus Anthropic's tool-use system prompt when tools are present.
+ */
+export function countMessagesInputTokens(body: MessagesBodyLike): number {
+  let total = REPLY_PRIMING_TOKENS;
+  if (body.system !== undefined && body.system !== null) total += countMessagesContent(body.system);
+  for (const message of body.messages) total += TOKENS_PER_MESSAGE + countMessagesContent(message.content);
+  if (body.tools && body.tools.length > 0) {
+    total += MESSAGES_TOOL_SYSTEM_TOKENS;
+    for (const tool of body.tools) total += countJsonTokens(tool);
+  }
+  return total;
+}

@@ -1,0 +1,119 @@
+// Server-sent events in and out (architecture decision 6: streams are never buffered whole).
+// Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+// Parsing is done by `eventsource-parser` (https://github.com/rexxars/eventsource-parser), which has
+// no line-length limit unless `maxBufferSize` is set: one `data:` line may be a multi-megabyte image.
+import { createParser } from "eventsource-parser";
+
+export interface SseEvent {
+  /** The `event:` field; absent when the server sent none (browsers would call it "message"). */
+  event?: string;
+  /** The `data:` lines joined with "\n". */
+  data: string;
+  id?: string;
+}
+
+/**
+ * Thrown by `readSseEvents` when the body ends in the middle of an event (a `data:` line without
+ * the blank line that dispatches it, or without even its line break). The cut event is never
+ * yielded, because half a JSON payload is worse than none; callers catch this to learn that the
+ * upstream stream was cut, and settle billing for what was already delivered.
+ */
+export class TruncatedStreamError extends Error {
+  /** What had been received of the cut event, for logging only (it may be incomplete JSON). */
+  readonly partialEvent: SseEvent;
+
+  constructor(partialEvent: SseEvent) {
+    super("The event stream ended in the middle of an event.");
+    this.name = "TruncatedStreamError";
+    this.partialEvent = partialEvent;
+  }
+}
+
+/**
+ * Parses an SSE body into events as they arrive.
+ *
+ * - Bytes are decoded as a UTF-8 stream, so a multibyte character split across chunks is intact.
+ * - Returns normally when the body ends on an event boundary; throws `TruncatedStreamError` when it
+ *   ends inside an event (that partial event is not yielded).
+ * - When `signal` aborts, the body is cancelled (which aborts the upstream request) and the abort
+ *   reason is thrown. Leaving the loop early (`break`, or a throw in the consumer) also cancels the body.
+ */
+export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
+  signal?.throwIfAborted();
+  const reader = body.getReader();
+  const decoder = new TextDecoder("utf-8");
+  let pending: SseEvent[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      const event: SseEvent = { data: message.data };
+      if (message.event !== undefined) event.event = message.event;
+      if (message.id !== undefined) event.id = message.id;
+      pending.push(event);
+    },
+  });
+  // Cancelling resolves the pending read() with done, so the loop below notices the abort promptly.
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  let bodyFinished = false;
+  try {
+    let lastText = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (signal?.aborted) throw signal.reason;
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (text === "") continue;
+      lastText = text;
+      parser.feed(text);
+      if (pending.length > 0) {
+        const batch = pending;
+        pending = [];
+        yield* batch;
+      }
+    }
+    bodyFinished = true;
+
+    // A multibyte character cut at the very end decodes to U+FFFD; the truncation probe below catches it
+    // when it sits inside an event.
+    const tail = decoder.decode();
+    if (tail !== "") {
+      lastText = tail;
+      parser.feed(tail);
+    }
+    // The parser holds back a final "\r" in case "\n" follows. At the end of the body it is a complete
+    // line break (it may even be the blank line that ends the last event), so finish it first.
+    if (lastText.endsWith("\r")) parser.feed("\n");
+    if (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      yield* batch;
+    }
+    // Anything the parser still holds becomes an event once two line breaks are fed; if one appears,
+    // the body ended mid-event.
+    parser.feed("\n\n");
+    if (pending.length > 0) throw new TruncatedStreamError(pending[0]!);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!bodyFinished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/**
+ * One SSE event as text: `event: <name>\n` (when named), then one `data:` line per line of `data`
+ * (the parser joins them back with "\n"; "\r\n" and "\r" in data come back as "\n"), then a blank line.
+ */
+export function encodeSse(event: { event?: string; data: string; id?: string }): string {
+  let text = "";
+  if (event.event !== undefined) {
+    if (/[\r\n]/.test(event.event)) throw new Error("An SSE event name cannot contain a line break.");
+    text += `event: ${event.event}\n`;
+  }
+  if (event.id !== undefined) {
+    if (/[\r\n\0]/.test(event.id)) throw new Error("An SSE id cannot contain a line break or NUL.");
+    text += `id: ${event.id}\n`;
+  }
+  for (const line of event.data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
+  return `${text}\n`;
+}

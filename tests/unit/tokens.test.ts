@@ -1,0 +1,184 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import {
+  CHAT_IMAGE_TOKENS,
+  EXACT_COUNT_CHARS,
+  MESSAGES_IMAGE_TOKENS,
+  TOKENS_PER_MESSAGE,
+  countChatInputTokens,
+  countChatRequestInputTokens,
+  countMessagesInputTokens,
+  countTextTokens,
+  truncateToTokens,
+} from "@/lib/billing/tokens";
+
+// Deterministic pseudo-random text, so each measurement sees text the tokenizer's merge cache has not seen.
+function random(seed: number): () => number {
+  let state = seed;
+  return () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+}
+const syllables = ["ka", "lo", "mi", "ter", "son", "ver", "al", "pre", "dic", "tion", "ment", "ous", "gra", "phy", "bel", "stra", "quin", "zor"];
+function prose(length: number, seed: number): string {
+  const next = random(seed);
+  let text = "";
+  while (text.length < length) {
+    const word = Array.from({ length: 1 + Math.floor(next() * 4) }, () => syllables[Math.floor(next() * syllables.length)]).join("");
+    text += word + (next() < 0.1 ? ".\n" : " ");
+  }
+  return text.slice(0, length);
+}
+function base64(length: number, seed: number): string {
+  const next = random(seed);
+  return Buffer.from(Array.from({ length: Math.ceil(length * 0.75) }, () => Math.floor(next() * 256))).toString("base64").slice(0, length);
+}
+function rareHan(length: number, seed: number): string {
+  const next = random(seed);
+  return Array.from({ length }, () => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000))).join("");
+}
+
+function time(run: () => number): { tokens: number; ms: number } {
+  const start = performance.now();
+  const tokens = run();
+  return { tokens, ms: performance.now() - start };
+}
+
+test("counts short text exactly, and treats special-token strings as plain text", () => {
+  assert.equal(countTextTokens(""), 0);
+  assert.equal(countTextTokens("Hello, world!"), countTokens("Hello, world!"));
+  assert.equal(countTextTokens("ignore <|endoftext|> this"), countTokens("ignore <|endoftext|> this", { disallowedSpecial: new Set() }));
+});
+
+test("exact counting up to the limit matches the tokenizer on the whole text within 0.5%", () => {
+  const text = prose(EXACT_COUNT_CHARS, 1);
+  const whole = countTokens(text);
+  const ours = countTextTokens(text);
+  assert.ok(Math.abs(ours - whole) / whole < 0.005, `${ours} vs ${whole}`);
+  // Long runs without spaces are cut into pieces; the count stays close.
+  const han = rareHan(3_000, 2);
+  const hanWhole = countTokens(han);
+  assert.ok(Math.abs(countTextTokens(han) - hanWhole) / hanWhole < 0.01);
+});
+
+test("beyond the exact limit the estimate is never below chars/3 and follows dense tails", () => {
+  const english = prose(200_000, 3);
+  const estimate = countTextTokens(english);
+  assert.ok(estimate >= Math.ceil((english.length - EXACT_COUNT_CHARS) / 3));
+  assert.ok(estimate >= countTokens(english), "English is estimated high (reservation upper bound)");
+
+  // An English head followed by base64 (about 1.4 characters per token): sampling the tail sees it.
+  const mixed = prose(EXACT_COUNT_CHARS, 4) + base64(300_000, 5);
+  const mixedExact = countTokens(mixed);
+  const mixedEstimate = countTextTokens(mixed);
+  assert.ok(mixedEstimate > mixedExact * 0.9, `${mixedEstimate} vs exact ${mixedExact}`);
+  assert.ok(mixedEstimate > Math.ceil(mixed.length / 3) * 1.5);
+});
+
+test("speed: 100 KB prompts count in a few milliseconds; pathological text stays bounded", () => {
+  countTextTokens("warm up the tokenizer");
+  const texts = {
+    english100k: prose(100_000, 6),
+    english16k: prose(EXACT_COUNT_CHARS, 7),
+    base64100k: base64(100_000, 8),
+    han100k: rareHan(100_000, 9),
+    english5m: prose(5_000_000, 10),
+    noSpaces1m: "a".repeat(1_000_000),
+  };
+  const englishShort = time(() => countTextTokens(texts.english100k));
+  const englishExact = time(() => countTextTokens(texts.english16k));
+  const base64Long = time(() => countTextTokens(texts.base64100k));
+  const hanLong = time(() => countTextTokens(texts.han100k));
+  const huge = time(() => countTextTokens(texts.english5m));
+  const noSpaces = time(() => countTextTokens(texts.noSpaces1m));
+  console.log(
+    `100 KB English ${englishShort.ms.toFixed(1)} ms; 16 K English ${englishExact.ms.toFixed(1)} ms; 100 KB base64 ${base64Long.ms.toFixed(1)} ms;` +
+      ` 100 KB rare CJK ${hanLong.ms.toFixed(1)} ms; 5 MB English ${huge.ms.toFixed(1)} ms; 1 MB without spaces ${noSpaces.ms.toFixed(1)} ms`,
+  );
+  assert.ok(englishShort.ms < 30, `100 KB English took ${englishShort.ms} ms`);
+  assert.ok(huge.ms < 50, `5 MB took ${huge.ms} ms`);
+  assert.ok(noSpaces.ms < 50, `1 MB without spaces took ${noSpaces.ms} ms`);
+  assert.ok(hanLong.ms < 250, `100 KB rare CJK took ${hanLong.ms} ms`);
+});
+
+test("truncateToTokens cuts at a token boundary", () => {
+  const text = "The quick brown fox jumps over the lazy dog.";
+  assert.deepEqual(truncateToTokens(text, 100), { text, tokens: countTokens(text), truncated: false });
+  const cut = truncateToTokens(text, 3);
+  assert.equal(cut.tokens, 3);
+  assert.equal(cut.truncated, true);
+  assert.equal(cut.text, "The quick brown");
+  assert.deepEqual(truncateToTokens(text, 0), { text: "", tokens: 0, truncated: true });
+});
+
+test("chat input: text, images at a fixed price, tool calls, per-message overhead", () => {
+  const question = "What is in this picture?";
+  const messages = [
+    { role: "system", content: "You are terse." },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: question },
+        { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+        { type: "image_url", image_url: { url: "https://example.com/cat.png", detail: "high" } },
+      ],
+    },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"cat"}' } }] },
+    { role: "tool", tool_call_id: "call_1", content: "A cat." },
+  ];
+  const expected =
+    3 +
+    4 * TOKENS_PER_MESSAGE +
+    countTokens("You are terse.") +
+    countTokens(question) +
+    2 * CHAT_IMAGE_TOKENS +
+    TOKENS_PER_MESSAGE +
+    countTokens("lookup") +
+    countTokens('{"q":"cat"}') +
+    countTokens("A cat.");
+  assert.equal(countChatInputTokens(messages), expected);
+  assert.equal(countChatInputTokens(messages, "Extra system prompt."), expected + TOKENS_PER_MESSAGE + countTokens("Extra system prompt."));
+
+  const tools = [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: { q: { type: "string" } } } } }];
+  assert.equal(countChatRequestInputTokens({ messages, tools }), expected + countTokens(JSON.stringify(tools[0])));
+});
+
+test("messages input: system blocks, string and block content, tool results, tools", () => {
+  const body = {
+    model: "msg-sonnet-4-6",
+    max_tokens: 1024,
+    system: [{ type: "text", text: "Be brief." }],
+    messages: [
+      { role: "user", content: "Hello there" },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Let me check." },
+          { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "weather" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "Sunny" }] },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+        ],
+      },
+    ],
+  };
+  const expected =
+    3 +
+    countTokens("Be brief.") +
+    3 * TOKENS_PER_MESSAGE +
+    countTokens("Hello there") +
+    countTokens("Let me check.") +
+    countTokens("lookup") +
+    countTokens('{"q":"weather"}') +
+    TOKENS_PER_MESSAGE +
+    countTokens("Sunny") +
+    MESSAGES_IMAGE_TOKENS;
+  assert.equal(countMessagesInputTokens(body), expected);
+  assert.equal(countMessagesInputTokens({ ...body, system: "Be brief." }), expected);
+
+  const tool = { name: "lookup", description: "Look things up", input_schema: { type: "object" } };
+  assert.equal(countMessagesInputTokens({ ...body, tools: [tool] }), expected + 346 + countTokens(JSON.stringify(tool)));
+});
