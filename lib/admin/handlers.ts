@@ -60,6 +60,8 @@ export const createUser = adminRoute(async (request) => {
 });
 
 export const listUsers = adminRoute(async (request) => {
+  // Balances include settlements still in the batch writer.
+  await flushLedger();
   const url = new URL(request.url);
   const search = url.searchParams.get("q")?.trim().toLowerCase();
   const users = await db().user.findMany({
@@ -136,10 +138,37 @@ export const createKey = adminRoute(async (request) => {
 });
 
 export const listKeys = adminRoute(async (request) => {
+  await flushLedger();
   const url = new URL(request.url);
   const userId = url.searchParams.get("userId") ?? undefined;
   const keys = await db().apiKey.findMany({ where: { userId, deletedAt: null }, orderBy: { createdAt: "desc" }, take: 1000 });
   return json({ data: keys.map(publicKey) });
+});
+
+const updateKeySchema = z.object({
+  name: z.string().trim().max(100).optional(),
+  status: z.enum(["active", "disabled"]).optional(),
+  group: z.string().trim().min(1).max(100).optional(),
+  quota: quota.optional(),
+  unlimited: z.boolean().optional(),
+  expiresAt: date.nullable().optional(),
+  rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+});
+
+export const updateKey = adminRoute(async (request, params) => {
+  const body = await readBody(request, updateKeySchema);
+  const key = await db().apiKey.findUnique({ where: { id: params.id } });
+  if (!key || key.deletedAt) throw new GatewayError("not_found", "No key with this id");
+  if (body.group && !(await db().group.findUnique({ where: { name: body.group } }))) {
+    throw new GatewayError("invalid_request", `Group '${body.group}' does not exist`, { param: "group" });
+  }
+  const { quota: newQuota, ...rest } = body;
+  const updated = await db().apiKey.update({
+    where: { id: key.id },
+    data: { ...rest, ...(newQuota !== undefined ? { quotaRemaining: BigInt(newQuota) } : {}) },
+  });
+  publish({ type: "key.changed", keyHash: key.keyHash, keyId: key.id });
+  return json(publicKey(updated));
 });
 
 export const deleteKey = adminRoute(async (_request, params) => {

@@ -2,6 +2,8 @@
 // server.ts dispatches these directly (no Next.js router on the hot path); app/**/route.ts files re-export the
 // same handlers so `next dev` serves them too. Each issue adds its lines here.
 import * as admin from "../admin/handlers";
+import { userRoutes } from "../user/routes";
+import { gatewayRoutes } from "../gateway/routes";
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response>;
 type Route = { method: string; pattern: RegExp; names: string[]; handler: RouteHandler };
@@ -25,6 +27,7 @@ route("GET", "/api/admin/users", admin.listUsers);
 route("PATCH", "/api/admin/users/{id}", admin.updateUser);
 route("POST", "/api/admin/keys", admin.createKey);
 route("GET", "/api/admin/keys", admin.listKeys);
+route("PATCH", "/api/admin/keys/{id}", admin.updateKey);
 route("DELETE", "/api/admin/keys/{id}", admin.deleteKey);
 route("POST", "/api/admin/groups", admin.upsertGroup);
 route("GET", "/api/admin/groups", admin.listGroups);
@@ -38,6 +41,8 @@ route("POST", "/api/admin/redeem-codes", admin.createRedeemCodes);
 route("GET", "/api/admin/redeem-codes", admin.listRedeemCodes);
 route("GET", "/api/admin/usage", admin.listUsage);
 route("GET", "/api/admin/outbox", admin.listOutbox);
+
+for (const [method, path, handler] of [...userRoutes, ...gatewayRoutes]) route(method, path, handler);
 
 export const PLAIN_PREFIXES = ["/v1/", "/api/admin/", "/api/user/"];
 

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { moneyStore } from "../billing/store";
 import { env } from "../env";
 import { log } from "./log";
+import { renderMetrics, observeBilled } from "./metrics";
+import { onLedgerWritten } from "../billing/ledger";
 
 type Operation = (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
 
@@ -13,6 +15,10 @@ function send(outgoing: ServerResponse, status: number, body: unknown): void {
 
 const routes: Record<string, Operation> = {
   "/healthz": async (_incoming, outgoing) => send(outgoing, 200, { status: "ok" }),
+  "/metrics": async (_incoming, outgoing) => {
+    const { contentType, body } = await renderMetrics();
+    outgoing.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(body);
+  },
   "/readyz": async (_incoming, outgoing) => {
     const checks: Record<string, string> = {};
     try {
@@ -35,6 +41,7 @@ export function addOperation(pathname: string, operation: Operation): void {
 }
 
 export async function startOperations(): Promise<void> {
+  onLedgerWritten((rows) => rows.forEach(observeBilled));
   log.debug("operations ready", { database: env().databaseKind });
 }
 

@@ -11,3 +11,7 @@ export function singleton<T>(name: string, create: () => T): T {
 export function resetSingleton(name: string): void {
   store.delete(name);
 }
+
+export function setSingleton<T>(name: string, value: T): void {
+  store.set(name, value);
+}

@@ -1,0 +1,3 @@
+import { chatCompletions } from "@/lib/gateway/text";
+
+export const POST = chatCompletions;

@@ -1,0 +1,3 @@
+import { messages } from "@/lib/gateway/text";
+
+export const POST = messages;

@@ -1,0 +1,63 @@
+// Tries the channels that serve a model in order (architecture decision 7): a retryable failure before the
+// first byte reaches the client moves on to the next; an upstream refusing the channel's key switches the
+// channel off. The winning attempt's usage settles the reservation when the response has been delivered.
+import { GatewayError, type ErrorCode } from "../errors";
+import { log } from "../runtime/log";
+import { observeUpstreamError } from "../runtime/metrics";
+import { channelsFor, disableChannel, type Channel } from "./channels";
+import type { Outcome, UpstreamFailure } from "../providers/types";
+import type { GatewayContext, Reservation } from "./pipeline";
+
+export type Attempt<T extends { ok: true }> = (channel: Channel) => Promise<T | UpstreamFailure>;
+
+export async function withFailover<T extends { ok: true }>(
+  context: GatewayContext,
+  model: string,
+  reservation: Reservation,
+  attempt: Attempt<T>,
+): Promise<{ channel: Channel; result: T }> {
+  const candidates = await channelsFor(model);
+  if (!candidates.length) {
+    reservation.release({ status: "error", httpStatus: 503, error: "no enabled channel" });
+    throw new GatewayError("no_channel", `No enabled channel serves the model '${model}'`);
+  }
+  let last: { channel: Channel; failure: UpstreamFailure } | null = null;
+  for (const channel of candidates) {
+    const result = await attempt(channel);
+    if (result.ok) return { channel, result };
+    last = { channel, failure: result };
+    observeUpstreamError(channel.name, result.cause);
+    log.warn("upstream attempt failed", { requestId: context.requestId, channel: channel.name, status: result.status, cause: result.cause, message: result.message });
+    if (result.disable) await disableChannel(channel, result.disable);
+    if (!result.retryable || context.request.signal.aborted) break;
+  }
+  const { channel, failure } = last!;
+  // Nothing reached the client: the whole reservation goes back (security item 5). The row records the failure.
+  reservation.release({ channel: { id: channel.id, name: channel.name }, status: "error", httpStatus: failure.status, error: failure.message, stream: false });
+  throw upstreamError(failure);
+}
+
+export function upstreamError(failure: UpstreamFailure): GatewayError {
+  const code: ErrorCode =
+    failure.status === 429 ? "rate_limited" : failure.status === 504 ? "upstream_timeout" : failure.status === 404 ? "not_found" : failure.status < 500 ? "invalid_request" : "upstream_error";
+  return new GatewayError(code, failure.message, { status: failure.status === 499 ? 400 : failure.status, headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : {} });
+}
+
+/** Settles when the upstream's usage is known (at once, or when a stream ends or is cut). */
+export function settleWhenDone(reservation: Reservation, channel: Channel, outcome: Extract<Outcome, { ok: true }>, stream: boolean, usageOf: (report: Awaited<Extract<Outcome, { ok: true }>["usage"]>) => Parameters<Reservation["settle"]>[0]["usage"]): void {
+  outcome.usage.then(
+    (report) =>
+      reservation.settle({
+        usage: usageOf(report),
+        channel: { id: channel.id, name: channel.name },
+        status: report.complete ? "success" : report.clientGone ? "cancelled" : "error",
+        httpStatus: 200,
+        error: report.error ?? null,
+        stream,
+      }),
+    (error) => {
+      log.error("usage report failed", { error });
+      reservation.release({ channel: { id: channel.id, name: channel.name }, error: "usage unknown" });
+    },
+  );
+}

@@ -1,0 +1,8 @@
+// The /v1 routes, merged into lib/http/routes.ts.
+import type { RouteHandler } from "../http/routes";
+import { chatCompletions, messages } from "./text";
+
+export const gatewayRoutes: [method: string, path: string, handler: RouteHandler][] = [
+  ["POST", "/v1/chat/completions", chatCompletions],
+  ["POST", "/v1/messages", messages],
+];

@@ -1,0 +1,140 @@
+// `anthropic` channels: the vendor's Messages API. baseUrl is the API root without /v1
+// (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
+// `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
+// (settings.longContextBeta) because the vendor may rename or drop it.
+import { upstreamFetch, joinUrl } from "../http";
+import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
+import { relaySse, SSE_HEADERS } from "../../gateway/stream";
+import { encodeSse } from "../../sse/parse";
+import { countTextTokens } from "../../billing/tokens";
+import { chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert";
+
+export const DEFAULT_VERSION = "2023-06-01";
+export const DEFAULT_LONG_CONTEXT_BETA = "context-1m-2025-08-07";
+
+type MessageUsage = { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
+
+/** Input tokens as billed: fresh input plus cache writes and reads. */
+function inputOf(usage: MessageUsage | undefined): number | undefined {
+  if (!usage || usage.input_tokens === undefined) return undefined;
+  return usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+export function anthropicHeaders(call: TextCall): Record<string, string> {
+  // The vendor's version header is passed on; the product's `msg-version` alias is accepted as the same thing.
+  const version = call.headers.get("anthropic-version") ?? call.headers.get("msg-version") ?? DEFAULT_VERSION;
+  const betas = (call.headers.get("anthropic-beta") ?? "").split(",").map((beta) => beta.trim()).filter(Boolean);
+  if (call.longContext) {
+    const beta = typeof call.channel.settings.longContextBeta === "string" ? call.channel.settings.longContextBeta : DEFAULT_LONG_CONTEXT_BETA;
+    if (beta && !betas.includes(beta)) betas.push(beta);
+  }
+  return {
+    "content-type": "application/json",
+    accept: "application/json",
+    "anthropic-version": version,
+    ...(betas.length ? { "anthropic-beta": betas.join(",") } : {}),
+    ...(call.channel.apiKey ? { "x-api-key": call.channel.apiKey } : {}),
+  };
+}
+
+async function postMessages(call: TextCall, body: Record<string, unknown>) {
+  return upstreamFetch(joinUrl(call.channel.baseUrl, "v1/messages"), { method: "POST", headers: anthropicHeaders(call), body: JSON.stringify(body) }, {
+    signal: call.signal,
+    timeoutMs: Number(call.channel.settings.timeoutMs) || undefined,
+  });
+}
+
+export const anthropicAdapter: TextAdapter = {
+  async messages(call): Promise<Outcome> {
+    const result = await postMessages(call, { ...call.body, model: call.upstreamModel });
+    if (!result.ok) return result;
+    const { response, abort } = result;
+    if (!call.stream) {
+      const message = (await response.json()) as Record<string, unknown> & { usage?: MessageUsage };
+      message.model = call.publicModel;
+      return {
+        ok: true,
+        response: new Response(JSON.stringify(message), { status: 200, headers: { "content-type": "application/json" } }),
+        usage: Promise.resolve({ inputTokens: inputOf(message.usage) ?? call.inputTokens, outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
+      };
+    }
+    let inputTokens: number | undefined;
+    let outputTokens: number | undefined;
+    let delivered = "";
+    let resolve!: (report: UsageReport) => void;
+    const report = new Promise<UsageReport>((done) => (resolve = done));
+    const body = relaySse({
+      body: response.body!,
+      abort,
+      onEvent(event) {
+        const data = JSON.parse(event.data) as {
+          type?: string;
+          message?: { usage?: MessageUsage; model?: string };
+          usage?: MessageUsage;
+          delta?: { type?: string; text?: string };
+        };
+        if (data.type === "message_start" && data.message) {
+          inputTokens = inputOf(data.message.usage);
+          outputTokens = data.message.usage?.output_tokens;
+          data.message.model = call.publicModel;
+          return encodeSse({ event: event.event ?? data.type, data: JSON.stringify(data) });
+        }
+        if (data.type === "message_delta" && data.usage?.output_tokens !== undefined) outputTokens = data.usage.output_tokens;
+        if (data.type === "content_block_delta" && data.delta?.type === "text_delta") delivered += data.delta.text ?? "";
+        // Unchanged events go out byte for byte.
+        return encodeSse({ event: event.event, data: event.data });
+      },
+      onClose(end) {
+        resolve({
+          inputTokens: inputTokens ?? call.inputTokens,
+          outputTokens: end.complete ? outputTokens ?? countTextTokens(delivered) : Math.max(outputTokens ?? 0, countTextTokens(delivered)),
+          complete: end.complete,
+          error: end.error,
+          clientGone: end.clientGone,
+        });
+      },
+    });
+    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
+  },
+
+  async chat(call): Promise<Outcome> {
+    const request = chatRequestToMessages(call.body as never, call.upstreamModel) as unknown as Record<string, unknown>;
+    const result = await postMessages(call, request);
+    if (!result.ok) return result;
+    const { response, abort } = result;
+    if (!call.stream) {
+      const message = (await response.json()) as { usage?: MessageUsage };
+      const completion = messagesResponseToChat(message as never, call.publicModel);
+      return {
+        ok: true,
+        response: new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } }),
+        usage: Promise.resolve({ inputTokens: inputOf(message.usage) ?? call.inputTokens, outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
+      };
+    }
+    const converter = new MessagesStreamToChat({ publicModel: call.publicModel, includeUsage: call.includeUsage });
+    let delivered = "";
+    let resolve!: (report: UsageReport) => void;
+    const report = new Promise<UsageReport>((done) => (resolve = done));
+    const body = relaySse({
+      body: response.body!,
+      abort,
+      onEvent(event) {
+        const data = JSON.parse(event.data) as { type?: string; delta?: { type?: string; text?: string } };
+        if (data.type === "content_block_delta" && data.delta?.type === "text_delta") delivered += data.delta.text ?? "";
+        return converter.push(data).map((chunk) => encodeSse({ data: JSON.stringify(chunk) }));
+      },
+      onEnd: () => encodeSse({ data: "[DONE]" }),
+      onClose(end) {
+        const counted = converter.usage();
+        resolve({
+          inputTokens: counted.inputTokens || call.inputTokens,
+          outputTokens: counted.outputTokens || countTextTokens(delivered),
+          complete: end.complete,
+          error: end.error,
+          clientGone: end.clientGone,
+        });
+      },
+    });
+    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
+  },
+};

@@ -1,0 +1,50 @@
+// What an upstream adapter does for the image API (/v1/images/generations and /v1/images/edits). Each channel type
+// has its own file: lib/providers/<type>/images.ts.
+import type { Channel } from "../gateway/channels";
+import type { ImageOptions } from "../gateway/image-request";
+import type { ImageFormat, ImageInfo } from "../images/inspect";
+import type { ImageUsage } from "../images/usage";
+import type { UpstreamFailure } from "./types";
+
+/** An uploaded file, already on disk and inspected (format, size, alpha). */
+export type ImageUpload = { field: string; filename: string; contentType: string; path: string; size: number; info: ImageInfo };
+
+export type ImageCall = {
+  channel: Channel;
+  publicModel: string;
+  upstreamModel: string;
+  options: ImageOptions;
+  /** The output size in pixels: the requested one, or what `auto` means for this request. */
+  width: number;
+  height: number;
+  /** Edits only: the images in the order sent (the first is the edit base) and the optional mask. */
+  images: ImageUpload[];
+  mask: ImageUpload | undefined;
+  /** The gateway's own count, for an upstream that reports no usage. */
+  usage: ImageUsage;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+};
+
+export type ImageSuccess = {
+  ok: true;
+  /** The image, base64-encoded, exactly as the upstream produced it. */
+  b64: string;
+  format: ImageFormat;
+  /** What to bill. */
+  usage: ImageUsage;
+  /** "upstream" when the upstream reported usage, "gateway" when the gateway computed it. */
+  usageSource: "upstream" | "gateway";
+  created: number;
+  size: string;
+  quality: string;
+  background: string;
+  revisedPrompt?: string;
+};
+
+export type ImageOutcome = ImageSuccess | UpstreamFailure;
+
+export interface ImageAdapter {
+  generate(call: ImageCall): Promise<ImageOutcome>;
+  edit(call: ImageCall): Promise<ImageOutcome>;
+}

@@ -1,0 +1,122 @@
+// `openai` channels: any OpenAI-compatible upstream. baseUrl is the API root including /v1
+// (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
+// Messages by conversion.
+import { upstreamFetch, joinUrl } from "../http";
+import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
+import { relaySse, SSE_HEADERS } from "../../gateway/stream";
+import { encodeSse } from "../../sse/parse";
+import { countTextTokens } from "../../billing/tokens";
+import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages } from "../anthropic/convert";
+
+type ChatUsage = { prompt_tokens?: number; completion_tokens?: number } | null | undefined;
+
+function headersFor(call: TextCall): Record<string, string> {
+  return { "content-type": "application/json", accept: "application/json", ...(call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {}) };
+}
+
+async function postChat(call: TextCall, body: Record<string, unknown>) {
+  return upstreamFetch(joinUrl(call.channel.baseUrl, "chat/completions"), { method: "POST", headers: headersFor(call), body: JSON.stringify(body) }, {
+    signal: call.signal,
+    timeoutMs: Number(call.channel.settings.timeoutMs) || undefined,
+  });
+}
+
+function settled(resolve: (report: UsageReport) => void, call: TextCall, usage: ChatUsage, deliveredText: string, end: { complete: boolean; error?: string; clientGone?: boolean }) {
+  resolve({
+    inputTokens: usage?.prompt_tokens ?? call.inputTokens,
+    // Without the upstream's count (a cut stream), bill what reached the client.
+    outputTokens: usage?.completion_tokens ?? countTextTokens(deliveredText),
+    complete: end.complete,
+    error: end.error,
+    clientGone: end.clientGone,
+  });
+}
+
+/** The upstream's chat request: the client's body with the upstream model, and usage asked for when streaming. */
+function upstreamChatBody(call: TextCall): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...call.body, model: call.upstreamModel };
+  if (call.stream) body.stream_options = { ...(call.body.stream_options as object | undefined), include_usage: true };
+  return body;
+}
+
+export const openaiAdapter: TextAdapter = {
+  async chat(call): Promise<Outcome> {
+    const result = await postChat(call, upstreamChatBody(call));
+    if (!result.ok) return result;
+    const { response, abort } = result;
+    if (!call.stream) {
+      const completion = (await response.json()) as Record<string, unknown> & { usage?: ChatUsage };
+      completion.model = call.publicModel;
+      return {
+        ok: true,
+        response: new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } }),
+        usage: Promise.resolve({ inputTokens: completion.usage?.prompt_tokens ?? call.inputTokens, outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
+      };
+    }
+    let usage: ChatUsage = null;
+    let delivered = "";
+    let resolve!: (report: UsageReport) => void;
+    const report = new Promise<UsageReport>((done) => (resolve = done));
+    const body = relaySse({
+      body: response.body!,
+      abort,
+      onEvent(event) {
+        if (event.data === "[DONE]") return encodeSse({ data: "[DONE]" });
+        const chunk = JSON.parse(event.data) as { usage?: ChatUsage; choices?: { delta?: { content?: string | null } }[]; model?: string };
+        if (chunk.usage) usage = chunk.usage;
+        for (const choice of chunk.choices ?? []) if (choice.delta?.content) delivered += choice.delta.content;
+        if (!call.includeUsage) {
+          // We asked for usage for billing; a client that did not ask does not get the extra chunk.
+          if (chunk.usage && (chunk.choices?.length ?? 0) === 0) return "";
+          delete chunk.usage;
+        }
+        chunk.model = call.publicModel;
+        return encodeSse({ data: JSON.stringify(chunk) });
+      },
+      onClose: (end) => settled(resolve, call, usage, delivered, end),
+    });
+    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
+  },
+
+  async messages(call): Promise<Outcome> {
+    const request = chatRequestFromMessages(call.body as never, call.upstreamModel) as unknown as Record<string, unknown>;
+    const result = await postChat(call, request);
+    if (!result.ok) return result;
+    const { response, abort } = result;
+    if (!call.stream) {
+      const completion = (await response.json()) as { usage?: ChatUsage };
+      const message = chatResponseToMessage(completion as never, call.publicModel);
+      return {
+        ok: true,
+        response: new Response(JSON.stringify(message), { status: 200, headers: { "content-type": "application/json" } }),
+        usage: Promise.resolve({ inputTokens: completion.usage?.prompt_tokens ?? call.inputTokens, outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
+      };
+    }
+    const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });
+    let delivered = "";
+    let resolve!: (report: UsageReport) => void;
+    const report = new Promise<UsageReport>((done) => (resolve = done));
+    const body = relaySse({
+      body: response.body!,
+      abort,
+      onEvent(event) {
+        if (event.data === "[DONE]") return "";
+        const chunk = JSON.parse(event.data) as { choices?: { delta?: { content?: string | null } }[] };
+        for (const choice of chunk.choices ?? []) if (choice.delta?.content) delivered += choice.delta.content;
+        return converter.push(chunk).map((out) => encodeSse({ event: out.type, data: JSON.stringify(out) }));
+      },
+      onEnd: () => converter.finish().map((out) => encodeSse({ event: out.type, data: JSON.stringify(out) })),
+      onClose(end) {
+        const counted = converter.usage();
+        resolve({
+          inputTokens: counted.inputTokens || call.inputTokens,
+          outputTokens: counted.outputTokens || countTextTokens(delivered),
+          complete: end.complete,
+          error: end.error,
+          clientGone: end.clientGone,
+        });
+      },
+    });
+    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
+  },
+};

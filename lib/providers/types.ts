@@ -1,0 +1,53 @@
+// What an upstream adapter does for the text endpoints. Each channel type is one folder under lib/providers.
+import type { Channel } from "../gateway/channels";
+
+export type TextCall = {
+  channel: Channel;
+  publicModel: string;
+  upstreamModel: string;
+  /** The `[1m]` suffix was used: the 1M-token context must be switched on upstream. */
+  longContext: boolean;
+  /** The client's request body, in the client's own dialect, already validated. */
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** Chat Completions only: the client asked for the usage chunk (stream_options.include_usage). */
+  includeUsage: boolean;
+  /** The client's headers (the vendor version and beta headers are passed on; never its key). */
+  headers: Headers;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Our own count of the input, for when the upstream reports no usage. */
+  inputTokens: number;
+};
+
+export type UsageReport = {
+  inputTokens: number;
+  outputTokens: number;
+  /** False when the stream was cut (by either side) before its end. */
+  complete: boolean;
+  /** Who cut it, when it was cut. */
+  error?: string;
+  clientGone?: boolean;
+};
+
+export type UpstreamFailure = {
+  ok: false;
+  /** Another channel may succeed (connection error, timeout, 429, 5xx, the channel's key refused). */
+  retryable: boolean;
+  status: number;
+  message: string;
+  cause: string;
+  /** The channel's own key was refused: switch the channel off, with this reason. */
+  disable?: string;
+  retryAfter?: string;
+};
+
+export type UpstreamSuccess = { ok: true; response: Response; usage: Promise<UsageReport> };
+export type Outcome = UpstreamSuccess | UpstreamFailure;
+
+export interface TextAdapter {
+  /** Answers in the OpenAI Chat Completions dialect. */
+  chat(call: TextCall): Promise<Outcome>;
+  /** Answers in the Anthropic Messages dialect. */
+  messages(call: TextCall): Promise<Outcome>;
+}

@@ -1,0 +1,60 @@
+// Prometheus metrics (prom-client): requests and latency per endpoint, upstream errors per channel, tokens and
+// cost per model (counted from ledger rows as they are committed), active streams.
+import client from "prom-client";
+import { singleton } from "./singleton";
+
+function metrics() {
+  return singleton("metrics", () => {
+    const registry = new client.Registry();
+    client.collectDefaultMetrics({ register: registry, prefix: "gateway_process_" });
+    return {
+      registry,
+      requests: new client.Counter({ name: "gateway_requests_total", help: "Requests answered, by endpoint and HTTP status", labelNames: ["endpoint", "status"], registers: [registry] }),
+      latency: new client.Histogram({
+        name: "gateway_request_duration_seconds",
+        help: "Time to the response headers, by endpoint",
+        labelNames: ["endpoint"],
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+        registers: [registry],
+      }),
+      upstreamErrors: new client.Counter({ name: "gateway_upstream_errors_total", help: "Failed upstream attempts, by channel and cause", labelNames: ["channel", "cause"], registers: [registry] }),
+      tokens: new client.Counter({ name: "gateway_tokens_total", help: "Tokens billed, by model and kind", labelNames: ["model", "kind"], registers: [registry] }),
+      cost: new client.Counter({ name: "gateway_cost_micro_usd_total", help: "Cost billed in micro-USD, by model", labelNames: ["model"], registers: [registry] }),
+      activeStreams: new client.Gauge({ name: "gateway_active_streams", help: "Streaming responses in progress", registers: [registry] }),
+    };
+  });
+}
+
+export function observeRequest(endpoint: string, status: number, startedAt: number): void {
+  const current = metrics();
+  current.requests.inc({ endpoint, status: String(status) });
+  current.latency.observe({ endpoint }, (performance.now() - startedAt) / 1000);
+}
+
+export function observeUpstreamError(channel: string, cause: string): void {
+  metrics().upstreamErrors.inc({ channel, cause });
+}
+
+export function observeBilled(row: { model: string; textInputTokens: number; textOutputTokens: number; imageInputTokens: number; imageOutputTokens: number; cost: number; kind: string }): void {
+  if (row.kind !== "request") return;
+  const current = metrics();
+  const kinds: [string, number][] = [["text_input", row.textInputTokens], ["text_output", row.textOutputTokens], ["image_input", row.imageInputTokens], ["image_output", row.imageOutputTokens]];
+  for (const [kind, count] of kinds) if (count) current.tokens.inc({ model: row.model, kind }, count);
+  if (row.cost > 0) current.cost.inc({ model: row.model }, row.cost);
+}
+
+export function streamStarted(): () => void {
+  const gauge = metrics().activeStreams;
+  gauge.inc();
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    gauge.dec();
+  };
+}
+
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  const current = metrics();
+  return { contentType: current.registry.contentType, body: await current.registry.metrics() };
+}
