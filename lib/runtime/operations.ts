@@ -6,6 +6,7 @@ import { env } from "../env";
 import { log } from "./log";
 import { renderMetrics, observeBilled } from "./metrics";
 import { onLedgerWritten } from "../billing/ledger";
+import { redisConnections, startRedis, stopRedis } from "./redis";
 
 type Operation = (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void>;
 
@@ -27,6 +28,15 @@ const routes: Record<string, Operation> = {
     } catch (error) {
       checks.database = `unreachable: ${(error as Error).message}`;
     }
+    const redis = redisConnections();
+    if (redis) {
+      try {
+        await redis.commands.ping();
+        checks.redis = "ok";
+      } catch (error) {
+        checks.redis = `unreachable: ${(error as Error).message}`;
+      }
+    }
     const ready = Object.values(checks).every((value) => value === "ok");
     send(outgoing, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
   },
@@ -42,9 +52,11 @@ export function addOperation(pathname: string, operation: Operation): void {
 
 export async function startOperations(): Promise<void> {
   onLedgerWritten((rows) => rows.forEach(observeBilled));
+  await startRedis();
   log.debug("operations ready", { database: env().databaseKind });
 }
 
 export async function stopOperations(): Promise<void> {
+  await stopRedis();
   await moneyStore().close().catch(() => undefined);
 }

@@ -122,6 +122,14 @@ test("renderEdit has the requested size and format", async () => {
   }
 });
 
+test("renderEdit at 3840x2160 with a mask and a reference is exact", async (context) => {
+  const started = performance.now();
+  const output = await renderEdit({ prompt: "big edit", images: [paths.first, paths.second], maskPath: paths.mask, width: 3840, height: 2160, format: "png" });
+  context.diagnostic(`3840x2160 png edit with mask: ${(performance.now() - started).toFixed(0)} ms`);
+  const metadata = await sharp(output).metadata();
+  assert.deepEqual([metadata.format, metadata.width, metadata.height, metadata.hasAlpha], ["png", 3840, 2160, false]);
+});
+
 test("renderEdit is deterministic, differs from a plain render and depends on the input", async () => {
   const options = { prompt: "make it blue", width: 1024, height: 1024, format: "png" as const };
   const edit = await renderEdit({ ...options, images: [paths.first] });

@@ -1,0 +1,196 @@
+// `openai` channels, image API: any OpenAI-compatible upstream; baseUrl is the API root including /v1.
+//   Generations: https://platform.openai.com/docs/api-reference/images/create (JSON)
+//   Edits:       https://platform.openai.com/docs/api-reference/images/createEdit (multipart)
+// The upstream gets the mapped model, the channel's key and the client's validated fields only (never a field the
+// gateway does not know, such as base_url). Edit uploads are re-streamed from their temporary files, not re-buffered.
+// The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
+import { z } from "zod";
+import { joinUrl, upstreamFetch, type FetchResult } from "../http";
+import { multipartBody } from "../../http/multipart";
+import type { ImageFormat } from "../../images/inspect";
+import type { ImageUsage } from "../../images/usage";
+import type { ImageAdapter, ImageCall, ImageOutcome } from "../image-types";
+import type { UpstreamFailure } from "../types";
+
+/**
+ * How long an image may take before the upstream counts as timed out, unless the channel sets `timeoutMs`: the spec
+ * observes up to 2 minutes for complex prompts (§8), so the text endpoints' 120 s would cut real generations.
+ */
+export const IMAGE_TIMEOUT_MS = 300_000;
+
+/** An upstream answer larger than this is refused rather than held in memory (a 3840x2160 PNG is ~15-30 MB). */
+export const MAX_IMAGE_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+// Lenient: only what the gateway reads is checked; unknown fields are ignored.
+const count = z.number().int().min(0).finite();
+const usageSchema = z.looseObject({
+  input_tokens: count.optional(),
+  input_tokens_details: z.looseObject({ text_tokens: count.optional(), image_tokens: count.optional() }).nullish(),
+  output_tokens: count.optional(),
+  output_tokens_details: z.looseObject({ text_tokens: count.optional(), image_tokens: count.optional() }).nullish(),
+});
+const imagesResponseSchema = z.looseObject({
+  created: z.number().optional(),
+  data: z.array(z.looseObject({ b64_json: z.string().nullish(), url: z.string().nullish(), revised_prompt: z.string().nullish() })).min(1),
+  usage: usageSchema.nullish(),
+  size: z.string().nullish(),
+  quality: z.string().nullish(),
+  background: z.string().nullish(),
+  output_format: z.string().nullish(),
+});
+
+export type UpstreamImageUsage = z.infer<typeof usageSchema>;
+
+/**
+ * The upstream's usage object as the gateway's usage. `input_tokens_details` splits text from image input; without
+ * it, the gateway's own text count is taken as text and the rest of `input_tokens` as image input. With
+ * `output_tokens_details`, its text part is billed as text output. Without any usage: the gateway's own count.
+ */
+export function usageFromUpstream(usage: UpstreamImageUsage | null | undefined, fallback: ImageUsage): { usage: ImageUsage; source: "upstream" | "gateway" } {
+  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined && !usage.input_tokens_details)) return { usage: fallback, source: "gateway" };
+  let textInputTokens: number;
+  let imageInputTokens: number;
+  if (usage.input_tokens_details && (usage.input_tokens_details.text_tokens !== undefined || usage.input_tokens_details.image_tokens !== undefined)) {
+    textInputTokens = usage.input_tokens_details.text_tokens ?? Math.max(0, (usage.input_tokens ?? 0) - (usage.input_tokens_details.image_tokens ?? 0));
+    imageInputTokens = usage.input_tokens_details.image_tokens ?? Math.max(0, (usage.input_tokens ?? 0) - textInputTokens);
+  } else if (usage.input_tokens !== undefined) {
+    textInputTokens = Math.min(usage.input_tokens, fallback.textInputTokens);
+    imageInputTokens = usage.input_tokens - textInputTokens;
+  } else {
+    textInputTokens = fallback.textInputTokens;
+    imageInputTokens = fallback.imageInputTokens;
+  }
+  let textOutputTokens = 0;
+  let imageOutputTokens: number;
+  if (usage.output_tokens_details && usage.output_tokens_details.image_tokens !== undefined) {
+    imageOutputTokens = usage.output_tokens_details.image_tokens;
+    textOutputTokens = usage.output_tokens_details.text_tokens ?? Math.max(0, (usage.output_tokens ?? imageOutputTokens) - imageOutputTokens);
+  } else {
+    imageOutputTokens = usage.output_tokens ?? fallback.imageOutputTokens;
+  }
+  return { usage: { textInputTokens, textOutputTokens, imageInputTokens, imageOutputTokens }, source: "upstream" };
+}
+
+/** The format of base64 image data, from its first bytes; null when it is none of the three. */
+export function sniffFormat(b64: string): ImageFormat | null {
+  const head = Buffer.from(b64.slice(0, 24), "base64");
+  if (head.length >= 4 && head[0] === 0x89 && head[1] === 0x50 && head[2] === 0x4e && head[3] === 0x47) return "png";
+  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "jpeg";
+  if (head.length >= 12 && head.toString("latin1", 0, 4) === "RIFF" && head.toString("latin1", 8, 12) === "WEBP") return "webp";
+  return null;
+}
+
+function failure(message: string, cause: string): UpstreamFailure {
+  return { ok: false, retryable: true, status: 502, message, cause };
+}
+
+/** Reads the body with a size cap; a client that leaves meanwhile aborts it (upstreamFetch wired the signal). */
+async function readCapped(response: Response): Promise<string | null> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > MAX_IMAGE_RESPONSE_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_IMAGE_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The upstream's answer as the gateway's result: the first image unchanged, usage read or computed. */
+async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOutcome> {
+  if (!result.ok) return result;
+  let text: string | null;
+  try {
+    text = await readCapped(result.response);
+  } catch {
+    if (call.signal.aborted) return { ok: false, retryable: false, status: 499, message: "The client closed the connection", cause: "client_gone" };
+    return failure("The upstream's answer was cut off before it was complete", "upstream_truncated");
+  }
+  if (text === null) return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
+  let parsed: z.infer<typeof imagesResponseSchema>;
+  try {
+    const checked = imagesResponseSchema.safeParse(JSON.parse(text));
+    if (!checked.success) return failure("The upstream's answer holds no image ('data' is missing or empty)", "upstream_malformed");
+    parsed = checked.data;
+  } catch {
+    return failure("The upstream's answer is not valid JSON", "upstream_malformed");
+  }
+  const item = parsed.data[0]!;
+  let b64 = item.b64_json ?? null;
+  // Some compatible upstreams answer with a data URI in `url`; an http(s) link is never fetched (security item 21).
+  const dataUri = item.url ? /^data:image\/[\w+.-]+;base64,(.*)$/s.exec(item.url) : null;
+  if (!b64 && dataUri) b64 = dataUri[1]!;
+  if (!b64) return failure("The upstream answered without image data (no 'b64_json' and no data URI); links to images are not fetched", "upstream_no_image");
+  const format = sniffFormat(b64);
+  if (!format) return failure("The upstream's image is not PNG, JPEG or WebP data", "upstream_malformed");
+  const { usage, source } = usageFromUpstream(parsed.usage, call.usage);
+  return {
+    ok: true,
+    b64,
+    format,
+    usage,
+    usageSource: source,
+    created: typeof parsed.created === "number" ? parsed.created : Math.floor(Date.now() / 1000),
+    size: parsed.size ?? `${call.width}x${call.height}`,
+    quality: parsed.quality ?? call.options.quality,
+    background: parsed.background ?? "opaque",
+    ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}),
+  };
+}
+
+function authorization(call: ImageCall): Record<string, string> {
+  return call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {};
+}
+
+function timeoutOf(call: ImageCall): number {
+  return Number(call.channel.settings.timeoutMs) || IMAGE_TIMEOUT_MS;
+}
+
+export const openaiImageAdapter: ImageAdapter = {
+  async generate(call) {
+    const body = { model: call.upstreamModel, ...call.options.upstreamFields };
+    const result = await upstreamFetch(
+      joinUrl(call.channel.baseUrl, "images/generations"),
+      { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...authorization(call) }, body: JSON.stringify(body) },
+      { signal: call.signal, timeoutMs: timeoutOf(call) },
+    );
+    return readAnswer(call, result);
+  },
+
+  async edit(call) {
+    const fields: Record<string, string> = { model: call.upstreamModel };
+    for (const [name, value] of Object.entries(call.options.upstreamFields)) fields[name] = String(value);
+    // The files under the field names the client used, images first and in order, then the mask.
+    const files = [...call.images, ...(call.mask ? [call.mask] : [])].map((upload) => ({
+      field: upload.field,
+      filename: upload.filename || `${upload.field.replace(/\W/g, "") || "image"}.${upload.info.format === "jpeg" ? "jpg" : upload.info.format}`,
+      contentType: `image/${upload.info.format}`,
+      path: upload.path,
+      size: upload.size,
+    }));
+    const multipart = multipartBody(fields, files);
+    const result = await upstreamFetch(
+      joinUrl(call.channel.baseUrl, "images/edits"),
+      {
+        method: "POST",
+        headers: { "content-type": multipart.contentType, "content-length": String(multipart.contentLength), accept: "application/json", ...authorization(call) },
+        body: multipart.body,
+        duplex: "half",
+      } as RequestInit,
+      { signal: call.signal, timeoutMs: timeoutOf(call) },
+    );
+    return readAnswer(call, result);
+  },
+};
