@@ -57,6 +57,7 @@ async function main(): Promise<void> {
       inFlight++;
       outgoing.once("close", () => inFlight--);
       const requestId = newRequestId();
+      const started = performance.now();
       void (async () => {
         let response: Response;
         try {
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
           response = errorResponse(error, dialectFor(pathname));
         }
         if (!response.headers.has("x-request-id")) response.headers.set("x-request-id", requestId);
+        log.info("request", { requestId: response.headers.get("x-request-id"), method: incoming.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started) });
         await sendWebResponse(response, outgoing);
       })();
       return;

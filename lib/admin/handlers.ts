@@ -40,7 +40,7 @@ const modelList = z.array(z.string().trim().min(1).max(200)).max(500);
 
 // ------------------------------------------------------------------------------------------------------ users
 
-const createUserSchema = z.object({
+export const createUserSchema = z.object({
   email: z.email().max(320).transform((value) => value.toLowerCase()),
   password: z.string(),
   role: z.enum(["user", "admin"]).default("user"),
@@ -77,7 +77,7 @@ export const listUsers = adminRoute(async (request) => {
   });
 });
 
-const updateUserSchema = z.object({
+export const updateUserSchema = z.object({
   status: z.enum(["active", "disabled"]).optional(),
   role: z.enum(["user", "admin"]).optional(),
   balanceDelta: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
@@ -111,7 +111,7 @@ export const updateUser = adminRoute(async (request, params) => {
 
 // ------------------------------------------------------------------------------------------------------- keys
 
-const createKeySchema = z.object({
+export const createKeySchema = z.object({
   userId: z.string().min(1),
   name: z.string().trim().max(100).default(""),
   group: z.string().trim().min(1).max(100).default("default"),
@@ -145,7 +145,7 @@ export const listKeys = adminRoute(async (request) => {
   return json({ data: keys.map(publicKey) });
 });
 
-const updateKeySchema = z.object({
+export const updateKeySchema = z.object({
   name: z.string().trim().max(100).optional(),
   status: z.enum(["active", "disabled"]).optional(),
   group: z.string().trim().min(1).max(100).optional(),
@@ -194,7 +194,7 @@ export function publicKey(key: {
 
 // ----------------------------------------------------------------------------------------------------- groups
 
-const groupSchema = z.object({
+export const groupSchema = z.object({
   name: z.string().trim().min(1).max(100).regex(/^[\w.-]+$/, "may hold letters, digits, '.', '_' and '-'"),
   models: modelList,
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
@@ -232,7 +232,7 @@ const channelFields = {
   status: z.enum(["enabled", "disabled"]),
 };
 
-const createChannelSchema = z
+export const createChannelSchema = z
   .object({
     ...channelFields,
     baseUrl: channelFields.baseUrl.optional(),
@@ -258,7 +258,7 @@ export const createChannel = adminRoute(async (request) => {
   return json({ id: channel.id }, 201);
 });
 
-const updateChannelSchema = z.object({
+export const updateChannelSchema = z.object({
   name: channelFields.name.optional(),
   type: channelFields.type.optional(),
   baseUrl: channelFields.baseUrl.optional(),
@@ -315,7 +315,7 @@ export function publicChannel(channel: {
 // ----------------------------------------------------------------------------------------------------- prices
 
 const price = z.number().min(0).max(1_000_000);
-const priceSchema = z.object({
+export const priceSchema = z.object({
   model: z.string().trim().min(1).max(200),
   textInput: price.optional(),
   textOutput: price.optional(),
@@ -340,7 +340,7 @@ export const listPrices = adminRoute(async () => {
 
 // ----------------------------------------------------------------------------------------------- redeem codes
 
-const codesSchema = z.object({
+export const codesSchema = z.object({
   quota: quota.min(1, "must be at least 1"),
   count: z.number().int().min(1).max(1000),
   expiresAt: date.nullable().optional(),

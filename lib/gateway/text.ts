@@ -23,7 +23,7 @@ const MAX_OUTPUT_CAP = 1_000_000;
 const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
 
 // Lenient schemas: what the gateway needs is checked; everything else is passed on to the upstream.
-const chatSchema = z.looseObject({
+export const chatSchema = z.looseObject({
   model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
   messages: z
     .array(
@@ -42,7 +42,7 @@ const chatSchema = z.looseObject({
 });
 
 const block = z.looseObject({ type: z.string({ message: "each content block needs a type" }) });
-const messagesSchema = z.looseObject({
+export const messagesSchema = z.looseObject({
   model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
   max_tokens: z.number({ message: "is required and must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_OUTPUT_CAP),
   messages: z

@@ -20,6 +20,10 @@ const routes: Record<string, Operation> = {
     const { contentType, body } = await renderMetrics();
     outgoing.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(body);
   },
+  "/openapi.json": async (_incoming, outgoing) => {
+    const { openApiDocument } = await import("./openapi");
+    send(outgoing, 200, openApiDocument(env().appUrl));
+  },
   "/readyz": async (_incoming, outgoing) => {
     const checks: Record<string, string> = {};
     try {

@@ -349,3 +349,19 @@ describe("money", () => {
 });
 
 export { userId };
+
+describe("@anthropic-ai/sdk 1.x, which sends the key as a Bearer token", () => {
+  test("is refused with a 401 that says where the key goes, and works with the documented x-api-key header", async () => {
+    const { default: AnthropicV1 } = await import("anthropic-sdk-v1");
+    const plain = new AnthropicV1({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+    await assert.rejects(plain.messages.create({ model: "msg-sonnet-4-6", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }), (error: { status?: number; message?: string }) => {
+      assert.equal(error.status, 401);
+      assert.match(error.message ?? "", /x-api-key/);
+      return true;
+    });
+    const configured = new AnthropicV1({ apiKey: null, defaultHeaders: { "x-api-key": key }, baseURL: gateway.url, maxRetries: 0 });
+    const message = await configured.messages.create({ model: "msg-sonnet-4-6", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
+    assert.equal(message.model, "msg-sonnet-4-6");
+    assert.equal(message.content[0]!.type, "text");
+  });
+});
