@@ -64,14 +64,15 @@ function choice<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: (issue) => `must be one of ${values.map((value) => `'${value}'`).join(", ")}; got ${describe(issue.input)}` });
 }
 
-const requestSchema = z.object({
+/** The JSON body of a generation, and the text fields of an edit (also feeds the OpenAPI document). */
+export const imageRequestSchema = z.object({
   model: z.string({ error: (issue) => `must be a string such as '${IMAGE_MODEL}'; got ${describe(issue.input)}` }).nullish(),
   prompt: z
     .string({ error: (issue) => (issue.input === undefined || issue.input === null ? "is required: describe the image to generate" : `must be a string; got ${describe(issue.input)}`) })
     .refine((value) => value.trim() !== "", { error: "must not be empty" })
     .refine((value) => value.length <= MAX_PROMPT_CHARACTERS, { error: `must be at most ${MAX_PROMPT_CHARACTERS.toLocaleString("en")} characters` }),
   // Checked by parseImageSize, whose messages name the size rule that was broken.
-  size: z.unknown(),
+  size: z.unknown().optional().meta({ type: "string", description: "auto or WIDTHxHEIGHT: multiples of 16, longest side at most 3840, long:short at most 3:1, 655,360 to 8,294,400 pixels; above 2560x1440 is experimental" }),
   quality: choice(QUALITIES).nullish(),
   output_format: choice(OUTPUT_FORMATS).nullish(),
   output_compression: z
@@ -95,7 +96,7 @@ const requestSchema = z.object({
  * are ignored and never forwarded. Throws GatewayError(invalid_request) naming the field and the rule.
  */
 export function parseImageOptions(raw: Record<string, unknown>): ImageOptions {
-  const result = requestSchema.safeParse(raw);
+  const result = imageRequestSchema.safeParse(raw);
   if (!result.success) throw zodError(result.error);
   const body = result.data;
 
@@ -115,7 +116,8 @@ export function parseImageOptions(raw: Record<string, unknown>): ImageOptions {
   const outputCompression = outputFormat === "png" ? undefined : (body.output_compression ?? undefined);
 
   const upstreamFields: Record<string, string | number> = { prompt: body.prompt };
-  if (typeof body.size === "string") upstreamFields.size = body.size;
+  // Normalised ("1024X1024" is sent as "1024x1024"), so the upstream sees the size the gateway validated and bills.
+  if (typeof body.size === "string") upstreamFields.size = size.auto ? "auto" : `${size.width}x${size.height}`;
   if (body.quality) upstreamFields.quality = body.quality;
   if (body.output_format) upstreamFields.output_format = body.output_format;
   if (outputCompression !== undefined) upstreamFields.output_compression = outputCompression;

@@ -1,8 +1,11 @@
 // The /v1 routes, merged into lib/http/routes.ts.
 import type { RouteHandler } from "../http/routes";
 import { chatCompletions, messages } from "./text";
+import { imageEdits, imageGenerations } from "./images";
 
 export const gatewayRoutes: [method: string, path: string, handler: RouteHandler][] = [
   ["POST", "/v1/chat/completions", chatCompletions],
   ["POST", "/v1/messages", messages],
+  ["POST", "/v1/images/generations", imageGenerations],
+  ["POST", "/v1/images/edits", imageEdits],
 ];

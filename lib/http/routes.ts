@@ -2,6 +2,8 @@
 // server.ts dispatches these directly (no Next.js router on the hot path); app/**/route.ts files re-export the
 // same handlers so `next dev` serves them too. Each issue adds its lines here.
 import * as admin from "../admin/handlers";
+import * as moderation from "../admin/moderation";
+import { testChannel } from "../admin/channel-test";
 import { userRoutes } from "../user/routes";
 import { gatewayRoutes } from "../gateway/routes";
 
@@ -35,12 +37,15 @@ route("POST", "/api/admin/channels", admin.createChannel);
 route("GET", "/api/admin/channels", admin.listChannels);
 route("PATCH", "/api/admin/channels/{id}", admin.updateChannel);
 route("DELETE", "/api/admin/channels/{id}", admin.deleteChannel);
+route("POST", "/api/admin/channels/{id}/test", testChannel);
 route("POST", "/api/admin/prices", admin.upsertPrice);
 route("GET", "/api/admin/prices", admin.listPrices);
 route("POST", "/api/admin/redeem-codes", admin.createRedeemCodes);
 route("GET", "/api/admin/redeem-codes", admin.listRedeemCodes);
 route("GET", "/api/admin/usage", admin.listUsage);
 route("GET", "/api/admin/outbox", admin.listOutbox);
+route("GET", "/api/admin/moderation", moderation.getModeration);
+route("POST", "/api/admin/moderation", moderation.updateModeration);
 
 for (const [method, path, handler] of [...userRoutes, ...gatewayRoutes]) route(method, path, handler);
 

@@ -176,16 +176,21 @@ export async function renderEdit(options: RenderEditOptions): Promise<Buffer> {
   if (!firstPath) throw new Error("renderEdit needs at least one input image");
 
   // Cover + centre crop, the same way for image and mask, so the mask stays aligned with what it was drawn on.
+  // Linear and nearest-neighbour kernels: a simulator needs no Lanczos, and they halve the time of a 4K edit.
   const fit = { width, height, fit: "cover" as const, position: "centre" as const };
-  const base = await sharp(firstPath).autoOrient().resize(fit).removeAlpha().raw().toBuffer();
+  const [base, editArea] = await Promise.all([
+    sharp(firstPath).autoOrient().resize({ ...fit, kernel: "linear" }).removeAlpha().raw().toBuffer(),
+    // Edit area = where the mask is transparent, so the tint layer's alpha is the mask's alpha inverted.
+    maskPath
+      ? sharp(maskPath).autoOrient().ensureAlpha().resize({ ...fit, kernel: "nearest" }).extractChannel("alpha").negate().raw().toBuffer()
+      : undefined,
+  ]);
   const raw = { raw: { width, height, channels: 3 as const } };
   const tinted = sharp(base, raw).tint(editTint(prompt));
 
-  // Layers go to composite as raw pixels: PNG-encoding 8 MP intermediates would double the time of a 4K edit.
+  // Layers go to composite as raw pixels rather than encoded images: nothing is compressed only to be decoded again.
   let editLayer: OverlayOptions;
-  if (maskPath) {
-    // Edit area = where the mask is transparent, so the tint layer's alpha is the mask's alpha inverted.
-    const editArea = await sharp(maskPath).autoOrient().ensureAlpha().resize(fit).extractChannel("alpha").negate().raw().toBuffer();
+  if (editArea) {
     const pixels = await tinted.joinChannel(editArea, { raw: { width, height, channels: 1 } }).raw().toBuffer();
     editLayer = { input: pixels, raw: { width, height, channels: 4 }, left: 0, top: 0 };
   } else {

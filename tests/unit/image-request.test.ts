@@ -91,8 +91,10 @@ test("only the image model is served; a text model is refused by name", () => {
   assert.equal(parseImageOptions({ prompt: "p", model: "std-image-2" }).model, "std-image-2");
 });
 
-test("size goes through the §8 rules", () => {
+test("size goes through the §8 rules and reaches the upstream normalised", () => {
   assert.deepEqual(parseImageOptions({ prompt: "p", size: "3840x2160" }).size, { width: 3840, height: 2160, auto: false });
+  assert.equal(parseImageOptions({ prompt: "p", size: "1536X1024" }).upstreamFields.size, "1536x1024");
+  assert.equal(parseImageOptions({ prompt: "p", size: "auto" }).upstreamFields.size, "auto");
   refused({ prompt: "p", size: "1000x1000" }, "size", /multiples of 16/);
 });
 

@@ -1,0 +1,3 @@
+import { imageEdits } from "@/lib/gateway/images";
+
+export const POST = imageEdits;

@@ -1,0 +1,3 @@
+import { imageGenerations } from "@/lib/gateway/images";
+
+export const POST = imageGenerations;
