@@ -1,7 +1,75 @@
 // Bridges node:http and Web Request/Response for the production server: /v1 and the JSON APIs are served by
 // plain (Request) => Response functions without going through Next.js's router (architecture decision 1).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+
+/** After a handler stops reading a body early, what is still arriving is read and discarded up to these bounds
+ *  before the connection is cut, so the client receives the answer instead of a reset (a "lingering close"). */
+const DRAIN_MAX_BYTES = 32 * 1024 * 1024;
+const DRAIN_MAX_MS = 5_000;
+
+/**
+ * The request body as a Web stream that touches the socket only when a handler reads it. A body nobody read is
+ * discarded by node:http itself once the response is sent (so the keep-alive connection stays usable); a body
+ * whose reading was cancelled (an upload over its limit) is drained within bounds, then the connection is cut.
+ */
+function lazyBody(incoming: IncomingMessage): ReadableStream<Uint8Array> {
+  let finished = false;
+  incoming.once("end", () => (finished = true));
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        return new Promise<void>((resolve, reject) => {
+          const tryRead = () => {
+            const chunk = incoming.read() as Buffer | null;
+            if (chunk !== null) {
+              cleanup();
+              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+              resolve();
+            } else if (finished || incoming.readableEnded) {
+              cleanup();
+              controller.close();
+              resolve();
+            }
+          };
+          const onEnd = () => {
+            finished = true;
+            tryRead();
+          };
+          const onError = (error: Error) => {
+            cleanup();
+            reject(error);
+          };
+          const onAborted = () => onError(new Error("the client aborted the upload"));
+          const cleanup = () => {
+            incoming.off("readable", tryRead);
+            incoming.off("end", onEnd);
+            incoming.off("error", onError);
+            incoming.off("aborted", onAborted);
+          };
+          incoming.on("readable", tryRead);
+          incoming.once("end", onEnd);
+          incoming.once("error", onError);
+          incoming.once("aborted", onAborted);
+          tryRead();
+        });
+      },
+      cancel() {
+        if (finished) return;
+        let drained = 0;
+        const stop = () => incoming.destroy();
+        const timer = setTimeout(stop, DRAIN_MAX_MS);
+        incoming.on("data", (chunk: Buffer) => {
+          drained += chunk.byteLength;
+          if (drained > DRAIN_MAX_BYTES) stop();
+        });
+        incoming.once("end", () => clearTimeout(timer));
+        incoming.once("close", () => clearTimeout(timer));
+        incoming.resume();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse, requestId: string): Request {
   const host = incoming.headers.host ?? "localhost";
@@ -26,7 +94,7 @@ export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse
   return new Request(url, {
     method,
     headers,
-    body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : undefined,
+    body: hasBody ? lazyBody(incoming) : undefined,
     signal: controller.signal,
     // Required by undici for a streamed request body.
     ...(hasBody ? { duplex: "half" } : {}),
