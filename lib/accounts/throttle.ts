@@ -127,3 +127,42 @@ export function recordSecondFactorFailure(input: { email: string; ip?: string | 
 export function recordSecondFactorSuccess(input: { email: string }): Promise<void> {
   return recordSuccess("2fa", input);
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Other account flows (sign-up, reset mails, reset attempts, redeem-code guesses) count events in named buckets on
+// the same limiter, so they are shared across instances with Redis like the sign-in counters.
+
+/** The bucket name for `purpose` and a client address; null when the address is unknown (see addressKey). */
+export function addressCounter(purpose: string, ip: string | null | undefined): string | null {
+  const address = typeof ip === "string" ? addressBucket(ip) : "";
+  return address ? `${purpose}:ip:${address}` : null;
+}
+
+/** The bucket name for `purpose` and an account, by its email (hashed: Redis holds no addresses). */
+export function accountCounter(purpose: string, email: string): string {
+  return `${purpose}:account:${sha256(normaliseEmail(email))}`;
+}
+
+/** Counts one event in `bucket` and says whether it is within `limit` per window. */
+export async function countEvent(bucket: string, limit: number, windowMs = THROTTLE_WINDOW_MS): Promise<ThrottleDecision> {
+  const state = await limiter().hit(bucket, limit, windowMs);
+  return state.allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: seconds(state.retryAfterMs) };
+}
+
+/** Whether one more event in `bucket` would be within `limit`, without counting it. */
+export async function peekEvents(bucket: string, limit: number, windowMs = THROTTLE_WINDOW_MS): Promise<ThrottleDecision> {
+  const state = await limiter().peek(bucket, limit, windowMs);
+  return state.allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: seconds(state.retryAfterMs) };
+}
+
+/**
+ * What a locked caller reads: when to try again, relative and as a UTC time, e.g.
+ * "Too many attempts. Try again in 15 minutes (after 2026-01-01T12:15:00Z)." The same text for every account,
+ * known or not, since the counters never look at the database.
+ */
+export function lockedMessage(retryAfterSeconds: number, now = Date.now()): string {
+  const wait = Math.max(1, Math.ceil(retryAfterSeconds));
+  const relative = wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${Math.ceil(wait / 60)} minute${Math.ceil(wait / 60) === 1 ? "" : "s"}`;
+  const at = new Date(now + wait * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return `Too many attempts. Try again in ${relative} (after ${at}).`;
+}

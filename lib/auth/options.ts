@@ -2,15 +2,39 @@
 // The same secret and cookie name are used by lib/auth/session.ts to read sessions outside Next.js.
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { authSecret, usesSecureCookies } from "./session";
+import { authSecret, clientAddressFrom, SESSION_MAX_AGE_SECONDS, usesSecureCookies } from "./session";
 import { signInWithPassword } from "../accounts/sign-in";
+import { db } from "../db/client";
+import { log } from "../runtime/log";
+
+/** Thrown from the jwt callback for a session that has ended; next-auth then clears the cookie. */
+class SessionEnded extends Error {
+  constructor() {
+    super("The session has ended");
+    this.name = "SessionEnded";
+  }
+}
+
+/** The same rule as readSession (lib/auth/session.ts): the user is active and their sessionVersion is unchanged. */
+async function stillValid(token: { sub?: string; sv?: unknown }): Promise<boolean> {
+  if (!token.sub) return false;
+  const user = await db().user.findUnique({ where: { id: token.sub }, select: { status: true, sessionVersion: true } });
+  return Boolean(user && user.status === "active" && (token.sv ?? 0) === user.sessionVersion);
+}
 
 export function authOptions(): NextAuthOptions {
   return {
     secret: authSecret(),
-    session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     useSecureCookies: usesSecureCookies(),
     pages: { signIn: "/sign-in" },
+    logger: {
+      error(code, metadata) {
+        // An ended session is the expected outcome of a password change, reset or 2FA change, not an error.
+        if (code === "JWT_SESSION_ERROR" && (metadata as { name?: string } | undefined)?.name === "SessionEnded") return;
+        log.error("next-auth error", { code, error: metadata instanceof Error ? metadata : undefined });
+      },
+    },
     providers: [
       CredentialsProvider({
         name: "Email and password",
@@ -20,8 +44,11 @@ export function authOptions(): NextAuthOptions {
           code: { label: "Authenticator or backup code", type: "text" },
         },
         async authorize(credentials, request) {
-          const headers = (request?.headers ?? {}) as Record<string, string | undefined>;
-          const address = headers["x-forwarded-for"]?.split(",")[0]?.trim() || headers["x-gateway-client-address"] || "unknown";
+          const headers = (request?.headers ?? {}) as Record<string, string | string[] | undefined>;
+          const address = clientAddressFrom((name) => {
+            const value = headers[name];
+            return Array.isArray(value) ? value.join(",") : value ?? null;
+          });
           const user = await signInWithPassword({
             email: credentials?.email ?? "",
             password: credentials?.password ?? "",
@@ -39,7 +66,11 @@ export function authOptions(): NextAuthOptions {
           token.sub = signedIn.id;
           token.role = signedIn.role;
           token.sv = signedIn.sessionVersion;
+          return token;
         }
+        // Every later read (GET /api/auth/session, getServerSession) ends a session whose user was disabled or
+        // whose sessionVersion moved on, as the JSON APIs do.
+        if (!(await stillValid(token))) throw new SessionEnded();
         return token;
       },
       async session({ session, token }) {

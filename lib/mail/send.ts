@@ -5,6 +5,13 @@ import nodemailer, { type Transporter } from "nodemailer";
 
 export type MailMessage = { to: string; subject: string; text: string };
 
+/**
+ * `secrets`: values in the text (a reset token, say) that the outbox copy must not keep once the message has been
+ * delivered by SMTP, so a database dump yields no usable secret (security item 6). Without SMTP, or when delivery
+ * failed, the outbox is how the operator can still pass the message on, so it keeps the full text then.
+ */
+export type OutgoingMail = MailMessage & { secrets?: string[] };
+
 export type MailStatus = "logged" | "sent" | "failed";
 
 export type OutboxEntry = MailMessage & { status: MailStatus; error: string | null };
@@ -54,11 +61,17 @@ export function closeMailTransports(): void {
 // A line break in a header value would start a new header (header injection); addresses and subjects never need one.
 const oneLine = (value: string) => String(value).replace(/[\r\n]+/g, " ").trim();
 
+function redact(text: string, secrets: string[]): string {
+  let kept = text;
+  for (const secret of secrets) if (secret) kept = kept.split(secret).join("[redacted]");
+  return kept;
+}
+
 /**
  * Sends `message`, or only records it when no SMTP URL is configured. A delivery failure does not throw: it is
  * recorded as "failed" and returned, so a caller such as the reset endpoint answers the same either way.
  */
-export async function sendMail(message: MailMessage, dependencies: MailDependencies): Promise<MailResult> {
+export async function sendMail(message: OutgoingMail, dependencies: MailDependencies): Promise<MailResult> {
   const log = dependencies.log ?? ((line: string) => console.log(line));
   const entry: MailMessage = { to: oneLine(message.to), subject: oneLine(message.subject), text: String(message.text) };
 
@@ -77,6 +90,7 @@ export async function sendMail(message: MailMessage, dependencies: MailDependenc
     result = { status: "failed", error: error instanceof Error ? error.message : String(error) };
     log(`mail: sending to ${entry.to} ("${entry.subject}") failed: ${result.error}`);
   }
-  await dependencies.outbox({ ...entry, ...result });
+  const kept = result.status === "sent" ? redact(entry.text, message.secrets ?? []) : entry.text;
+  await dependencies.outbox({ ...entry, text: kept, ...result });
   return result;
 }

@@ -1,0 +1,3 @@
+import type { Documented } from "../runtime/openapi";
+
+export const documentedRoutes: Documented[] = [];

@@ -1,0 +1,143 @@
+// Password reset (security item 15), no authentication:
+//   POST /api/user/reset/request {email} → always 200 with the same body. The lookup, the token and the mail happen
+//   after the answer is sent, so neither the answer nor its timing depends on whether the account exists.
+//   POST /api/user/reset {email, token, password?} → sets the password (or a generated one, returned once), ends
+//   every session of the user; 2FA stays as it was.
+// Tokens: random (~250 bits), stored as SHA-256, valid 30 minutes, single use (a conditional update claims one),
+// and void once the password changed after the token was made (token.createdAt vs user.passwordChangedAt).
+// The link is built from APP_URL, never from the request's Host header.
+import { z } from "zod";
+import { db } from "../db/client";
+import { env } from "../env";
+import { GatewayError } from "../errors";
+import { randomToken, sha256 } from "../crypto/secrets";
+import { json, readBody } from "../http/json";
+import { publish } from "../runtime/events";
+import { log } from "../runtime/log";
+import { checkPasswordStrength, hashPassword } from "../accounts/password";
+import { accountCounter, addressCounter, countEvent, peekEvents, recordSignInSuccess } from "../accounts/throttle";
+import { sendAppMail } from "../mail/outbox";
+import { inBackground, lockedError, publicRoute } from "./route";
+
+export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000;
+/** Reset requests per client address per 15 minutes (answered 429 beyond, whatever the email). */
+export const RESET_REQUESTS_PER_ADDRESS = 30;
+/** Reset mails per account per 15 minutes; further requests are answered as usual but send nothing. */
+export const RESET_MAILS_PER_ACCOUNT = 5;
+/** Refused reset attempts (bad, used or expired tokens) per address per 15 minutes. */
+export const RESET_FAILURES_PER_ADDRESS = 30;
+
+export const RESET_REQUEST_MESSAGE = "If an account uses this email, a link to choose a new password is on its way. It works once, for 30 minutes.";
+
+const email = z.email("must be an email address").max(320).transform((value) => value.trim().toLowerCase());
+
+// ------------------------------------------------------------------------------------------------------ request
+
+export const resetRequestSchema = z.object({ email });
+
+export const requestReset = publicRoute(async (request, _params, context) => {
+  const body = await readBody(request, resetRequestSchema);
+  const counter = addressCounter("reset-request", context.address);
+  if (counter) {
+    const decision = await countEvent(counter, RESET_REQUESTS_PER_ADDRESS);
+    if (!decision.allowed) throw lockedError(decision);
+  }
+  inBackground("password reset mail", () => sendResetMail(body.email));
+  return json({ message: RESET_REQUEST_MESSAGE });
+});
+
+/** The link in the mail. `${APP_URL}/reset-password?token=…&email=…` */
+export function resetLink(token: string, address: string): string {
+  const query = new URLSearchParams({ token, email: address });
+  return `${env().appUrl}/reset-password?${query}`;
+}
+
+async function sendResetMail(address: string): Promise<void> {
+  // Counted for unknown emails too: the counters never say whether an account exists.
+  const decision = await countEvent(accountCounter("reset-mail", address), RESET_MAILS_PER_ACCOUNT);
+  if (!decision.allowed) {
+    log.info("password reset mail not sent: too many requests for this account in 15 minutes");
+    return;
+  }
+  const user = await db().user.findUnique({ where: { email: address } });
+  if (!user || user.status !== "active") return;
+  const now = new Date();
+  // Housekeeping: the user's spent and expired tokens are of no further use.
+  await db().passwordResetToken.deleteMany({ where: { userId: user.id, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] } });
+  const token = randomToken(43);
+  await db().passwordResetToken.create({
+    // createdAt from this clock, like passwordChangedAt: the two are compared to void tokens.
+    data: { userId: user.id, tokenHash: sha256(token), expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS), createdAt: now },
+  });
+  await sendAppMail({
+    to: user.email,
+    subject: "Reset your Model Gateway password",
+    text:
+      `Someone (hopefully you) asked to reset the password of the Model Gateway account ${user.email}.\n\n` +
+      `Open this link within 30 minutes to choose a new password:\n${resetLink(token, user.email)}\n\n` +
+      `The link works once. If you did not ask for this, ignore this message: your password stays as it is.\n`,
+    secrets: [token],
+  });
+}
+
+// -------------------------------------------------------------------------------------------------------- reset
+
+export const resetSchema = z.object({
+  email,
+  token: z.string().trim().min(1, "is required").max(200, "is too long"),
+  password: z.string().max(1000, "is too long").optional(),
+});
+
+export const RESET_REFUSALS = {
+  invalid: "This reset link is not valid. Request a new one.",
+  used: "This reset link has already been used. Request a new one.",
+  expired: "This reset link has expired. Request a new one.",
+  superseded: "This reset link is no longer valid: the password was changed after it was sent. Request a new one.",
+} as const;
+
+export const resetPassword = publicRoute(async (request, _params, context) => {
+  const body = await readBody(request, resetSchema);
+  if (body.password !== undefined) {
+    const weak = checkPasswordStrength(body.password, { email: body.email });
+    if (weak) throw new GatewayError("invalid_request", weak, { param: "password" });
+  }
+  const counter = addressCounter("reset", context.address);
+  if (counter) {
+    const decision = await peekEvents(counter, RESET_FAILURES_PER_ADDRESS);
+    if (!decision.allowed) throw lockedError(decision);
+  }
+  const refuse = async (reason: keyof typeof RESET_REFUSALS) => {
+    if (counter) await countEvent(counter, RESET_FAILURES_PER_ADDRESS);
+    return new GatewayError("invalid_request", RESET_REFUSALS[reason], { param: "token" });
+  };
+
+  const found = await db().passwordResetToken.findUnique({ where: { tokenHash: sha256(body.token) }, include: { user: true } });
+  // A token of another account is as unknown as a made-up one. Only the holder of a real token learns more.
+  if (!found || found.user.email !== body.email || found.user.status !== "active") throw await refuse("invalid");
+  const now = new Date();
+  if (found.usedAt) throw await refuse("used");
+  if (found.expiresAt.getTime() <= now.getTime()) throw await refuse("expired");
+  if (found.createdAt.getTime() <= found.user.passwordChangedAt.getTime()) throw await refuse("superseded");
+
+  const generated = body.password === undefined;
+  const password = body.password ?? randomToken(20);
+  const passwordHash = await hashPassword(password);
+  const changedAt = new Date();
+  // Two conditional updates: the first claims the token (single use even in a race), the second applies only if
+  // the password did not change since it was read (so a change in between still voids the token).
+  const claimed = await db().passwordResetToken.updateMany({
+    where: { id: found.id, usedAt: null, expiresAt: { gt: changedAt } },
+    data: { usedAt: changedAt },
+  });
+  if (claimed.count === 0) throw await refuse("used");
+  const changed = await db().user.updateMany({
+    where: { id: found.userId, passwordChangedAt: found.user.passwordChangedAt },
+    // sessionVersion: every session of the user ends. totpEnabled is left alone: a reset never removes 2FA.
+    data: { passwordHash, passwordChangedAt: changedAt, sessionVersion: { increment: 1 } },
+  });
+  if (changed.count === 0) throw await refuse("superseded");
+  publish({ type: "user.changed", userId: found.userId });
+  // Proven control of the mailbox: lift a sign-in lockout so the new password can be used at once.
+  await recordSignInSuccess({ email: found.user.email });
+  return json(generated ? { email: found.user.email, passwordGenerated: true, password } : { email: found.user.email, passwordGenerated: false });
+});

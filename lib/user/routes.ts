@@ -1,0 +1,23 @@
+// The account API's routes (/api/user/*), merged into lib/http/routes.ts. Handlers: lib/user/handlers.ts (sign-up,
+// profile, keys, usage, topup, password), two-factor.ts (2FA) and reset.ts (password reset).
+import type { RouteHandler } from "../http/routes";
+import * as user from "./handlers";
+import * as twoFactor from "./two-factor";
+import * as reset from "./reset";
+
+export const userRoutes: [method: string, path: string, handler: RouteHandler][] = [
+  ["POST", "/api/user/signup", user.signup],
+  ["GET", "/api/user/self", user.self],
+  ["POST", "/api/user/password", user.changePassword],
+  ["POST", "/api/user/topup", user.topup],
+  ["GET", "/api/user/keys", user.listKeys],
+  ["POST", "/api/user/keys", user.createKey],
+  ["DELETE", "/api/user/keys", user.deleteKeyByQuery],
+  ["DELETE", "/api/user/keys/{id}", user.deleteKey],
+  ["GET", "/api/user/usage", user.usage],
+  ["POST", "/api/user/2fa/setup", twoFactor.setupTwoFactor],
+  ["POST", "/api/user/2fa/enable", twoFactor.enableTwoFactor],
+  ["POST", "/api/user/2fa/disable", twoFactor.disableTwoFactor],
+  ["POST", "/api/user/reset/request", reset.requestReset],
+  ["POST", "/api/user/reset", reset.resetPassword],
+];
