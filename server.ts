@@ -86,6 +86,8 @@ async function main(): Promise<void> {
       outgoing.writeHead(404, { "content-type": "text/plain" }).end("The portal is disabled in this process (GATEWAY_DISABLE_NEXT=1).\n");
       return;
     }
+    // The sign-in throttle counts per client address: what the socket says, never a header the client could set.
+    incoming.headers["x-gateway-client-address"] = incoming.socket.remoteAddress ?? "";
     void nextHandler(incoming, outgoing).catch((error) => {
       log.error("page handler failed", { path: pathname, error });
       if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "text/plain" });

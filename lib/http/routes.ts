@@ -2,6 +2,7 @@
 // server.ts dispatches these directly (no Next.js router on the hot path); app/**/route.ts files re-export the
 // same handlers so `next dev` serves them too. Each issue adds its lines here.
 import * as admin from "../admin/handlers";
+import { getSettings, updateSettings } from "../admin/settings";
 import * as moderation from "../admin/moderation";
 import { testChannel } from "../admin/channel-test";
 import { userRoutes } from "../user/routes";
@@ -44,6 +45,8 @@ route("POST", "/api/admin/redeem-codes", admin.createRedeemCodes);
 route("GET", "/api/admin/redeem-codes", admin.listRedeemCodes);
 route("GET", "/api/admin/usage", admin.listUsage);
 route("GET", "/api/admin/outbox", admin.listOutbox);
+route("GET", "/api/admin/settings", getSettings);
+route("POST", "/api/admin/settings", updateSettings);
 route("GET", "/api/admin/moderation", moderation.getModeration);
 route("POST", "/api/admin/moderation", moderation.updateModeration);
 

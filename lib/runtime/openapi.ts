@@ -3,6 +3,7 @@
 import { z } from "zod";
 import * as admin from "../admin/handlers";
 import * as text from "../gateway/text";
+import { settingsSchema } from "../admin/settings";
 import { documentedRoutes as userDocs } from "../user/openapi";
 import { documentedRoutes as imageDocs } from "../gateway/images-openapi";
 
@@ -50,6 +51,8 @@ const operator: Documented[] = [
   { method: "post", path: "/api/admin/redeem-codes", summary: "Generate a batch of redeem codes (plain codes only in this answer)", tag: "Operator", security: "operator", body: admin.codesSchema },
   { method: "get", path: "/api/admin/redeem-codes", summary: "List codes (?batch=) with their status", tag: "Operator", security: "operator" },
   { method: "get", path: "/api/admin/usage", summary: "The ledger, newest first (?userId=&keyId=&model=&kind=&requestId=&limit=&offset=)", tag: "Operator", security: "operator" },
+  { method: "get", path: "/api/admin/settings", summary: "Sign-up open or not, groups users may pick", tag: "Operator", security: "operator" },
+  { method: "post", path: "/api/admin/settings", summary: "Change those settings", tag: "Operator", security: "operator", body: settingsSchema },
   { method: "get", path: "/api/admin/outbox", summary: "Mail written to the outbox (?to=)", tag: "Operator", security: "operator" },
 ];
 

@@ -1,3 +1,21 @@
+// The account API in /openapi.json, with the same schemas the handlers validate with.
 import type { Documented } from "../runtime/openapi";
+import { createKeySchema, passwordSchema, signupSchema, topupSchema } from "./handlers";
+import { resetRequestSchema, resetSchema } from "./reset";
+import { codeSchema } from "./two-factor";
 
-export const documentedRoutes: Documented[] = [];
+export const documentedRoutes: Documented[] = [
+  { method: "post", path: "/api/user/signup", summary: "Create an account (the same answer whether or not the email is taken)", tag: "Account", security: "none", body: signupSchema },
+  { method: "get", path: "/api/user/self", summary: "The signed-in user", tag: "Account", security: "session" },
+  { method: "post", path: "/api/user/password", summary: "Change the password (ends other sessions)", tag: "Account", security: "session", body: passwordSchema },
+  { method: "post", path: "/api/user/topup", summary: "Redeem a code; answers {quota, balance}. Also takes 'Authorization: Bearer sk-…' of the same user", tag: "Account", security: "session", body: topupSchema },
+  { method: "get", path: "/api/user/keys", summary: "The user's keys", tag: "Account", security: "session" },
+  { method: "post", path: "/api/user/keys", summary: "Create a key (the full key appears only in this answer)", tag: "Account", security: "session", body: createKeySchema },
+  { method: "delete", path: "/api/user/keys/{id}", summary: "Revoke one of the user's keys", tag: "Account", security: "session" },
+  { method: "get", path: "/api/user/usage", summary: "The user's ledger rows and daily totals (?limit=&offset=&model=&status=&from=&to=)", tag: "Account", security: "session" },
+  { method: "post", path: "/api/user/2fa/setup", summary: "Start two-factor setup: {secret, otpauthUrl, qrCode}", tag: "Account", security: "session" },
+  { method: "post", path: "/api/user/2fa/enable", summary: "Confirm with a code; answers the backup codes once", tag: "Account", security: "session", body: codeSchema },
+  { method: "post", path: "/api/user/2fa/disable", summary: "Turn two-factor off with a TOTP or backup code", tag: "Account", security: "session", body: codeSchema },
+  { method: "post", path: "/api/user/reset/request", summary: "Mail a password-reset link (always answers 200)", tag: "Account", security: "none", body: resetRequestSchema },
+  { method: "post", path: "/api/user/reset", summary: "Reset the password with the mailed token", tag: "Account", security: "none", body: resetSchema },
+];

@@ -131,6 +131,18 @@ describe("foundation on SQLite", () => {
     assert.equal(asAdmin.status, 200);
   });
 
+  test("operator settings close and reopen self-service sign-up", async () => {
+    const signup = (email: string) => fetch(`${gateway.url}/api/user/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "a-long-password-9" }) });
+    const closed = await gateway.admin("POST", "/api/admin/settings", { signupEnabled: false });
+    assert.equal(closed.signupEnabled, false);
+    const refused = await signup("closed@example.com");
+    assert.equal(refused.status, 403);
+    await gateway.admin("POST", "/api/admin/settings", { signupEnabled: true, userGroups: ["default"] });
+    assert.equal((await signup("open@example.com")).status, 202);
+    const settings = await gateway.admin("GET", "/api/admin/settings");
+    assert.deepEqual(settings.userGroups, ["default"]);
+  });
+
   test("bad operator input is a 400 naming the field, never a 500", async () => {
     const cases: [string, string, unknown, RegExp][] = [
       ["POST", "/api/admin/users", { email: "not-an-email", password: "long-enough-1" }, /email/],

@@ -1,0 +1,38 @@
+// Operator settings kept in the database (they apply to every instance without a restart):
+// whether self-service sign-up is open, and which groups users may pick for their own keys.
+import { z } from "zod";
+import { db } from "../db/client";
+import { json, readBody } from "../http/json";
+import { publish } from "../runtime/events";
+import { adminRoute } from "./handlers";
+import { env } from "../env";
+
+export const settingsSchema = z.object({
+  signupEnabled: z.boolean().optional(),
+  userGroups: z.array(z.string().trim().min(1).max(100)).min(1, "must name at least one group").max(100).optional(),
+});
+
+async function current() {
+  const rows = await db().setting.findMany({ where: { key: { in: ["signup.enabled", "user.groups"] } } });
+  const value = (key: string) => rows.find((row) => row.key === key)?.value;
+  const signup = value("signup.enabled");
+  return {
+    signupEnabled: env().GATEWAY_SIGNUP !== "off" && !(signup === false || signup === "off" || signup === "false" || signup === 0),
+    signupForcedOffByEnvironment: env().GATEWAY_SIGNUP === "off",
+    userGroups: Array.isArray(value("user.groups")) ? (value("user.groups") as string[]) : ["default"],
+  };
+}
+
+export const getSettings = adminRoute(async () => json(await current()));
+
+export const updateSettings = adminRoute(async (request) => {
+  const body = await readBody(request, settingsSchema);
+  if (body.signupEnabled !== undefined) {
+    await db().setting.upsert({ where: { key: "signup.enabled" }, create: { key: "signup.enabled", value: body.signupEnabled }, update: { value: body.signupEnabled } });
+  }
+  if (body.userGroups) {
+    await db().setting.upsert({ where: { key: "user.groups" }, create: { key: "user.groups", value: body.userGroups }, update: { value: body.userGroups } });
+  }
+  publish({ type: "settings.changed" });
+  return json(await current());
+});
