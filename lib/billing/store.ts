@@ -79,10 +79,13 @@ class SqliteMoneyStore implements MoneyStore {
   readonly kind = "sqlite" as const;
   private readonly database: Sqlite.Database;
   private readonly statements;
+  private readonly transaction: Sqlite.Transaction<(work: () => unknown) => unknown>;
 
   constructor(file: string) {
     // timeout 0: never block the event loop waiting for Prisma's connection; run() retries asynchronously.
     this.database = new Sqlite(file, { timeout: 0 });
+    // One better-sqlite3 transaction wrapper for every call (creating one per call cost ~5% of a request).
+    this.transaction = this.database.transaction((work: () => unknown) => work());
     this.database.pragma("journal_mode = WAL");
     this.database.pragma("synchronous = NORMAL");
     this.database.defaultSafeIntegers(false);
@@ -104,10 +107,9 @@ class SqliteMoneyStore implements MoneyStore {
 
   /** Runs a synchronous transaction, retrying on SQLITE_BUSY without blocking the event loop. */
   private async run<T>(work: () => T): Promise<T> {
-    const transaction = this.database.transaction(work);
     for (let attempt = 0; ; attempt++) {
       try {
-        return transaction.immediate();
+        return this.transaction.immediate(work) as T;
       } catch (error) {
         const code = (error as { code?: string }).code ?? "";
         if (!code.startsWith("SQLITE_BUSY") || attempt > 400) throw error;

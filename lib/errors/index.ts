@@ -1,5 +1,6 @@
 // One error type, one code -> status table, one renderer per dialect (architecture decision 5).
 // Internal details are logged by the caller, never put in a body: only GatewayError messages reach clients.
+import { textResponse } from "../http/direct-body";
 
 export type Dialect = "openai" | "anthropic" | "plain";
 
@@ -97,8 +98,5 @@ export function asGatewayError(error: unknown): GatewayError {
 
 export function errorResponse(error: unknown, dialect: Dialect, headers: Record<string, string> = {}): Response {
   const gatewayError = asGatewayError(error);
-  return new Response(JSON.stringify(errorBody(gatewayError, dialect)), {
-    status: gatewayError.status,
-    headers: { "content-type": "application/json", ...gatewayError.headers, ...headers },
-  });
+  return textResponse(JSON.stringify(errorBody(gatewayError, dialect)), gatewayError.status, { "content-type": "application/json", ...gatewayError.headers, ...headers });
 }

@@ -1,7 +1,8 @@
 // JSON in and out for the plain handlers: bodies read with a size cap, validated with zod, errors as GatewayError.
 import { z } from "zod";
 import { GatewayError } from "../errors";
-import { randomToken } from "../crypto/secrets";
+import { randomUUID } from "node:crypto";
+import { textResponse } from "./direct-body";
 
 export const JSON_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -11,7 +12,7 @@ export function stringify(value: unknown): string {
 }
 
 export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(stringify(data), { status, headers: { "content-type": "application/json", ...headers } });
+  return jsonText(stringify(data), status, headers);
 }
 
 export function requestIdOf(request: Request): string {
@@ -19,7 +20,13 @@ export function requestIdOf(request: Request): string {
 }
 
 export function newRequestId(): string {
-  return `req_${randomToken(24)}`;
+  // randomUUID draws from a cached entropy pool: far cheaper per request than fresh random bytes.
+  return `req_${randomUUID().replaceAll("-", "")}`;
+}
+
+/** A JSON response from text that is already serialised. */
+export function jsonText(text: string, status = 200, headers: Record<string, string> = {}): Response {
+  return textResponse(text, status, { "content-type": "application/json", ...headers });
 }
 
 /** Reads the body as text, refusing more than `limit` bytes while it streams in. */

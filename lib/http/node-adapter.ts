@@ -1,6 +1,7 @@
 // Bridges node:http and Web Request/Response for the production server: /v1 and the JSON APIs are served by
 // plain (Request) => Response functions without going through Next.js's router (architecture decision 1).
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { directBodies } from "./direct-body";
 
 /** After a handler stops reading a body early, what is still arriving is read and discarded up to these bounds
  *  before the connection is cut, so the client receives the answer instead of a reset (a "lingering close"). */
@@ -110,6 +111,13 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length) headers["set-cookie"] = cookies;
+  const direct = directBodies.get(response);
+  if (direct !== undefined) {
+    // Known text: one write with its length, no stream to pump.
+    headers["content-length"] = String(Buffer.byteLength(direct));
+    outgoing.writeHead(response.status, headers).end(direct);
+    return;
+  }
   outgoing.writeHead(response.status, headers);
   if (!response.body) {
     outgoing.end();

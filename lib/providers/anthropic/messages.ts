@@ -3,6 +3,7 @@
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
 // (settings.longContextBeta) because the vendor may rename or drop it.
 import { upstreamFetch, joinUrl } from "../http";
+import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { relaySse, SSE_HEADERS } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
@@ -54,7 +55,7 @@ export const anthropicAdapter: TextAdapter = {
       message.model = call.publicModel;
       return {
         ok: true,
-        response: new Response(JSON.stringify(message), { status: 200, headers: { "content-type": "application/json" } }),
+        response: jsonText(JSON.stringify(message)),
         usage: Promise.resolve({ inputTokens: inputOf(message.usage) ?? call.inputTokens, outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
       };
     }
@@ -107,7 +108,7 @@ export const anthropicAdapter: TextAdapter = {
       const completion = messagesResponseToChat(message as never, call.publicModel);
       return {
         ok: true,
-        response: new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } }),
+        response: jsonText(JSON.stringify(completion)),
         usage: Promise.resolve({ inputTokens: inputOf(message.usage) ?? call.inputTokens, outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
       };
     }

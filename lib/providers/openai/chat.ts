@@ -2,6 +2,7 @@
 // (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
 // Messages by conversion.
 import { upstreamFetch, joinUrl } from "../http";
+import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { relaySse, SSE_HEADERS } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
@@ -49,7 +50,7 @@ export const openaiAdapter: TextAdapter = {
       completion.model = call.publicModel;
       return {
         ok: true,
-        response: new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } }),
+        response: jsonText(JSON.stringify(completion)),
         usage: Promise.resolve({ inputTokens: completion.usage?.prompt_tokens ?? call.inputTokens, outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
       };
     }
@@ -88,7 +89,7 @@ export const openaiAdapter: TextAdapter = {
       const message = chatResponseToMessage(completion as never, call.publicModel);
       return {
         ok: true,
-        response: new Response(JSON.stringify(message), { status: 200, headers: { "content-type": "application/json" } }),
+        response: jsonText(JSON.stringify(message)),
         usage: Promise.resolve({ inputTokens: completion.usage?.prompt_tokens ?? call.inputTokens, outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
       };
     }

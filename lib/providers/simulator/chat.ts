@@ -1,6 +1,7 @@
 // `simulator` channels: the built-in offline upstream (architecture decision 8). Text answers are deterministic
 // from the prompt, carry realistic usage, stream in the vendors' own wire formats and are marked as simulated.
 // settings.delayMs paces the stream (per event), settings.firstByteDelayMs delays the start.
+import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { SSE_HEADERS } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
@@ -79,7 +80,7 @@ export const simulatorAdapter: TextAdapter = {
       const completion = simulatorChatCompletion(call.body as never, call.publicModel);
       return {
         ok: true,
-        response: new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } }),
+        response: jsonText(JSON.stringify(completion)),
         usage: Promise.resolve({ inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens, complete: true }),
       };
     }
@@ -100,7 +101,7 @@ export const simulatorAdapter: TextAdapter = {
       const message = simulatorMessage(call.body as never, call.publicModel);
       return {
         ok: true,
-        response: new Response(JSON.stringify(message), { status: 200, headers: { "content-type": "application/json" } }),
+        response: jsonText(JSON.stringify(message)),
         usage: Promise.resolve({ inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens, complete: true }),
       };
     }
