@@ -37,6 +37,12 @@ const schema = z.object({
   GATEWAY_LOG: z.enum(["debug", "info", "warn", "error", "silent"], { message: "must be debug, info, warn, error or silent" }).default("info"),
   GATEWAY_DISABLE_NEXT: z.enum(["0", "1"]).default("0"),
   GATEWAY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+  GATEWAY_RESPONSES_KEEPALIVE_MS: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number of milliseconds")
+    .min(10, "must be from 10 to 600000 milliseconds")
+    .max(600_000, "must be from 10 to 600000 milliseconds")
+    .optional(),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
 });
 

@@ -2,10 +2,12 @@
 import type { RouteHandler } from "../http/routes";
 import { chatCompletions, messages } from "./text";
 import { imageEdits, imageGenerations } from "./images";
+import { responses } from "./responses";
 
 export const gatewayRoutes: [method: string, path: string, handler: RouteHandler][] = [
   ["POST", "/v1/chat/completions", chatCompletions],
   ["POST", "/v1/messages", messages],
   ["POST", "/v1/images/generations", imageGenerations],
   ["POST", "/v1/images/edits", imageEdits],
+  ["POST", "/v1/responses", responses],
 ];

@@ -6,6 +6,7 @@ import * as text from "../gateway/text";
 import { settingsSchema } from "../admin/settings";
 import { documentedRoutes as userDocs } from "../user/openapi";
 import { documentedRoutes as imageDocs } from "../gateway/images-openapi";
+import { documentedRoutes as responsesDocs } from "../gateway/responses-openapi";
 
 export type Documented = {
   method: "get" | "post" | "patch" | "delete";
@@ -66,7 +67,7 @@ function schemaOf(body: z.ZodType): unknown {
 
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of [...gateway, ...imageDocs, ...userDocs, ...operator]) {
+  for (const route of [...gateway, ...imageDocs, ...responsesDocs, ...userDocs, ...operator]) {
     const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({ name: match[1], in: "path", required: true, schema: { type: "string" } }));
     const operation: Record<string, unknown> = {
       summary: route.summary,

@@ -58,6 +58,7 @@ test("/openapi.json documents the gateway, account and operator APIs from their 
   }
   assert.ok(paths.some((entry) => entry.startsWith("/api/user/")), "the account API is documented");
   assert.ok(paths.some((entry) => entry.startsWith("/v1/images/")), "the image API is documented");
+  assert.ok(paths.includes("/v1/responses"), "the Responses API is documented");
   const createUser = document.paths["/api/admin/users"].post.requestBody.content["application/json"].schema;
   assert.deepEqual(createUser.required.sort(), ["email", "password"]);
   assert.deepEqual(createUser.properties.role.enum, ["user", "admin"]);

@@ -1,0 +1,3 @@
+import { responses } from "@/lib/gateway/responses";
+
+export const POST = responses;

@@ -1,0 +1,164 @@
+// Sends the events of one response as server-sent events (spec §6), whatever produced them: numbers every event
+// (`sequence_number` 0, 1, 2, ... with keepalives in the count), sends a `keepalive` event whenever the source has been
+// quiet for `keepaliveMs` (so proxies keep the connection open through generations of up to two minutes), ends a
+// broken stream with `response.failed`, and learns which images reached the client.
+//
+// Delivery: the body is pulled with a high-water mark of 0, so the next pull only comes when the server has written
+// the previous chunk and wants another one (lib/http/node-adapter.ts writes, waits for drain, then reads). An image is
+// counted as delivered when the pull after its event arrives; a client that leaves while an image is still being
+// written is not charged for it. Nothing is buffered beyond the event being sent (architecture decision 6).
+import { GatewayError } from "../errors";
+import { encodeSse } from "../sse/parse";
+import { log } from "../runtime/log";
+import { streamStarted } from "../runtime/metrics";
+import { failedEvent, keepaliveEvent, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "./responses-events";
+import type { ResponsesSource } from "../providers/responses-types";
+
+const encoder = new TextEncoder();
+
+export type ResponsesStreamEnd = {
+  /** response.completed reached the client. */
+  complete: boolean;
+  clientGone: boolean;
+  error: string | null;
+  /** Item ids of the images that reached the client. */
+  delivered: ReadonlySet<string>;
+  /** Events sent, keepalives included. */
+  events: number;
+  keepalives: number;
+};
+
+/** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
+export function deliveredImageOf(event: ResponsesEvent): string | null {
+  if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && typeof event.partial_image_b64 === "string") return event.item_id;
+  if (event.type === RESPONSE_EVENT.itemDone) {
+    const item = event.item as { id?: unknown; type?: unknown; result?: unknown } | undefined;
+    if (item?.type === "image_generation_call" && typeof item.id === "string" && typeof item.result === "string" && item.result !== "") return item.id;
+  }
+  return null;
+}
+
+type Next = { value: IteratorResult<ResponsesEvent, void> } | { error: unknown } | "quiet";
+
+/** Waits for the next event, or for `ms` of silence, whichever comes first; the pending event is kept for later. */
+function nextOrQuiet(pending: Promise<IteratorResult<ResponsesEvent, void>>, ms: number): Promise<Next> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("quiet"), ms);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ value });
+      },
+      (error) => {
+        clearTimeout(timer);
+        resolve({ error });
+      },
+    );
+  });
+}
+
+/** What the client may read about a failure: a GatewayError's own message, never an internal one. */
+function failureOf(error: unknown): { code: string; message: string } {
+  if (error instanceof GatewayError) return { code: error.code === "internal_error" ? "server_error" : error.code, message: error.message };
+  log.error("responses stream failed", { error });
+  return { code: "server_error", message: "The gateway hit an internal error while streaming. It has been logged." };
+}
+
+/** How long a source may stay silent (keepalives aside) before the response fails: spec §8 observes up to 2 minutes. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+export function responsesStream(options: {
+  source: ResponsesSource;
+  keepaliveMs: number;
+  /** Silence after which the upstream counts as hung: the response fails and the upstream is aborted. */
+  idleTimeoutMs?: number;
+  onClose: (end: ResponsesStreamEnd) => void;
+}): ReadableStream<Uint8Array> {
+  const { source, keepaliveMs } = options;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  let lastEventAt = performance.now();
+  const delivered = new Set<string>();
+  let awaitingDelivery: string[] = [];
+  let pending: Promise<IteratorResult<ResponsesEvent, void>> | null = null;
+  let sequence = 0;
+  let keepalives = 0;
+  let lastResponse: Record<string, unknown> | null = null;
+  let terminal: string | null = null;
+  let failure: string | null = null;
+  let closed = false;
+  const ended = streamStarted();
+
+  const finish = (end: { complete: boolean; clientGone: boolean; error: string | null }) => {
+    if (closed) return;
+    closed = true;
+    ended();
+    // The source may still hold an upstream body or a timer: end it (its signal was aborted by the caller if needed).
+    void source.events.return(undefined).catch(() => undefined);
+    options.onClose({ ...end, delivered, events: sequence, keepalives });
+  };
+
+  const encode = (event: ResponsesEvent): Uint8Array => {
+    const numbered = { ...event, sequence_number: sequence++ };
+    return encoder.encode(encodeSse({ event: event.type, data: JSON.stringify(numbered) }));
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // The previous chunk has been written: the images it carried reached the client.
+        for (const item of awaitingDelivery) delivered.add(item);
+        awaitingDelivery = [];
+        if (closed) return;
+        if (terminal) {
+          controller.close();
+          finish({ complete: terminal === RESPONSE_EVENT.completed, clientGone: false, error: failure });
+          return;
+        }
+        pending ??= source.events.next();
+        const next = await nextOrQuiet(pending, Math.min(keepaliveMs, Math.max(1, idleTimeoutMs - (performance.now() - lastEventAt))));
+        if (closed) return;
+        if (next === "quiet" && performance.now() - lastEventAt >= idleTimeoutMs) {
+          pending.catch(() => undefined);
+          failure = `The upstream sent nothing for ${idleTimeoutMs < 10_000 ? Math.round(idleTimeoutMs / 100) / 10 : Math.round(idleTimeoutMs / 1000)} s`;
+          terminal = RESPONSE_EVENT.failed;
+          controller.enqueue(encode(failedEvent(lastResponse, "upstream_timeout", failure)));
+          return;
+        }
+        if (next === "quiet") {
+          keepalives++;
+          controller.enqueue(encode(keepaliveEvent()));
+          return;
+        }
+        pending = null;
+        lastEventAt = performance.now();
+        if ("error" in next || next.value.done) {
+          const problem =
+            "error" in next ? failureOf(next.error) : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
+          failure = problem.message;
+          terminal = RESPONSE_EVENT.failed;
+          controller.enqueue(encode(failedEvent(lastResponse, problem.code, problem.message)));
+          return;
+        }
+        const event = next.value.value;
+        if ((event.type === RESPONSE_EVENT.created || event.type === RESPONSE_EVENT.inProgress) && typeof event.response === "object" && event.response) {
+          lastResponse = event.response as Record<string, unknown>;
+        }
+        if (TERMINAL_EVENTS.has(event.type)) {
+          terminal = event.type;
+          if (event.type !== RESPONSE_EVENT.completed) {
+            const error = (event.response as { error?: { message?: unknown } } | undefined)?.error;
+            failure = typeof error?.message === "string" ? error.message : `The response ended as ${event.type}`;
+          }
+        }
+        const item = deliveredImageOf(event);
+        if (item) awaitingDelivery.push(item);
+        controller.enqueue(encode(event));
+      },
+      cancel() {
+        pending?.catch(() => undefined);
+        finish({ complete: false, clientGone: true, error: "The client closed the connection" });
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,81 @@
+// The image tool as each side sees it: the echo in the response object (vendor shape), and the function tool the
+// gateway offers a Chat Completions or Messages model when it runs the tool loop itself, with the conversation in
+// Chat Completions form. The gateway's input-token count is taken over exactly what the tool loop sends, so the
+// reservation and the simulator's numbers match what a real model would read.
+import { countChatRequestInputTokens } from "../billing/tokens";
+import { IMAGE_MODEL } from "../models";
+import type { ChatRequestBody, ChatRequestMessage, ChatRequestPart } from "../providers/anthropic/convert";
+import type { ToolEcho } from "./responses-events";
+import type { ImageTool, InputImageUri, ResponsesRequest } from "./responses-request";
+
+export const IMAGE_FUNCTION = "generate_image";
+
+/** The tool as the response object lists it (what the vendor echoes: every option with its effective value). */
+export function toolEcho(tool: ImageTool): ToolEcho {
+  return {
+    type: "image_generation",
+    action: tool.action,
+    background: typeof tool.fields.background === "string" ? tool.fields.background : "auto",
+    model: IMAGE_MODEL,
+    moderation: tool.moderation,
+    output_compression: tool.outputCompression ?? 100,
+    output_format: tool.outputFormat,
+    partial_images: typeof tool.fields.partial_images === "number" ? tool.fields.partial_images : 0,
+    quality: tool.quality,
+    size: tool.size.auto ? "auto" : `${tool.size.width}x${tool.size.height}`,
+  };
+}
+
+/** The function tool for the text model. The `action` values it may choose follow the tool's `action` (spec §2.4). */
+export function imageFunctionTool(action: ImageTool["action"]): NonNullable<ChatRequestBody["tools"]>[number] {
+  const actions = action === "auto" ? ["generate", "edit"] : [action];
+  return {
+    type: "function",
+    function: {
+      name: IMAGE_FUNCTION,
+      description:
+        "Creates one image with the image model and shows it to the user. Call it once per image: for three images, call it three times " +
+        "with a different prompt each (at most 4 per answer). 'edit' changes the image the user sent; 'generate' makes a new one.",
+      parameters: {
+        type: "object",
+        properties: {
+          prompt: { type: "string", description: "A detailed prompt for the image model, rewritten from the user's request." },
+          action: { type: "string", enum: actions, description: "generate: a new image. edit: change the user's input image." },
+        },
+        required: ["prompt", "action"],
+        additionalProperties: false,
+      },
+    },
+  };
+}
+
+const TOOL_GUIDANCE =
+  `You can create images with the ${IMAGE_FUNCTION} tool. When the user asks for images, call it once per image with a rewritten, ` +
+  "detailed prompt. The images are shown to the user as they are made; afterwards answer in at most one short sentence, or not at all.";
+
+function partsOf(content: ResponsesRequest["messages"][number]["content"], images: InputImageUri[]): ChatRequestPart[] {
+  return content.map((part) => (part.type === "input_image" ? { type: "image_url", image_url: { url: images[part.image]!.uri } } : { type: "text", text: part.text }));
+}
+
+/** The conversation in Chat Completions form: the client's instructions, the tool guidance, then the input messages. */
+export function chatMessagesOf(request: ResponsesRequest): ChatRequestMessage[] {
+  const messages: ChatRequestMessage[] = [
+    { role: "system", content: request.instructions },
+    { role: "system", content: TOOL_GUIDANCE },
+  ];
+  for (const message of request.messages) {
+    if (message.role === "user") {
+      messages.push({ role: "user", content: partsOf(message.content, request.images) });
+    } else {
+      // Only user turns carry images (checked in responses-request.ts); the others are text.
+      const text = message.content.map((part) => (part.type === "input_image" ? "" : part.text)).join("");
+      messages.push(message.role === "assistant" ? { role: "assistant", content: text } : { role: "system", content: text });
+    }
+  }
+  return messages;
+}
+
+/** The text model's input as the gateway counts it: the first request of the tool loop. */
+export function countResponsesInputTokens(request: ResponsesRequest): number {
+  return countChatRequestInputTokens({ messages: chatMessagesOf(request) as never, tools: [imageFunctionTool(request.tool.action)] });
+}

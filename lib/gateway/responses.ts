@@ -1,0 +1,139 @@
+// POST /v1/responses (spec §2.4, §2.5, §6, §7): a text model (std-5.5) that calls the image generation tool, always
+// streamed. Validate everything first (lib/gateway/responses-request.ts; a bad request is a 400 that costs nothing),
+// authorise both models, filter the prompt, reserve the upper bound of both parts, then pick a channel for the text
+// model and stream:
+//   simulator channel                         -> lib/providers/simulator/responses.ts
+//   openai channel with settings.responsesApi -> lib/providers/openai/responses.ts (the vendor's stream, relayed)
+//   any other openai or anthropic channel     -> lib/gateway/responses-tool-loop.ts (the gateway runs the tool loop)
+// Billing is two parts in one ledger row (spec §1): the text model's tokens at std-5.5 prices and the image tool's
+// tokens at std-image-2 prices, settled when the stream ends; a stream cut by either side pays for the images that
+// reached the client and the text used so far.
+import { z } from "zod";
+import { env } from "../env";
+import { readJsonObject } from "../http/json";
+import { log } from "../runtime/log";
+import { IMAGE_MODEL } from "../models";
+import { costOf, type Price } from "../billing/prices";
+import { checkPrompt } from "../moderation/store";
+import { AUTO_SIZE } from "../images/size";
+import { imageUsageUpperBound } from "../images/usage";
+import { authoriseModel, gatewayRoute, requirePrice, reserve, type Reservation } from "./pipeline";
+import { withFailover } from "./relay";
+import { upstreamModel, type Channel } from "./channels";
+import { SSE_HEADERS } from "./stream";
+import { decodeInputImages, parseResponsesRequest, userText, type InputImage, type ResponsesRequest } from "./responses-request";
+import { countResponsesInputTokens } from "./responses-tool";
+import { InputImageFiles } from "./responses-files";
+import { responsesStream } from "./responses-stream";
+import { MAX_IMAGES, MAX_ROUNDS, startToolLoop, TURN_OUTPUT_CAP } from "./responses-tool-loop";
+import type { ResponsesCall, ResponsesOutcome } from "../providers/responses-types";
+import { simulatorResponses } from "../providers/simulator/responses";
+import { openaiResponses } from "../providers/openai/responses";
+
+/** Heartbeat interval while nothing else is sent (spec §6 item 6). Channel setting `keepaliveMs` wins over the env. */
+export const DEFAULT_KEEPALIVE_MS = 10_000;
+const MIN_KEEPALIVE_MS = 10;
+/** Per chat call, on top of the client's input: the tool's instructions and the conversation growing with tool results. */
+const ROUND_INPUT_ALLOWANCE = 2_000;
+/** The most a rewritten image prompt is expected to cost as the image model's text input. */
+const REVISED_PROMPT_ALLOWANCE = 1_000;
+
+export function keepaliveMsFor(channel: Channel): number {
+  const setting = Number(channel.settings.keepaliveMs);
+  if (Number.isFinite(setting) && setting > 0) return Math.max(MIN_KEEPALIVE_MS, setting);
+  return env().GATEWAY_RESPONSES_KEEPALIVE_MS ?? DEFAULT_KEEPALIVE_MS;
+}
+
+/**
+ * The most this request can cost, reserved before anything goes upstream: every chat round of the tool loop at its
+ * output cap, and four images at the requested size with `auto` quality as high, each an edit of every input image
+ * when there are any. The settlement refunds the difference.
+ */
+export function responsesUpperBound(request: ResponsesRequest, images: InputImage[], inputTokens: number, textPrice: Price, imagePrice: Price): number {
+  const text = costOf({ textInputTokens: (inputTokens + ROUND_INPUT_ALLOWANCE) * MAX_ROUNDS, textOutputTokens: TURN_OUTPUT_CAP * MAX_ROUNDS, imageInputTokens: 0, imageOutputTokens: 0 }, textPrice);
+  const { width, height } = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
+  const perImage = imageUsageUpperBound({ prompt: "", width, height, quality: request.tool.quality, inputs: images.map((image) => image.info) });
+  const image = costOf({ ...perImage, textInputTokens: REVISED_PROMPT_ALLOWANCE }, imagePrice) * MAX_IMAGES;
+  return text + image;
+}
+
+function attempt(call: ResponsesCall, context: Parameters<typeof startToolLoop>[0], imageReservation: Reservation): Promise<ResponsesOutcome> {
+  const { channel } = call;
+  if (channel.type === "simulator") return Promise.resolve({ ok: true, source: simulatorResponses(call) });
+  if (channel.type === "openai" && channel.settings.responsesApi === true) return openaiResponses(call);
+  return startToolLoop(context, call, imageReservation);
+}
+
+export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "openai", scheme: "bearer" }, async (context) => {
+  const request = parseResponsesRequest(await readJsonObject(context.request, env().GATEWAY_MAX_BODY_BYTES));
+  const images = await decodeInputImages(request.images);
+  // Both parts are checked: the key's group must include the text model and the image model.
+  await authoriseModel(context.principal, request.model);
+  await authoriseModel(context.principal, IMAGE_MODEL);
+  const prompt = userText(request.messages);
+  if (prompt) await checkPrompt(prompt, request.tool.moderation);
+  const textPrice = await requirePrice(request.model);
+  const imagePrice = await requirePrice(IMAGE_MODEL);
+  const inputTokens = countResponsesInputTokens(request);
+  const reservation = await reserve(context, request.model, textPrice, responsesUpperBound(request, images, inputTokens, textPrice, imagePrice));
+
+  const files = new InputImageFiles(images);
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort(new Error("client disconnected"));
+  if (context.request.signal.aborted) onClientGone();
+  else context.request.signal.addEventListener("abort", onClientGone, { once: true });
+  const stop = () => {
+    context.request.signal.removeEventListener("abort", onClientGone);
+    abort.abort(new Error("response ended"));
+    void files.cleanup();
+  };
+  // withFailover releases the whole reservation when no channel works; the tool loop's image calls must not (images
+  // already delivered are owed), so they get a handle whose release does nothing and the one settlement below decides.
+  const imageReservation: Reservation = { ...reservation, settle: () => 0, release: () => undefined };
+
+  try {
+    const { channel, result } = await withFailover(context, request.model, reservation, (candidate) =>
+      attempt(
+        {
+          channel: candidate,
+          publicModel: request.model,
+          upstreamModel: upstreamModel(candidate, request.model, request.model),
+          request,
+          images,
+          files,
+          inputTokens,
+          headers: context.request.headers,
+          signal: abort.signal,
+        },
+        context,
+        imageReservation,
+      ),
+    );
+    const { source } = result;
+    const body = responsesStream({
+      source,
+      keepaliveMs: keepaliveMsFor(channel),
+      idleTimeoutMs: Number(channel.settings.idleTimeoutMs) > 0 ? Number(channel.settings.idleTimeoutMs) : undefined,
+      onClose(end) {
+        stop();
+        const used = source.usage(end.delivered);
+        reservation.settle({
+          usage: { textInputTokens: used.text.inputTokens, textOutputTokens: used.text.outputTokens, imageInputTokens: 0, imageOutputTokens: 0 },
+          extra: { model: IMAGE_MODEL, price: imagePrice, usage: used.image },
+          channel: { id: channel.id, name: channel.name },
+          status: end.complete ? "success" : end.clientGone ? "cancelled" : "error",
+          httpStatus: 200,
+          error: end.error,
+          stream: true,
+          detail: { ...used.detail, imagesGenerated: used.imagesGenerated, imagesDelivered: used.imagesDelivered, events: end.events, keepalives: end.keepalives },
+        });
+      },
+    });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  } catch (error) {
+    // withFailover has released already when every channel failed; anything else must not keep the money.
+    reservation.release({ error: error instanceof Error ? error.message : "failed" });
+    stop();
+    throw error;
+  }
+});

@@ -1,0 +1,186 @@
+// `openai` channels with the vendor's own Responses API (channel settings `responsesApi: true`): the request goes to
+// POST {baseUrl}/responses (https://platform.openai.com/docs/api-reference/responses/create) and the event stream
+// comes back event by event (https://platform.openai.com/docs/api-reference/responses-streaming). Events of several
+// megabytes (a partial_image carries a whole image) are parsed one at a time, never the whole stream.
+//
+// On the way through: the upstream's sequence numbers are replaced by the gateway's (it adds keepalives), the public
+// model name replaces the upstream's, a finished image that came without a partial_image event gets one (clients of
+// this service read each partial_image as one finished image, spec §6), and usage is read from response.completed.
+// A stream cut before response.completed is billed from what was seen: the gateway's input count, the rewritten
+// prompts as output, and each delivered image at its size and quality (lib/images/usage.ts).
+import { z } from "zod";
+import { GatewayError } from "../../errors";
+import { countTextTokens } from "../../billing/tokens";
+import { IMAGE_MODEL } from "../../models";
+import { readSseEvents, TruncatedStreamError } from "../../sse/parse";
+import { AUTO_SIZE, checkImageSize } from "../../images/size";
+import { imageUsage, type ImageUsage } from "../../images/usage";
+import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "../../gateway/responses-events";
+import { joinUrl, upstreamFetch } from "../http";
+import { usageFromUpstream } from "./images";
+import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "../responses-types";
+
+const count = z.number().int().min(0).finite();
+const tokenDetails = z.looseObject({ text_tokens: count.optional(), image_tokens: count.optional() }).nullish();
+const completedSchema = z.looseObject({
+  usage: z.looseObject({ input_tokens: count.optional(), output_tokens: count.optional() }).nullish(),
+  tool_usage: z
+    .looseObject({
+      image_gen: z
+        .looseObject({ input_tokens: count.optional(), input_tokens_details: tokenDetails, output_tokens: count.optional(), output_tokens_details: tokenDetails })
+        .nullish(),
+    })
+    .nullish(),
+});
+
+/** The validated input, rebuilt in the vendor's shape: only what the gateway checked, nothing else from the body. */
+function upstreamInput(call: ResponsesCall): unknown[] {
+  const { messages, images } = call.request;
+  return messages.map((message) => {
+    if (message.role !== "user") {
+      return { role: message.role, content: message.content.map((part) => (part.type === "input_image" ? "" : part.text)).join("") };
+    }
+    return {
+      role: "user",
+      content: message.content.map((part) =>
+        part.type === "input_image" ? { type: "input_image", image_url: images[part.image]!.uri } : { type: "input_text", text: part.text },
+      ),
+    };
+  });
+}
+
+function imageSizeOf(size: unknown, fallback: { width: number; height: number }): { width: number; height: number } {
+  if (typeof size !== "string") return fallback;
+  const check = checkImageSize(size);
+  return check.ok && !check.auto ? { width: check.width, height: check.height } : fallback;
+}
+
+type SeenImage = { size?: unknown; quality?: unknown; revisedPrompt?: string };
+
+export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOutcome> {
+  const { request, channel } = call;
+  const tool: Record<string, string | number> = { ...request.tool.fields };
+  const mappedImageModel = channel.modelMapping[IMAGE_MODEL];
+  if (mappedImageModel) tool.model = mappedImageModel;
+  const body = { model: call.upstreamModel, instructions: request.instructions, input: upstreamInput(call), tools: [tool], stream: true };
+  const result = await upstreamFetch(
+    joinUrl(channel.baseUrl, "responses"),
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...(channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {}) },
+      body: JSON.stringify(body),
+    },
+    { signal: call.signal, timeoutMs: Number(channel.settings.timeoutMs) || undefined },
+  );
+  if (!result.ok) return result;
+  const { response, abort } = result;
+  if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "") || !response.body) {
+    await response.body?.cancel().catch(() => undefined);
+    return { ok: false, retryable: true, status: 502, message: "The upstream answered /responses without an event stream", cause: "upstream_not_streaming" };
+  }
+
+  const seen = new Map<string, SeenImage>();
+  const withPartial = new Set<string>();
+  let completed: z.infer<typeof completedSchema> | null = null;
+  const fallbackSize = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
+
+  const renameModel = (event: ResponsesEvent) => {
+    const inner = event.response as { model?: unknown; tools?: { type?: unknown; model?: unknown }[] } | undefined;
+    if (!inner || typeof inner !== "object") return;
+    inner.model = call.publicModel;
+    for (const entry of Array.isArray(inner.tools) ? inner.tools : []) if (entry?.type === "image_generation" && "model" in entry) entry.model = IMAGE_MODEL;
+  };
+
+  async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
+    try {
+      for await (const message of readSseEvents(response.body!, abort.signal)) {
+        if (message.data === "[DONE]") continue;
+        let event: ResponsesEvent;
+        try {
+          event = JSON.parse(message.data);
+        } catch {
+          throw new GatewayError("upstream_error", "The upstream sent an event that is not JSON");
+        }
+        if (typeof event !== "object" || event === null || typeof event.type !== "string") throw new GatewayError("upstream_error", "The upstream sent an event without a type");
+        delete event.sequence_number;
+        renameModel(event);
+        if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string") {
+          withPartial.add(event.item_id);
+          seen.set(event.item_id, { ...seen.get(event.item_id), size: event.size, quality: event.quality });
+        }
+        if (event.type === RESPONSE_EVENT.itemDone) {
+          const item = event.item as { id?: unknown; type?: unknown; result?: unknown; size?: unknown; quality?: unknown; revised_prompt?: unknown; output_format?: unknown; background?: unknown };
+          if (item?.type === "image_generation_call" && typeof item.id === "string") {
+            seen.set(item.id, { size: item.size, quality: item.quality, revisedPrompt: typeof item.revised_prompt === "string" ? item.revised_prompt : undefined });
+            if (!withPartial.has(item.id) && typeof item.result === "string" && item.result !== "") {
+              withPartial.add(item.id);
+              yield {
+                type: RESPONSE_EVENT.partialImage,
+                output_index: event.output_index,
+                item_id: item.id,
+                partial_image_index: 0,
+                partial_image_b64: item.result,
+                background: item.background ?? "opaque",
+                output_format: item.output_format ?? request.tool.outputFormat,
+                quality: item.quality,
+                size: item.size,
+              };
+            }
+          }
+        }
+        if (event.type === RESPONSE_EVENT.completed) {
+          const parsed = completedSchema.safeParse(event.response);
+          completed = parsed.success ? parsed.data : {};
+        }
+        yield event;
+        if (TERMINAL_EVENTS.has(event.type)) return;
+      }
+    } catch (error) {
+      if (call.signal.aborted) return;
+      if (error instanceof GatewayError) throw error;
+      if (error instanceof TruncatedStreamError) throw new GatewayError("upstream_error", "The upstream stream was cut in the middle of an event");
+      throw new GatewayError("upstream_error", `The upstream stream was cut off: ${(error as Error).message}`);
+    }
+  }
+
+  /** The gateway's own count of one image: its rewritten prompt as text input, its size and quality as output. */
+  const estimate = (image: SeenImage): ImageUsage => {
+    const { width, height } = imageSizeOf(image.size, fallbackSize);
+    const quality = image.quality === "low" || image.quality === "medium" || image.quality === "high" ? image.quality : request.tool.quality;
+    return imageUsage({ prompt: image.revisedPrompt ?? "", width, height, quality });
+  };
+  const sum = (items: ImageUsage[]): ImageUsage =>
+    items.reduce(
+      (total, item) => ({
+        textInputTokens: total.textInputTokens + item.textInputTokens,
+        textOutputTokens: total.textOutputTokens + item.textOutputTokens,
+        imageInputTokens: total.imageInputTokens + item.imageInputTokens,
+        imageOutputTokens: total.imageOutputTokens + item.imageOutputTokens,
+      }),
+      { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
+    );
+
+  return {
+    ok: true,
+    source: {
+      events: events(),
+      usage(delivered): ResponsesUsage {
+        const billed = [...seen].filter(([id]) => delivered.has(id)).map(([, image]) => image);
+        const estimated = sum(billed.map(estimate));
+        const final = completed as z.infer<typeof completedSchema> | null;
+        const revisedTokens = billed.reduce((total, image) => total + countTextTokens(image.revisedPrompt ?? ""), 0);
+        const reported = final ? usageFromUpstream(final.tool_usage?.image_gen, estimated) : { usage: estimated, source: "gateway" as const };
+        return {
+          text: {
+            inputTokens: final?.usage?.input_tokens ?? call.inputTokens,
+            outputTokens: final?.usage?.output_tokens ?? revisedTokens,
+          },
+          image: reported.usage,
+          imagesGenerated: seen.size,
+          imagesDelivered: billed.length,
+          detail: { path: "native", usageSource: final?.usage ? "upstream" : "gateway", imageUsageSource: reported.source },
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// What an upstream does for /v1/responses: produce the event stream of one response. Three ways exist: the simulator
+// (lib/providers/simulator/responses.ts), an upstream with the vendor's own Responses API (lib/providers/openai/
+// responses.ts), and the gateway's tool loop over any Chat Completions or Messages upstream
+// (lib/gateway/responses-tool-loop.ts). Each yields the same events; lib/gateway/responses-stream.ts sends them.
+import type { Channel } from "../gateway/channels";
+import type { ResponsesEvent } from "../gateway/responses-events";
+import type { InputImage, ResponsesRequest } from "../gateway/responses-request";
+import type { InputImageFiles } from "../gateway/responses-files";
+import type { ImageUsage } from "../images/usage";
+import type { UpstreamFailure } from "./types";
+
+export type ResponsesCall = {
+  channel: Channel;
+  publicModel: string;
+  upstreamModel: string;
+  request: ResponsesRequest;
+  /** The request's inline images, decoded, in order (the first one is what an edit changes). */
+  images: InputImage[];
+  /** The same images as temporary files, written on first use (edits read files). */
+  files: InputImageFiles;
+  /** The gateway's count of the text model's input, for when an upstream reports none. */
+  inputTokens: number;
+  /** The client's headers (vendor version headers are passed on; never its key). */
+  headers: Headers;
+  /** Aborted when the client goes away: every upstream request and timer stops. */
+  signal: AbortSignal;
+};
+
+/** What a response used so far, for the two-part settlement (spec §1: text model tokens + image tool tokens). */
+export type ResponsesUsage = {
+  text: { inputTokens: number; outputTokens: number };
+  /** Only images that reached the client. */
+  image: ImageUsage;
+  imagesGenerated: number;
+  imagesDelivered: number;
+  /** Extra facts for the ledger row (which path, how many rounds, the sizes). */
+  detail: Record<string, unknown>;
+};
+
+export type ResponsesSource = {
+  /** The events in order, without sequence numbers; a throw after the start ends the stream with response.failed. */
+  events: AsyncGenerator<ResponsesEvent, void, undefined>;
+  /** What was used so far; `delivered` holds the ids of the image items whose image reached the client. */
+  usage(delivered: ReadonlySet<string>): ResponsesUsage;
+};
+
+export type ResponsesOutcome = { ok: true; source: ResponsesSource } | UpstreamFailure;

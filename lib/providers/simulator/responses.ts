@@ -1,0 +1,217 @@
+// `simulator` channels, /v1/responses: the offline stand-in for a text model that calls the image tool (architecture
+// decision 8). It reads the request the way a model would, deterministically: how many images were asked for ("three
+// images", "3 pictures", "a couple of photos": 1 to 4), whether to edit the input image (action `auto`: an image is
+// present and the prompt asks for a change), and a rewritten prompt per image. It then streams the same events as the
+// real service (spec §6) with realistic pacing and token counts (spec §8: about 1,600-2,300 text tokens per call;
+// image tokens from lib/images/tokens.ts), rendering real images of the requested size and format.
+//
+// Channel settings (free-form JSON per channel):
+//   responsesThinkMs  time before the first image (default 800 ms)
+//   responsesImageMs  time per image (default 2,500 ms; the real service takes 13-20 s, spec §8)
+//   keepaliveMs       heartbeat interval while an image is generating (lib/gateway/responses.ts)
+import { createHash } from "node:crypto";
+import { countTextTokens } from "../../billing/tokens";
+import { renderEdit, renderImage } from "../../images/render";
+import { resolveQuality } from "../../images/tokens";
+import { imageUsage, type ImageUsage } from "../../images/usage";
+import { autoEditSize } from "../../gateway/image-request";
+import { ResponseBuilder, type ResponsesEvent } from "../../gateway/responses-events";
+import { userText, type ImageAction } from "../../gateway/responses-request";
+import { toolEcho } from "../../gateway/responses-tool";
+import type { ResponsesCall, ResponsesSource, ResponsesUsage } from "../responses-types";
+
+export const DEFAULT_THINK_MS = 800;
+export const DEFAULT_IMAGE_MS = 2_500;
+/** At most this many images per response, however many the prompt asks for. */
+export const MAX_IMAGES_PER_RESPONSE = 4;
+/** The image tool's own instructions, which the real service adds to every call's input. */
+const TOOL_PROMPT_TOKENS = 1_400;
+/** Tokens of one tool call besides its prompt (name, arguments' JSON). */
+const TOOL_CALL_TOKENS = 14;
+
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  "a couple of": 2, "a pair of": 2, "a few": 3, several: 3,
+};
+const IMAGE_NOUNS =
+  "images?|pictures?|photos?|photographs?|illustrations?|drawings?|paintings?|sketch(?:es)?|renders?|renderings?|variations?|versions?|" +
+  "options?|icons?|logos?|wallpapers?|posters?|designs?|portraits?|scenes?|shots?|artworks?|concepts?";
+const COUNT_PATTERN = new RegExp(`\\b(\\d{1,2}|${Object.keys(NUMBER_WORDS).join("|")})\\s+(?:[\\p{L}-]+\\s+){0,3}?(?:${IMAGE_NOUNS})\\b`, "iu");
+const CHANGE_PATTERN =
+  /\b(edit|change|changed|make (?:it|this|them|the)|turn|add|remove|replace|modify|recolou?r|adjust|convert|transform|swap|erase|fix|retouch|into|instead|without|more|less)\b/i;
+
+const STYLES = [
+  "soft natural light", "rich fine detail", "balanced composition", "shallow depth of field", "vivid but natural colours",
+  "gentle atmospheric haze", "crisp focus on the subject", "warm evening tones", "cool morning light", "clean uncluttered background",
+  "subtle film grain", "high dynamic range",
+];
+const VARIATIONS = ["seen from the front", "from a low angle", "as a wide shot showing more of the surroundings", "as a close-up with fine detail"];
+
+/** How many images the prompt asks for: 1 unless it names a number of images, at most 4. */
+export function requestedImageCount(text: string): number {
+  const match = COUNT_PATTERN.exec(text);
+  if (!match) return 1;
+  const word = match[1]!.toLowerCase();
+  const count = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word] ?? 1;
+  return Math.min(MAX_IMAGES_PER_RESPONSE, Math.max(1, count));
+}
+
+/** What action `auto` means for this prompt: edit when there is an image and the prompt asks for a change. */
+export function chooseAction(action: ImageAction, text: string, hasImage: boolean): "generate" | "edit" {
+  if (action === "generate") return "generate";
+  if (action === "edit") return "edit";
+  return hasImage && CHANGE_PATTERN.test(text) ? "edit" : "generate";
+}
+
+function seeded(text: string): () => number {
+  let state = createHash("sha256").update(`responses:${text}`).digest().readUInt32LE(0);
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The subject of an image request: the prompt without the request around it ("please make three images of ..."). */
+export function subjectOf(text: string): string {
+  let subject = text.replace(/\s+/g, " ").trim().slice(0, 400);
+  subject = subject.replace(/^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?(?:generate|create|make|draw|paint|render|design|produce|show me|give me|i want|i'd like|i would like)\s+(?:me\s+)?/i, "");
+  subject = subject.replace(new RegExp(`${COUNT_PATTERN.source}(?:\\s+(?:of|showing|with|for))?\\s*`, "iu"), "");
+  subject = subject.replace(new RegExp(`^(?:an?|the|some)\\s+(?:${IMAGE_NOUNS})\\s+(?:of|showing)\\s+`, "iu"), "");
+  subject = subject.replace(/[\s.!?,;:]+$/u, "").trim();
+  if (!subject) return "An abstract composition of shapes and colour";
+  return subject[0]!.toUpperCase() + subject.slice(1);
+}
+
+/** The rewritten prompts, one per image: the subject, a variation when there are several, two style notes. */
+export function revisePrompts(text: string, count: number, action: "generate" | "edit"): string[] {
+  if (action === "edit") {
+    // An edit's request is an instruction ("make it blue"): kept whole, only tidied.
+    const instruction = text.replace(/\s+/g, " ").trim().slice(0, 400).replace(/[\s.!?,;:]+$/u, "") || "Refresh the image";
+    const sentence = instruction[0]!.toUpperCase() + instruction.slice(1);
+    return Array.from({ length: count }, (_, index) =>
+      `Edit the provided image: ${sentence}. Keep the original composition, framing and lighting, and change only what is asked` +
+      (count > 1 ? `; version ${index + 1} of ${count}, ${VARIATIONS[index]!.replace(/^as /, "shown as ")}.` : "."),
+    );
+  }
+  const subject = subjectOf(text);
+  const random = seeded(subject);
+  return Array.from({ length: count }, (_, index) => {
+    const first = STYLES[Math.floor(random() * STYLES.length)]!;
+    let second = STYLES[Math.floor(random() * STYLES.length)]!;
+    if (second === first) second = STYLES[(STYLES.indexOf(first) + 5) % STYLES.length]!;
+    const variation = count > 1 ? `, ${VARIATIONS[index]}` : "";
+    return `${subject}${variation}, ${first}, ${second}.`;
+  });
+}
+
+function setting(call: ResponsesCall, name: string, fallback: number): number {
+  const value = Number(call.channel.settings[name]);
+  return Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+type Planned = { itemId: string; prompt: string; usage: ImageUsage };
+
+export function simulatorResponses(call: ResponsesCall): ResponsesSource {
+  const { request, signal } = call;
+  const tool = request.tool;
+  const text = userText(request.messages, "last") || userText(request.messages);
+  const action = chooseAction(tool.action, text, call.images.length > 0);
+  const count = requestedImageCount(text);
+  const prompts = revisePrompts(text, count, action);
+  const first = call.images[0]?.info;
+  const { width, height } = !tool.size.auto ? tool.size : action === "edit" && first ? autoEditSize(first.width, first.height) : tool.size;
+  const quality = resolveQuality(tool.quality);
+  const random = seeded(`${request.instructions}\n${text}`);
+  // The model's hidden reasoning before it calls the tool, and the tool's own prompt in the input (spec §8 totals).
+  const reasoningTokens = 120 + Math.floor(random() * 260);
+  const inputTokens = call.inputTokens + TOOL_PROMPT_TOKENS + Math.floor(random() * 150);
+  const thinkMs = setting(call, "responsesThinkMs", DEFAULT_THINK_MS);
+  const imageMs = setting(call, "responsesImageMs", DEFAULT_IMAGE_MS);
+  const builder = new ResponseBuilder({ model: call.publicModel, instructions: request.instructions, tool: toolEcho(tool) });
+  const started: Planned[] = [];
+  const generated = new Set<string>();
+
+  const textCounts = () => ({
+    inputTokens,
+    outputTokens: reasoningTokens + started.reduce((total, image) => total + countTextTokens(image.prompt) + TOOL_CALL_TOKENS, 0),
+    reasoningTokens,
+  });
+  const imageTotals = (items: Planned[]) =>
+    items.reduce(
+      (total, image) => ({
+        textInputTokens: total.textInputTokens + image.usage.textInputTokens,
+        textOutputTokens: total.textOutputTokens + image.usage.textOutputTokens,
+        imageInputTokens: total.imageInputTokens + image.usage.imageInputTokens,
+        imageOutputTokens: total.imageOutputTokens + image.usage.imageOutputTokens,
+      }),
+      { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
+    );
+
+  async function render(prompt: string): Promise<Buffer> {
+    const format = tool.outputFormat;
+    if (action === "edit") {
+      const paths = (await call.files.uploads()).map((upload) => upload.path);
+      return renderEdit({ prompt, images: paths, width, height, format, compression: tool.outputCompression });
+    }
+    return renderImage({ prompt, width, height, format, compression: tool.outputCompression, quality });
+  }
+
+  async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
+    yield* builder.start();
+    await sleep(thinkMs, signal);
+    for (const prompt of prompts) {
+      if (signal.aborted) return;
+      const { itemId, outputIndex, events: opening } = builder.imageStart();
+      const usage = imageUsage({ prompt, width, height, quality, inputs: action === "edit" ? call.images.map((image) => image.info) : [] });
+      started.push({ itemId, prompt, usage });
+      yield* opening;
+      await sleep(imageMs * 0.15, signal);
+      if (signal.aborted) return;
+      yield builder.imageGenerating(itemId, outputIndex);
+      // Rendering and the pacing run together: a 4K render that takes longer than the pacing is not slowed further.
+      const [image] = await Promise.all([render(prompt), sleep(imageMs * 0.85, signal)]);
+      if (signal.aborted) return;
+      generated.add(itemId);
+      yield* builder.imageDone(itemId, outputIndex, {
+        b64: image.toString("base64"),
+        size: `${width}x${height}`,
+        quality,
+        outputFormat: tool.outputFormat,
+        background: "opaque",
+        revisedPrompt: prompt,
+      });
+    }
+    yield builder.completed(textCounts(), imageTotals(started));
+  }
+
+  return {
+    events: events(),
+    usage(delivered): ResponsesUsage {
+      const billed = started.filter((image) => delivered.has(image.itemId));
+      const counts = textCounts();
+      return {
+        text: { inputTokens: counts.inputTokens, outputTokens: counts.outputTokens },
+        image: imageTotals(billed),
+        imagesGenerated: generated.size,
+        imagesDelivered: billed.length,
+        detail: { path: "simulator", action, imagesRequested: count, size: `${width}x${height}`, quality, outputFormat: tool.outputFormat },
+      };
+    },
+  };
+}
