@@ -8,10 +8,8 @@
 // Billing is two parts in one ledger row (spec §1): the text model's tokens at std-5.5 prices and the image tool's
 // tokens at std-image-2 prices, settled when the stream ends; a stream cut by either side pays for the images that
 // reached the client and the text used so far.
-import { z } from "zod";
 import { env } from "../env";
 import { readJsonObject } from "../http/json";
-import { log } from "../runtime/log";
 import { IMAGE_MODEL } from "../models";
 import { costOf, type Price } from "../billing/prices";
 import { checkPrompt } from "../moderation/store";
