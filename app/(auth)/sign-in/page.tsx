@@ -1,0 +1,16 @@
+import { redirect } from "next/navigation";
+import { pageSession } from "@/lib/portal/server";
+import { safeCallback } from "@/lib/portal/callback";
+import { SignInForm } from "@/components/auth/sign-in-form";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Sign in · Model Gateway" };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = await searchParams;
+  const callbackUrl = safeCallback(typeof params.callbackUrl === "string" ? params.callbackUrl : null);
+  if (await pageSession()) redirect(callbackUrl);
+  const email = typeof params.email === "string" ? params.email : "";
+  const reset = params.reset === "1";
+  return <SignInForm callbackUrl={callbackUrl} initialEmail={email} afterReset={reset} />;
+}

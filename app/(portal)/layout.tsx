@@ -1,0 +1,13 @@
+// Every signed-in page: the session is checked on the server (no page of the portal renders without one).
+import type { ReactNode } from "react";
+import { redirect } from "next/navigation";
+import { pageSession } from "@/lib/portal/server";
+import { PortalShell } from "@/components/portal-shell";
+
+export const dynamic = "force-dynamic";
+
+export default async function PortalLayout({ children }: { children: ReactNode }) {
+  const user = await pageSession();
+  if (!user) redirect("/sign-in");
+  return <PortalShell user={{ email: user.email, role: user.role }}>{children}</PortalShell>;
+}

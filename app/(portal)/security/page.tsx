@@ -1,0 +1,7 @@
+import { SecurityPage } from "@/components/portal/security";
+
+export const metadata = { title: "Security · Model Gateway" };
+
+export default function Page() {
+  return <SecurityPage />;
+}

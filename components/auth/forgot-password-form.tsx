@@ -1,0 +1,82 @@
+"use client";
+// Asks for a reset link (POST /api/user/reset/request). The answer is the same for every email.
+import { useState, type FormEvent } from "react";
+import Link from "next/link";
+import { Alert, Anchor, Button, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
+import { IconMailForward } from "@tabler/icons-react";
+import { api, formErrors, NO_ERRORS, type FormErrors } from "@/lib/portal/api";
+import { FormError } from "@/components/feedback";
+
+export function ForgotPasswordForm() {
+  const [email, setEmail] = useState("");
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [submitting, setSubmitting] = useState(false);
+  const [sent, setSent] = useState<string | null>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!email.trim()) {
+      setErrors({ fields: { email: "Enter the email address of your account" }, form: null });
+      return;
+    }
+    setErrors(NO_ERRORS);
+    setSubmitting(true);
+    try {
+      const answer = await api<{ message: string }>("/api/user/reset/request", { body: { email } });
+      setSent(answer.message);
+    } catch (error) {
+      setErrors(formErrors(error, ["email"]));
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <Paper withBorder shadow="sm" radius="lg" p={{ base: "lg", sm: 32 }}>
+      <Stack gap="xs" mb="lg">
+        <Title order={1} fz={24}>
+          Reset your password
+        </Title>
+        <Text size="sm" c="dimmed">
+          Enter the email of your account and we will send you a link to choose a new password.
+        </Text>
+      </Stack>
+      {sent ? (
+        <Stack gap="md">
+          <Alert color="teal" variant="light" icon={<IconMailForward size={18} />} title="Check your inbox" role="status">
+            {sent}
+          </Alert>
+          <Button variant="default" onClick={() => setSent(null)}>
+            Send another link
+          </Button>
+        </Stack>
+      ) : (
+        <form onSubmit={submit} noValidate aria-label="Request a password reset link">
+          <Stack gap="md">
+            <FormError message={errors.form} />
+            <TextInput
+              label="Email"
+              type="email"
+              autoComplete="email"
+              required
+              autoFocus
+              value={email}
+              onChange={(event) => setEmail(event.currentTarget.value)}
+              error={errors.fields.email}
+              name="email"
+            />
+            <Button type="submit" fullWidth size="md" loading={submitting}>
+              Send reset link
+            </Button>
+          </Stack>
+        </form>
+      )}
+      <Text size="sm" ta="center" mt="lg">
+        Remembered it?{" "}
+        <Anchor component={Link} href="/sign-in">
+          Back to sign in
+        </Anchor>
+      </Text>
+    </Paper>
+  );
+}

@@ -1,0 +1,145 @@
+"use client";
+// Email + password through next-auth's credentials provider; when the account has 2FA on, the provider answers
+// "Second factor required" and the form asks for an authenticator or backup code, then signs in with all three.
+import { useRef, useState, type FormEvent } from "react";
+import Link from "next/link";
+import { signIn } from "next-auth/react";
+import { Alert, Anchor, Button, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
+import { IconInfoCircle, IconShieldLock } from "@tabler/icons-react";
+import { FormError } from "@/components/feedback";
+
+const SECOND_FACTOR_REQUIRED = "Second factor required";
+const INVALID_CODE = "Invalid authentication code";
+
+export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false }: { callbackUrl: string; initialEmail?: string; afterReset?: boolean }) {
+  const [email, setEmail] = useState(initialEmail);
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [needsCode, setNeedsCode] = useState(false);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const codeInput = useRef<HTMLInputElement>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const errors: Record<string, string> = {};
+    if (!email.trim()) errors.email = "Enter your email address";
+    if (!password) errors.password = "Enter your password";
+    if (needsCode && !code.trim()) errors.code = "Enter the code from your authenticator app, or a backup code";
+    setFieldErrors(errors);
+    setFormError(null);
+    if (Object.keys(errors).length) return;
+    setSubmitting(true);
+    try {
+      // `code` is sent only when there is one: an empty field must not reach the provider as a code.
+      const result = await signIn("credentials", { email, password, ...(needsCode ? { code: code.trim() } : {}), redirect: false });
+      if (result && !result.error && result.ok) {
+        window.location.assign(callbackUrl);
+        return;
+      }
+      const message = result?.error ?? "Sign-in failed. Try again.";
+      if (message === SECOND_FACTOR_REQUIRED) {
+        setNeedsCode(true);
+        setTimeout(() => codeInput.current?.focus(), 0);
+      } else if (message === INVALID_CODE) {
+        setFieldErrors({ code: "That code is not valid or was already used. Enter the current code." });
+        setCode("");
+        codeInput.current?.focus();
+      } else if (message === "CredentialsSignin" || message === "Invalid email or password") {
+        setFormError("Invalid email or password.");
+      } else {
+        setFormError(message);
+      }
+    } catch {
+      setFormError("Could not reach the server. Check your connection and try again.");
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <Paper withBorder shadow="sm" radius="lg" p={{ base: "lg", sm: 32 }}>
+      <Stack gap="xs" mb="lg">
+        <Title order={1} fz={24}>
+          {needsCode ? "Two-step verification" : "Sign in"}
+        </Title>
+        <Text size="sm" c="dimmed">
+          {needsCode ? "Your account is protected with two-factor authentication." : "Welcome back. Sign in to manage your keys, usage and balance."}
+        </Text>
+      </Stack>
+      {afterReset ? (
+        <Alert color="teal" variant="light" mb="md" icon={<IconInfoCircle size={18} />}>
+          Your password was changed. Sign in with the new one.
+        </Alert>
+      ) : null}
+      <form onSubmit={submit} noValidate aria-label="Sign in">
+        <Stack gap="md">
+          <FormError message={formError} />
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.currentTarget.value)}
+            error={fieldErrors.email}
+            readOnly={needsCode}
+            autoFocus={!initialEmail}
+            name="email"
+          />
+          <PasswordInput
+            label="Password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.currentTarget.value)}
+            error={fieldErrors.password}
+            readOnly={needsCode}
+            autoFocus={Boolean(initialEmail)}
+            name="password"
+          />
+          {needsCode ? (
+            <TextInput
+              ref={codeInput}
+              label="Authentication code"
+              description="The 6-digit code from your authenticator app, or one of your backup codes."
+              leftSection={<IconShieldLock size={16} />}
+              autoComplete="one-time-code"
+              inputMode="text"
+              required
+              value={code}
+              onChange={(event) => setCode(event.currentTarget.value)}
+              error={fieldErrors.code}
+              name="code"
+            />
+          ) : null}
+          <Button type="submit" fullWidth size="md" loading={submitting}>
+            {needsCode ? "Verify and sign in" : "Sign in"}
+          </Button>
+          {needsCode ? (
+            <Button
+              variant="subtle"
+              color="gray"
+              onClick={() => {
+                setNeedsCode(false);
+                setCode("");
+                setFieldErrors({});
+              }}
+            >
+              Use another account
+            </Button>
+          ) : null}
+        </Stack>
+      </form>
+      <Group justify="space-between" mt="lg">
+        <Anchor component={Link} href="/forgot-password" size="sm">
+          Forgot your password?
+        </Anchor>
+        <Anchor component={Link} href="/sign-up" size="sm">
+          Create an account
+        </Anchor>
+      </Group>
+    </Paper>
+  );
+}

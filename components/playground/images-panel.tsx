@@ -1,0 +1,148 @@
+"use client";
+// Image generation: POST /v1/images/generations with the user's key; the image is shown as it came back
+// (data[0].b64_json), with its size, quality, format, tokens, latency and the cost read from the ledger.
+import { useState } from "react";
+import { Button, Card, EmptyState, Grid, Stack, Text, Textarea, Title } from "@mantine/core";
+import { IconPhoto, IconSparkles } from "@tabler/icons-react";
+import { errorFrom, fieldMessage, useOrigin, type ApiError } from "@/lib/portal/api";
+import { authHeaders, DEFAULT_IMAGE_SETTINGS, findLedgerRow, imagesBody, type ImageSettings } from "@/lib/portal/playground";
+import { buildSnippets } from "@/lib/portal/snippets";
+import type { ModelSource } from "@/lib/portal/server";
+import { ImageControls, sizeProblem } from "./image-controls";
+import { SnippetCard } from "./snippet-card";
+import { CostLine, ImageCard, RunError, type ShownImage } from "./shared";
+
+type Result = ShownImage & { id: number; requestId: string | null; cost?: number | null };
+
+const FIELD_PARAMS = ["prompt", "size", "quality", "output_format", "output_compression", "moderation"];
+
+export function ImagesPanel({ model, source, getKey, onKeyRejected }: { model: string; source: ModelSource | undefined; getKey: () => Promise<string>; onKeyRejected: () => void }) {
+  const [prompt, setPrompt] = useState("A lighthouse on a rocky coast at sunset, watercolor");
+  const [settings, setSettings] = useState<ImageSettings>(DEFAULT_IMAGE_SETTINGS);
+  const [running, setRunning] = useState(false);
+  const [error, setError] = useState<ApiError | Error | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [results, setResults] = useState<Result[]>([]);
+
+  const body = imagesBody(model, prompt, { ...settings, size: settings.size.trim() });
+  const origin = useOrigin();
+  const invalid = Boolean(sizeProblem(settings.size)) || !prompt.trim();
+
+  async function run(event: { preventDefault(): void }) {
+    event.preventDefault();
+    if (invalid) {
+      if (!prompt.trim()) setFieldErrors({ prompt: "Describe the image to generate" });
+      return;
+    }
+    setRunning(true);
+    setError(null);
+    setFieldErrors({});
+    const started = performance.now();
+    try {
+      const key = await getKey();
+      const response = await fetch("/v1/images/generations", { method: "POST", headers: authHeaders("images", key), body: JSON.stringify(body) });
+      if (!response.ok) {
+        const failure = await errorFrom(response);
+        if (failure.param && FIELD_PARAMS.includes(failure.param)) setFieldErrors({ [failure.param]: fieldMessage(failure.message) });
+        else setError(failure);
+        return;
+      }
+      const answer = (await response.json()) as {
+        data: { b64_json?: string; url?: string; revised_prompt?: string }[];
+        output_format?: string;
+        size?: string;
+        quality?: string;
+        usage?: { output_tokens_details?: { image_tokens?: number } };
+      };
+      const item = answer.data[0];
+      const b64 = item?.b64_json ?? item?.url?.replace(/^data:[^,]*,/, "") ?? "";
+      const requestId = response.headers.get("x-request-id");
+      const id = Date.now();
+      setResults((current) => [
+        {
+          id,
+          requestId,
+          b64,
+          format: answer.output_format ?? settings.format,
+          label: prompt.slice(0, 40) || "image",
+          size: answer.size,
+          quality: answer.quality,
+          revisedPrompt: item?.revised_prompt,
+          tokens: answer.usage?.output_tokens_details?.image_tokens,
+          latencyMs: Math.round(performance.now() - started),
+        },
+        ...current.slice(0, 5),
+      ]);
+      void findLedgerRow(requestId, model)
+        .then((row) => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: row ? row.cost : null } : result))))
+        .catch(() => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: null } : result))));
+    } catch (caught) {
+      setError(caught as Error);
+    } finally {
+      setRunning(false);
+    }
+  }
+
+  return (
+    <Grid gap="md">
+      <Grid.Col span={{ base: 12, md: 5 }}>
+        <Card withBorder radius="lg" padding="lg">
+          <form onSubmit={run} noValidate aria-label="Generate an image">
+            <Stack gap="md">
+              <Textarea
+                label="Prompt"
+                description="Describe the image. Text in images and exact placement may come out imprecise."
+                autosize
+                minRows={3}
+                maxRows={8}
+                value={prompt}
+                onChange={(event) => setPrompt(event.currentTarget.value)}
+                error={fieldErrors.prompt}
+                name="prompt"
+                onKeyDown={(event) => {
+                  if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) void run(event);
+                }}
+              />
+              <ImageControls value={settings} onChange={setSettings} serverErrors={fieldErrors} />
+              <Button type="submit" size="md" loading={running} disabled={invalid} leftSection={<IconSparkles size={18} />}>
+                Generate image
+              </Button>
+              <Text size="xs" c="dimmed" ta="center">
+                Ctrl/⌘ + Enter in the prompt also generates.
+              </Text>
+            </Stack>
+          </form>
+        </Card>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, md: 7 }}>
+        <Stack gap="md">
+          <RunError error={error} onRenewKey={onKeyRejected} />
+          {results.length === 0 ? (
+            <Card withBorder radius="lg" py={56}>
+              <EmptyState
+                icon={running ? <IconSparkles size={28} /> : <IconPhoto size={28} />}
+                variant="light"
+                title={running ? "Generating…" : "Your images appear here"}
+                description={running ? "Complex prompts can take up to two minutes." : "Pick a size, quality and format, then generate. Each image is billed by its tokens."}
+              />
+            </Card>
+          ) : (
+            results.map((result, index) => (
+              <div key={result.id}>
+                {index === 1 ? (
+                  <Title order={3} fz="sm" c="dimmed" mb="xs">
+                    Earlier in this session
+                  </Title>
+                ) : null}
+                <ImageCard image={result} source={source}>
+                  <CostLine cost={result.cost} pending={result.cost === undefined} />
+                </ImageCard>
+              </div>
+            ))
+          )}
+          <SnippetCard snippets={buildSnippets(origin, "/v1/images/generations", body)} />
+        </Stack>
+      </Grid.Col>
+    </Grid>
+  );
+}

@@ -1,0 +1,120 @@
+"use client";
+// Pieces the playground panels share: the error box (with the way out for an empty balance or key), the cost
+// line read back from the ledger, and the image card.
+import Link from "next/link";
+import { Alert, Anchor, Badge, Button, Card, Group, Image, Stack, Text } from "@mantine/core";
+import { IconAlertTriangle, IconDownload } from "@tabler/icons-react";
+import type { ApiError } from "@/lib/portal/api";
+import { count, usdPrecise } from "@/lib/portal/format";
+import { formatSeconds } from "@/lib/portal/playground";
+import type { ModelSource } from "@/lib/portal/server";
+import { SimulatorBadge } from "@/components/feedback";
+
+const MONEY_CODES = new Set(["insufficient_balance", "quota_exhausted", "insufficient_quota"]);
+const KEY_CODES = new Set(["invalid_api_key", "expired_api_key", "disabled_api_key", "missing_api_key", "authentication_error"]);
+
+export function RunError({ error, onRenewKey }: { error: ApiError | Error | null; onRenewKey?: () => void }) {
+  if (!error) return null;
+  const code = "code" in error ? (error as ApiError).code : "";
+  return (
+    <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title="The request failed" role="alert" data-testid="run-error">
+      <Stack gap="xs">
+        <Text size="sm">{error.message}</Text>
+        {MONEY_CODES.has(code) ? (
+          <Group>
+            <Button size="xs" component={Link} href="/redeem" variant="light">
+              Redeem a code
+            </Button>
+          </Group>
+        ) : null}
+        {KEY_CODES.has(code) && onRenewKey ? (
+          <Group>
+            <Button size="xs" variant="light" onClick={onRenewKey}>
+              Get a new playground key
+            </Button>
+          </Group>
+        ) : null}
+      </Stack>
+    </Alert>
+  );
+}
+
+export function SourceBadge({ source }: { source: ModelSource | undefined }) {
+  if (source === "simulator") return <SimulatorBadge />;
+  if (source === "mixed") return <SimulatorBadge mixed />;
+  return null;
+}
+
+/** "$0.006144 · 196 image tokens" once the ledger row is there; a placeholder until then. */
+export function CostLine({ cost, pending }: { cost: number | null | undefined; pending: boolean }) {
+  if (cost === undefined || (cost === null && pending)) {
+    return (
+      <Text size="sm" c="dimmed">
+        Cost: reading the ledger…
+      </Text>
+    );
+  }
+  if (cost === null) {
+    return (
+      <Text size="sm" c="dimmed">
+        Cost: see{" "}
+        <Anchor component={Link} href="/usage" size="sm">
+          Usage
+        </Anchor>
+      </Text>
+    );
+  }
+  return (
+    <Text size="sm" fw={600} data-testid="run-cost">
+      Cost: {usdPrecise(cost)}
+    </Text>
+  );
+}
+
+export type ShownImage = {
+  b64: string;
+  format: string;
+  label: string;
+  size?: string;
+  quality?: string;
+  revisedPrompt?: string;
+  latencyMs?: number;
+  tokens?: number;
+};
+
+export function ImageCard({ image, source, children }: { image: ShownImage; source: ModelSource | undefined; children?: React.ReactNode }) {
+  const src = `data:image/${image.format};base64,${image.b64}`;
+  return (
+    <Card withBorder radius="lg" padding="sm" data-testid="result-card">
+      <Card.Section>
+        <div className="image-stage">
+          <Image src={src} alt={image.revisedPrompt ?? image.label} fit="contain" mah={520} data-testid="result-image" />
+        </div>
+      </Card.Section>
+      <Stack gap={6} mt="sm">
+        <Group gap={6} wrap="wrap">
+          <SourceBadge source={source} />
+          {image.size ? <Badge variant="default" tt="none">{image.size}</Badge> : null}
+          {image.quality ? <Badge variant="default" tt="none">{image.quality}</Badge> : null}
+          <Badge variant="default" tt="none">{image.format}</Badge>
+          {image.tokens !== undefined ? <Badge variant="default" tt="none">{count(image.tokens)} image tokens</Badge> : null}
+          {image.latencyMs !== undefined ? <Badge variant="default" tt="none">{formatSeconds(image.latencyMs)}</Badge> : null}
+        </Group>
+        {image.revisedPrompt ? (
+          <Text size="sm">
+            <Text span c="dimmed" size="sm">
+              Revised prompt:{" "}
+            </Text>
+            <span data-testid="revised-prompt">{image.revisedPrompt}</span>
+          </Text>
+        ) : null}
+        <Group justify="space-between" wrap="wrap">
+          <div>{children}</div>
+          <Button size="xs" variant="default" component="a" href={src} download={`${image.label.replace(/[^\w-]+/g, "-")}.${image.format === "jpeg" ? "jpg" : image.format}`} leftSection={<IconDownload size={14} />}>
+            Download
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}

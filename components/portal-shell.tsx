@@ -1,0 +1,191 @@
+"use client";
+// The app shell around every signed-in page: header (menu button on small screens, product name, colour scheme,
+// account menu with sign-out), navigation (the operator section only for admins) and the page.
+import type { ReactNode } from "react";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { signOut } from "next-auth/react";
+import {
+  ActionIcon,
+  AppShell,
+  Avatar,
+  Badge,
+  Box,
+  Burger,
+  Group,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Text,
+  ThemeIcon,
+  Tooltip,
+  UnstyledButton,
+  useComputedColorScheme,
+  useMantineColorScheme,
+} from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import {
+  IconBolt,
+  IconChartBar,
+  IconChevronDown,
+  IconGauge,
+  IconGift,
+  IconKey,
+  IconLogout,
+  IconMail,
+  IconMoon,
+  IconReceipt,
+  IconServer,
+  IconShieldLock,
+  IconSparkles,
+  IconSun,
+  IconTicket,
+  IconUsers,
+  IconUsersGroup,
+} from "@tabler/icons-react";
+
+export type ShellUser = { email: string; role: "user" | "admin" };
+
+type Item = { href: string; label: string; icon: typeof IconGauge; description?: string };
+
+const PORTAL_ITEMS: Item[] = [
+  { href: "/dashboard", label: "Dashboard", icon: IconGauge },
+  { href: "/playground", label: "Playground", icon: IconSparkles },
+  { href: "/keys", label: "API keys", icon: IconKey },
+  { href: "/usage", label: "Usage", icon: IconChartBar },
+  { href: "/redeem", label: "Redeem a code", icon: IconGift },
+  { href: "/security", label: "Security", icon: IconShieldLock },
+];
+
+const ADMIN_ITEMS: Item[] = [
+  { href: "/admin/channels", label: "Channels", icon: IconServer },
+  { href: "/admin/users", label: "Users", icon: IconUsers },
+  { href: "/admin/groups", label: "Groups & prices", icon: IconUsersGroup },
+  { href: "/admin/codes", label: "Redeem codes", icon: IconTicket },
+  { href: "/admin/usage", label: "Ledger", icon: IconReceipt },
+  { href: "/admin/outbox", label: "Email outbox", icon: IconMail },
+];
+
+/**
+ * Light/dark switch. What it renders must not depend on the stored scheme (the server cannot know it, and a
+ * difference would break hydration), so both icons are rendered and CSS shows the right one.
+ */
+function ColorSchemeToggle() {
+  const { setColorScheme } = useMantineColorScheme();
+  const computed = useComputedColorScheme("light", { getInitialValueInEffect: true });
+  return (
+    <Tooltip label="Light or dark mode">
+      <ActionIcon variant="default" size="lg" aria-label="Switch between light and dark mode" onClick={() => setColorScheme(computed === "dark" ? "light" : "dark")}>
+        <IconSun size={18} className="icon-dark-only" />
+        <IconMoon size={18} className="icon-light-only" />
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
+export function PortalShell({ user, children }: { user: ShellUser; children: ReactNode }) {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const pathname = usePathname();
+
+  const link = (item: Item) => (
+    <NavLink
+      key={item.href}
+      component={Link}
+      href={item.href}
+      label={item.label}
+      leftSection={<item.icon size={18} stroke={1.6} />}
+      active={pathname === item.href || pathname.startsWith(`${item.href}/`)}
+      onClick={close}
+      variant="light"
+      style={{ borderRadius: "var(--mantine-radius-md)" }}
+    />
+  );
+
+  return (
+    <AppShell header={{ height: 60 }} navbar={{ width: 250, breakpoint: "sm", collapsed: { mobile: !opened } }} padding="lg">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={opened ? "Close navigation" : "Open navigation"} />
+            <UnstyledButton component={Link} href="/dashboard" aria-label="Model Gateway home">
+              <Group gap={8} wrap="nowrap">
+                <ThemeIcon size={32} radius="md" variant="gradient" gradient={{ from: "indigo", to: "violet", deg: 135 }}>
+                  <IconBolt size={20} />
+                </ThemeIcon>
+                <Text fw={700} size="lg" visibleFrom="xs">
+                  Model Gateway
+                </Text>
+              </Group>
+            </UnstyledButton>
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <ColorSchemeToggle />
+            <Menu position="bottom-end" width={240} withinPortal>
+              <Menu.Target>
+                <UnstyledButton aria-label="Account menu" data-testid="account-menu" className="account-button">
+                  <Group gap={8} wrap="nowrap">
+                    <Avatar size={30} radius="xl" color="indigo">
+                      {user.email.slice(0, 1).toUpperCase()}
+                    </Avatar>
+                    <Box visibleFrom="sm" maw={200}>
+                      <Text size="sm" fw={500} truncate>
+                        {user.email}
+                      </Text>
+                    </Box>
+                    <IconChevronDown size={14} />
+                  </Group>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Label>
+                  Signed in as {user.role === "admin" ? <Badge size="xs" variant="light" ml={4}>admin</Badge> : null}
+                </Menu.Label>
+                <Menu.Item disabled>
+                  <Text size="sm" truncate>
+                    {user.email}
+                  </Text>
+                </Menu.Item>
+                <Menu.Divider />
+                <Menu.Item component={Link} href="/security" leftSection={<IconShieldLock size={16} />}>
+                  Security
+                </Menu.Item>
+                {/* No redirect by next-auth: without NEXTAUTH_URL it would build the URL from localhost:3000. */}
+                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOut({ redirect: false }).finally(() => window.location.assign("/sign-in"))}>
+                  Sign out
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
+        </Group>
+      </AppShell.Header>
+
+      <AppShell.Navbar p="sm" aria-label="Main navigation">
+        <AppShell.Section grow component={ScrollArea}>
+          <Box component="nav" aria-label="Portal">
+            {PORTAL_ITEMS.map(link)}
+          </Box>
+          {user.role === "admin" ? (
+            <Box component="nav" aria-label="Operator" mt="lg">
+              <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mb={6}>
+                Operator
+              </Text>
+              {ADMIN_ITEMS.map(link)}
+            </Box>
+          ) : null}
+        </AppShell.Section>
+        <AppShell.Section>
+          <Text size="xs" c="dimmed" px="sm" py="xs">
+            API base URL: <code>/v1</code>
+          </Text>
+        </AppShell.Section>
+      </AppShell.Navbar>
+
+      <AppShell.Main id="main" tabIndex={-1} className="portal-main">
+        {children}
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,132 @@
+"use client";
+// Redeem a code: POST /api/user/topup {key} → {quota, balance}; shows what was added and the new balance, and the
+// account's earlier top-ups.
+import { useState, type FormEvent } from "react";
+import { Alert, Button, Card, Grid, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { IconCircleCheck, IconGift, IconTicket } from "@tabler/icons-react";
+import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
+import { dateTime, usd } from "@/lib/portal/format";
+import type { Self, UsagePage } from "@/lib/portal/types";
+import { PageHeader } from "@/components/page-header";
+import { FormError, LoadError } from "@/components/feedback";
+
+export function RedeemPage() {
+  const self = useApi<Self>("/api/user/self");
+  const history = useApi<UsagePage>("/api/user/usage?kind=topup&limit=10");
+  const [code, setCode] = useState("");
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [submitting, setSubmitting] = useState(false);
+  const [added, setAdded] = useState<{ quota: number; balance: number } | null>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!code.trim()) {
+      setErrors({ fields: { key: "Enter the code you received" }, form: null });
+      return;
+    }
+    setErrors(NO_ERRORS);
+    setAdded(null);
+    setSubmitting(true);
+    try {
+      const result = await api<{ quota: number; balance: number }>("/api/user/topup", { body: { key: code.trim() } });
+      setAdded(result);
+      setCode("");
+      void self.reload();
+      void history.reload();
+    } catch (error) {
+      setErrors(formErrors(error, ["key"]));
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Redeem a code" description="A redeem code adds its value to your balance once. Codes look like GW-XXXXX-XXXXX-XXXXX-XXXXX." />
+      <Grid gap="md">
+        <Grid.Col span={{ base: 12, md: 7 }}>
+          <Card withBorder radius="lg" padding="lg">
+            <form onSubmit={submit} noValidate aria-label="Redeem a code">
+              <Stack gap="md">
+                <FormError message={errors.form} />
+                {added ? (
+                  <Alert color="teal" variant="light" icon={<IconCircleCheck size={18} />} title={`Added ${usd(added.quota)}`} role="status" data-testid="redeem-result">
+                    Your balance is now <b>{usd(added.balance)}</b>.
+                  </Alert>
+                ) : null}
+                <TextInput
+                  label="Redeem code"
+                  placeholder="GW-XXXXX-XXXXX-XXXXX-XXXXX"
+                  leftSection={<IconTicket size={16} />}
+                  value={code}
+                  onChange={(event) => setCode(event.currentTarget.value)}
+                  error={errors.fields.key}
+                  autoComplete="off"
+                  spellCheck={false}
+                  autoFocus
+                  size="md"
+                  styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+                  name="code"
+                />
+                <Group justify="flex-end">
+                  <Button type="submit" loading={submitting} leftSection={<IconGift size={16} />}>
+                    Redeem
+                  </Button>
+                </Group>
+              </Stack>
+            </form>
+          </Card>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 5 }}>
+          <Card withBorder radius="lg" padding="lg" h="100%">
+            <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+              Current balance
+            </Text>
+            <Text fz={34} fw={700} data-testid="redeem-balance">
+              {/* The topup answer carries the new balance; the profile catches up a moment later. */}
+              {added && (!self.data || self.loading) ? usd(added.balance) : self.data ? usd(self.data.balance) : "…"}
+            </Text>
+            <Text size="sm" c="dimmed" mt="xs">
+              Every request is paid from this balance. Keys may have their own, lower limit.
+            </Text>
+          </Card>
+        </Grid.Col>
+      </Grid>
+
+      <Card withBorder radius="lg" padding="lg" mt="md">
+        <Title order={2} fz="lg" mb="sm">
+          Earlier top-ups
+        </Title>
+        {history.error ? <LoadError error={history.error} onRetry={history.reload} /> : null}
+        {history.data && history.data.data.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No codes redeemed yet.
+          </Text>
+        ) : history.data ? (
+          <Table.ScrollContainer minWidth={420}>
+            <Table verticalSpacing="xs">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Date</Table.Th>
+                  <Table.Th>What</Table.Th>
+                  <Table.Th ta="right">Added</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {history.data.data.map((row) => (
+                  <Table.Tr key={row.id}>
+                    <Table.Td>{dateTime(row.createdAt)}</Table.Td>
+                    <Table.Td>Redeem code</Table.Td>
+                    <Table.Td ta="right" c="teal" fw={500}>
+                      +{usd(-row.cost)}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        ) : null}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,140 @@
+"use client";
+// The portal's calls to its own JSON APIs (/api/user/*, /api/admin/*): same-origin fetch with the session cookie,
+// errors as ApiError carrying the server's {error:{code,message,param}}, and a small hook for GETs with loading,
+// error and reload. Forms map `param` to the field it names (fieldErrors below).
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly param: string | null;
+
+  constructor(status: number, code: string, message: string, param: string | null) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.param = param;
+  }
+}
+
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** The error of any failed answer, in the plain dialect ({error:{code,message,param}}) or OpenAI/Anthropic's. */
+export async function errorFrom(response: Response): Promise<ApiError> {
+  let body: unknown = null;
+  const text = await response.text().catch(() => "");
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  const error = (body as { error?: { code?: unknown; type?: unknown; message?: unknown; param?: unknown } } | null)?.error;
+  const message =
+    typeof error?.message === "string" && error.message
+      ? error.message
+      : response.status === 502 || response.status === 503 || response.status === 504
+        ? "The server is not reachable right now. Try again in a moment."
+        : `The request failed (HTTP ${response.status}).`;
+  const code = typeof error?.code === "string" ? error.code : typeof error?.type === "string" ? error.type : "http_" + response.status;
+  const param = typeof error?.param === "string" && error.param ? error.param : null;
+  return new ApiError(response.status, code, message, param);
+}
+
+export async function api<T = unknown>(path: string, options: { method?: Method; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+      headers: options.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: "same-origin",
+      cache: "no-store",
+      signal: options.signal,
+    });
+  } catch (error) {
+    if ((error as Error).name === "AbortError") throw error;
+    throw new ApiError(0, "network", "Could not reach the server. Check your connection and try again.", null);
+  }
+  if (!response.ok) throw await errorFrom(response);
+  const text = await response.text();
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Where to send someone whose session has ended, coming back here afterwards. */
+export function signInUrl(): string {
+  const back = typeof window === "undefined" ? "/dashboard" : window.location.pathname + window.location.search;
+  return `/sign-in?callbackUrl=${encodeURIComponent(back)}`;
+}
+
+export type Loaded<T> = {
+  data: T | null;
+  error: ApiError | null;
+  loading: boolean;
+  reload: () => Promise<void>;
+};
+
+/** GETs `path` (null: nothing yet) and again whenever it changes; a 401 sends the user to sign in. */
+export function useApi<T>(path: string | null): Loaded<T> {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [loading, setLoading] = useState(path !== null);
+  const latest = useRef(0);
+
+  const load = useCallback(async () => {
+    if (path === null) return;
+    const call = ++latest.current;
+    setLoading(true);
+    try {
+      const value = await api<T>(path);
+      if (call !== latest.current) return;
+      setData(value);
+      setError(null);
+    } catch (caught) {
+      if (call !== latest.current) return;
+      const failure = caught instanceof ApiError ? caught : new ApiError(0, "unknown", String(caught), null);
+      if (failure.status === 401) {
+        window.location.assign(signInUrl());
+        return;
+      }
+      setError(failure);
+    } finally {
+      if (call === latest.current) setLoading(false);
+    }
+  }, [path]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  return { data, error, loading, reload: load };
+}
+
+/** "Invalid 'email': must be an email address" → "Must be an email address" (the field's label says which). */
+export function fieldMessage(message: string): string {
+  const stripped = message.replace(/^Invalid '[^']*':\s*/, "");
+  return stripped.charAt(0).toUpperCase() + stripped.slice(1);
+}
+
+export type FormErrors = { fields: Record<string, string>; form: string | null };
+
+export const NO_ERRORS: FormErrors = { fields: {}, form: null };
+
+/**
+ * Puts a server error next to the field its `param` names (its first segment: "models.0" → "models"), or above
+ * the form when the form has no such field. `aliases` maps a param to a differently named form field.
+ */
+export function formErrors(error: unknown, fields: readonly string[], aliases: Record<string, string> = {}): FormErrors {
+  if (!(error instanceof ApiError)) return { fields: {}, form: error instanceof Error ? error.message : String(error) };
+  const param = error.param?.split(".")[0] ?? null;
+  const field = param ? (aliases[param] ?? param) : null;
+  if (field && fields.includes(field)) return { fields: { [field]: fieldMessage(error.message) }, form: null };
+  return { fields: {}, form: error.message };
+}
+
+const noSubscription = () => () => undefined;
+
+/** This site's origin for snippets and links: "" while rendering on the server, so hydration matches. */
+export function useOrigin(): string {
+  return useSyncExternalStore(noSubscription, () => window.location.origin, () => "");
+}

@@ -1,0 +1,71 @@
+// Display formats shared by the portal's pages. Money is stored as integer micro-USD (1 unit = $0.000001).
+export const MICROS_PER_USD = 1_000_000;
+
+const usd2 = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** A balance or total: "$12.34"; amounts under a cent keep their significant digits ("$0.0061"). */
+export function usd(micros: number): string {
+  const value = micros / MICROS_PER_USD;
+  if (value !== 0 && Math.abs(value) < 0.01) {
+    return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`;
+  }
+  return usd2.format(value);
+}
+
+/** A per-request cost, always with enough digits to see it: "$0.006144". */
+export function usdPrecise(micros: number): string {
+  const value = micros / MICROS_PER_USD;
+  if (value === 0 || Math.abs(value) >= 1) return usd2.format(value);
+  return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(6)}`;
+}
+
+export function usdToMicros(dollars: number): number {
+  return Math.round(dollars * MICROS_PER_USD);
+}
+
+export function count(value: number): string {
+  return integer.format(value);
+}
+
+export function dateTime(value: string | Date | null | undefined): string {
+  if (!value) return "—";
+  const date = typeof value === "string" ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return "—";
+  return date.toLocaleString("en-GB", { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit" });
+}
+
+export function dateOnly(value: string | Date | null | undefined): string {
+  if (!value) return "—";
+  const date = typeof value === "string" ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return "—";
+  return date.toLocaleDateString("en-GB", { year: "numeric", month: "short", day: "2-digit" });
+}
+
+/** "3 minutes ago", "in 2 days"; "—" for none. */
+export function relative(value: string | Date | null | undefined, now = Date.now()): string {
+  if (!value) return "—";
+  const time = (typeof value === "string" ? new Date(value) : value).getTime();
+  if (Number.isNaN(time)) return "—";
+  const seconds = Math.round((time - now) / 1000);
+  const format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+  const steps: [Intl.RelativeTimeFormatUnit, number][] = [
+    ["year", 365 * 86400],
+    ["month", 30 * 86400],
+    ["day", 86400],
+    ["hour", 3600],
+    ["minute", 60],
+  ];
+  for (const [unit, size] of steps) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  return Math.abs(seconds) < 10 ? "just now" : format.format(seconds, "second");
+}
+
+export function latency(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "—";
+  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${count(ms)} ms`;
+}
+
+/** YYYY-MM-DD of a Date in UTC (the ledger's days are UTC days). */
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

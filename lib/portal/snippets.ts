@@ -1,0 +1,104 @@
+// Ready-to-copy code for the playground's current request: curl, and the official OpenAI / Anthropic SDKs in Python
+// and Node. The key is read from the GATEWAY_API_KEY environment variable, never written into the snippet.
+export type PlaygroundEndpoint = "/v1/images/generations" | "/v1/responses" | "/v1/chat/completions" | "/v1/messages";
+
+export type Snippets = { curl: string; python: string; node: string };
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A JSON value written as a Python literal (True/False/None), indented like JSON.stringify(value, null, 2). */
+export function pythonLiteral(value: unknown, indent = 0): string {
+  const pad = "    ".repeat(indent);
+  const inner = "    ".repeat(indent + 1);
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (!value.length) return "[]";
+    return `[\n${value.map((item) => inner + pythonLiteral(item, indent + 1)).join(",\n")},\n${pad}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+  if (!entries.length) return "{}";
+  return `{\n${entries.map(([key, item]) => `${inner}${JSON.stringify(key)}: ${pythonLiteral(item, indent + 1)}`).join(",\n")},\n${pad}}`;
+}
+
+/** Keyword arguments for a Python call: `model="x",\n    prompt="y"`. */
+function pythonKwargs(body: Record<string, unknown>): string {
+  return Object.entries(body)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `    ${key}=${pythonLiteral(value, 1)},`)
+    .join("\n");
+}
+
+function nodeObject(body: Record<string, unknown>): string {
+  return JSON.stringify(body, null, 2).replace(/\n/g, "\n  ");
+}
+
+export function buildSnippets(origin: string, endpoint: PlaygroundEndpoint, body: Record<string, unknown>): Snippets {
+  const url = `${origin}${endpoint}`;
+  const json = JSON.stringify(body, null, 2);
+  const stream = body.stream === true;
+  const authHeaders =
+    endpoint === "/v1/messages"
+      ? `  -H "x-api-key: $GATEWAY_API_KEY" \\\n  -H "anthropic-version: 2023-06-01" \\\n`
+      : `  -H "Authorization: Bearer $GATEWAY_API_KEY" \\\n`;
+  let curl = `curl ${stream ? "-N " : ""}-sS ${url} \\\n${authHeaders}  -H "Content-Type: application/json" \\\n  -d ${shellQuote(json)}`;
+  if (endpoint === "/v1/images/generations") {
+    const format = typeof body.output_format === "string" ? body.output_format : "png";
+    curl += ` \\\n  | jq -r '.data[0].b64_json' | base64 --decode > image.${format}`;
+  }
+
+  const openaiPython = `import os\nfrom openai import OpenAI\n\nclient = OpenAI(base_url="${origin}/v1", api_key=os.environ["GATEWAY_API_KEY"])\n`;
+  const openaiNode = `import OpenAI from "openai";\n\nconst client = new OpenAI({ baseURL: "${origin}/v1", apiKey: process.env.GATEWAY_API_KEY });\n`;
+
+  if (endpoint === "/v1/images/generations") {
+    const format = typeof body.output_format === "string" ? body.output_format : "png";
+    return {
+      curl,
+      python: `import base64\n${openaiPython}\nresult = client.images.generate(\n${pythonKwargs(body)}\n)\nwith open("image.${format}", "wb") as file:\n    file.write(base64.b64decode(result.data[0].b64_json))\n`,
+      node: `import { writeFileSync } from "node:fs";\n${openaiNode}\nconst result = await client.images.generate(${nodeObject(body)});\nwriteFileSync("image.${format}", Buffer.from(result.data[0].b64_json, "base64"));\n`,
+    };
+  }
+  if (endpoint === "/v1/responses") {
+    return {
+      curl,
+      python:
+        `import base64\n${openaiPython}\nstream = client.responses.create(\n${pythonKwargs(body)}\n)\n` +
+        `count = 0\nfor event in stream:\n    print(event.type)\n` +
+        `    if event.type == "response.image_generation_call.partial_image":\n        count += 1\n` +
+        `        with open(f"image-{count}.${String((body.tools as { output_format?: string }[] | undefined)?.[0]?.output_format ?? "png")}", "wb") as file:\n` +
+        `            file.write(base64.b64decode(event.partial_image_b64))\n`,
+      node:
+        `import { writeFileSync } from "node:fs";\n${openaiNode}\nconst stream = await client.responses.create(${nodeObject(body)});\n` +
+        `let count = 0;\nfor await (const event of stream) {\n  console.log(event.type);\n` +
+        `  if (event.type === "response.image_generation_call.partial_image") {\n` +
+        `    writeFileSync(\`image-\${++count}.${String((body.tools as { output_format?: string }[] | undefined)?.[0]?.output_format ?? "png")}\`, Buffer.from(event.partial_image_b64, "base64"));\n  }\n}\n`,
+    };
+  }
+  if (endpoint === "/v1/chat/completions") {
+    return {
+      curl,
+      python:
+        `${openaiPython}\nstream = client.chat.completions.create(\n${pythonKwargs(body)}\n)\n` +
+        `for chunk in stream:\n    if chunk.choices and chunk.choices[0].delta.content:\n        print(chunk.choices[0].delta.content, end="", flush=True)\nprint()\n`,
+      node:
+        `${openaiNode}\nconst stream = await client.chat.completions.create(${nodeObject(body)});\n` +
+        `for await (const chunk of stream) {\n  process.stdout.write(chunk.choices[0]?.delta?.content ?? "");\n}\n`,
+    };
+  }
+  const { stream: _stream, ...messageBody } = body;
+  return {
+    curl,
+    python:
+      `import os\nfrom anthropic import Anthropic\n\nclient = Anthropic(base_url="${origin}", api_key=os.environ["GATEWAY_API_KEY"])\n\n` +
+      `with client.messages.stream(\n${pythonKwargs(messageBody)}\n) as stream:\n    for text in stream.text_stream:\n        print(text, end="", flush=True)\nprint()\n`,
+    node:
+      `import Anthropic from "@anthropic-ai/sdk";\n\nconst client = new Anthropic({ baseURL: "${origin}", apiKey: process.env.GATEWAY_API_KEY });\n\n` +
+      `const stream = client.messages.stream(${nodeObject(messageBody)});\n` +
+      `stream.on("text", (text) => process.stdout.write(text));\nawait stream.finalMessage();\n`,
+  };
+}

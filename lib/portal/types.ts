@@ -1,0 +1,149 @@
+// Shapes of the JSON the portal reads (lib/user/handlers.ts, lib/user/two-factor.ts, lib/admin/handlers.ts).
+// Dates arrive as ISO strings; money as integer micro-USD.
+
+export type Self = {
+  id: string;
+  email: string;
+  role: "user" | "admin";
+  status: string;
+  balance: number;
+  totpEnabled: boolean;
+  backupCodesRemaining: number;
+  groups: string[];
+  createdAt: string;
+  passwordChangedAt: string;
+};
+
+export type ApiKey = {
+  id: string;
+  prefix: string;
+  name: string;
+  userId: string;
+  group: string;
+  quotaRemaining: number;
+  unlimited: boolean;
+  expiresAt: string | null;
+  status: "active" | "disabled" | "expired" | "deleted";
+  lastUsedAt: string | null;
+  rateLimitPerMinute: number | null;
+  createdAt: string;
+};
+
+export type CreatedKey = ApiKey & { key: string };
+
+export type UsageRow = {
+  id: string;
+  kind: "request" | "topup" | "adjust";
+  requestId: string | null;
+  keyId: string | null;
+  keyPrefix: string | null;
+  endpoint: string;
+  model: string;
+  textInputTokens: number;
+  textOutputTokens: number;
+  imageInputTokens: number;
+  imageOutputTokens: number;
+  cost: number;
+  status: string;
+  httpStatus: number | null;
+  error: string | null;
+  latencyMs: number | null;
+  stream: boolean;
+  createdAt: string;
+};
+
+export type DailyTotal = {
+  date: string;
+  requests: number;
+  spent: number;
+  credited: number;
+  textInputTokens: number;
+  textOutputTokens: number;
+  imageInputTokens: number;
+  imageOutputTokens: number;
+};
+
+export type UsagePage = {
+  data: UsageRow[];
+  total: number;
+  limit: number;
+  offset: number;
+  daily: DailyTotal[];
+  dailyRange: { from: string; to: string };
+};
+
+/** The operator's view of a ledger row (every column of UsageLog). */
+export type AdminUsageRow = UsageRow & {
+  userId: string;
+  channelId: string | null;
+  channelName: string | null;
+  reserved: number;
+  priceVersion: number;
+  detail: unknown;
+};
+
+export type AdminUser = {
+  id: string;
+  email: string;
+  role: "user" | "admin";
+  status: "active" | "disabled";
+  balance: number;
+  totpEnabled: boolean;
+  createdAt: string;
+};
+
+export type AdminChannel = {
+  id: string;
+  name: string;
+  type: "openai" | "anthropic" | "simulator";
+  baseUrl: string;
+  models: string[];
+  modelMapping: Record<string, string>;
+  settings: Record<string, unknown>;
+  priority: number;
+  weight: number;
+  status: "enabled" | "disabled";
+  disabledReason: string | null;
+  hasApiKey: boolean;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type ChannelTestResult = {
+  ok: boolean;
+  latencyMs: number;
+  status: number;
+  model: string;
+  kind: "chat" | "messages" | "image";
+  error?: string;
+};
+
+export type AdminGroup = { id: string; name: string; models: string[]; rateLimitPerMinute: number | null };
+
+/** USD per 1M tokens. */
+export type AdminPrice = {
+  id: string;
+  model: string;
+  textInput: number;
+  textOutput: number;
+  imageInput: number;
+  imageOutput: number;
+  version: number;
+  updatedAt?: string;
+};
+
+export type AdminRedeemCode = {
+  id: string;
+  prefix: string;
+  batch: string;
+  quota: number;
+  status: string;
+  expiresAt: string | null;
+  redeemedById: string | null;
+  redeemedAt: string | null;
+  createdAt: string;
+};
+
+export type CreatedCodes = { batch: string; codes: string[]; quota: number; expiresAt: string | null };
+
+export type OutboxMail = { id: string; to: string; subject: string; text: string; status: string; createdAt: string };

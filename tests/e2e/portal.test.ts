@@ -1,0 +1,386 @@
+// The portal in a real browser (Debian's Chromium through playwright-core) against the real server with Next.js:
+// a new user's whole journey (sign-up → sign-in → key → redeem → image in the playground → 2FA on → sign out →
+// sign in with the second factor → 2FA off), a streaming Responses run, an admin creating a channel and a code batch
+// in the operator pages, a non-admin refused every operator page, and one user never seeing another's rows.
+// Screenshots of the main pages are saved under test-results/screenshots/.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { startGateway, stopAllGateways, createUserWithKey, type Gateway } from "../helpers/gateway";
+import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
+import { sendJson, startFakeUpstream } from "../helpers/fake-upstream";
+import { currentTotp } from "../../lib/accounts/totp";
+
+let gateway: Gateway;
+let browser: Browser;
+const tabs: Tab[] = [];
+
+const ADMIN = { email: "admin@example.com", password: "admin-password-123" };
+
+async function tab(viewport?: { width: number; height: number }): Promise<Tab> {
+  const opened = await openTab(browser, gateway.url, viewport);
+  tabs.push(opened);
+  return opened;
+}
+
+async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/sign-in");
+  await page.locator("input[name=email]").fill(email);
+  await page.locator("input[name=password]").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+async function signOut(page: Page): Promise<void> {
+  await page.getByTestId("account-menu").click();
+  await page.getByRole("menuitem", { name: "Sign out" }).click();
+  await page.waitForURL("**/sign-in");
+}
+
+/** A TOTP code for the step after the current one: accepted (±1 step of skew) and never used before. */
+async function nextTotp(secret: string): Promise<string> {
+  return currentTotp(secret, Math.floor(Date.now() / 1000) + 30);
+}
+
+before(async () => {
+  gateway = await startGateway({ portal: true });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  for (const opened of tabs) await opened.context.close().catch(() => undefined);
+  await browser?.close();
+  await stopAllGateways();
+});
+
+describe("portal", () => {
+  test("a new user: sign-up, sign-in, key, redeem, image, 2FA on, sign-in with the second factor, 2FA off", async () => {
+    const { page, errors } = await tab();
+    const email = `new-user-${Date.now()}@example.com`;
+    const password = "correct-horse-battery-9";
+
+    await page.goto("/");
+    await screenshot(page, "00-landing");
+    // Sign-up (the form signs the new account in), then sign out and in again through the sign-in form.
+    await page.goto("/sign-up");
+    await screenshot(page, "01-sign-up");
+    await page.locator("input[name=email]").fill(email);
+    await page.locator("input[name=password]").fill("short");
+    await page.locator("input[name=confirm]").fill("short");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByText("Use at least 8 characters").waitFor();
+    // A password the server refuses (too common) is shown next to the password field.
+    await page.locator("input[name=password]").fill("password123");
+    await page.locator("input[name=confirm]").fill("password123");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByText(/too common/).waitFor();
+    await page.locator("input[name=password]").fill(password);
+    await page.locator("input[name=confirm]").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL("**/dashboard**");
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+    await signOut(page);
+    await screenshot(page, "02-sign-in");
+    await signIn(page, email, "wrong-password-0");
+    await page.getByTestId("form-error").getByText("Invalid email or password").waitFor();
+    await signIn(page, email, password);
+    await page.waitForURL("**/dashboard");
+    await page.getByText("Get started").waitFor();
+
+    // Create a key: the full key is shown once with a copy button.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByText("No API keys yet").waitFor();
+    await page.getByRole("button", { name: "Create key" }).first().click();
+    await page.locator("input[name=name]").fill("Build server");
+    await page.getByRole("dialog").getByRole("button", { name: "Create key" }).click();
+    const shownKey = (await page.getByTestId("new-key").textContent())?.trim() ?? "";
+    assert.match(shownKey, /^sk-[A-Za-z0-9]+$/);
+    await page.getByRole("dialog").getByRole("button", { name: "Copy key" }).waitFor();
+    await screenshot(page, "03-key-created");
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    await page.getByTestId("key-row").filter({ hasText: "Build server" }).waitFor();
+    assert.ok(!(await page.content()).includes(shownKey), "the full key is not shown again");
+    await screenshot(page, "04-keys");
+
+    // Redeem a code made through the operator API; a wrong code is refused next to the field.
+    const batch = await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 5_000_000, count: 1, batch: "e2e-user" });
+    await page.getByRole("link", { name: "Redeem a code" }).click();
+    await page.locator("input[name=code]").fill("GW-NOPE0-NOPE0-NOPE0-NOPE0");
+    await page.getByRole("button", { name: "Redeem" }).click();
+    await page.getByText("This redeem code does not exist").waitFor();
+    await page.locator("input[name=code]").fill(batch.codes[0]);
+    await page.getByRole("button", { name: "Redeem" }).click();
+    await page.getByTestId("redeem-result").getByText("Added $5.00").waitFor();
+    await page.getByTestId("redeem-balance").filter({ hasText: "$5.00" }).waitFor();
+    await screenshot(page, "05-redeem");
+
+    // Generate an image in the playground and see it.
+    await page.getByRole("link", { name: "Playground" }).first().click();
+    await page.getByTestId("playground-balance").getByText("$5.00").waitFor();
+    const size = page.locator("input[name=size]");
+    await size.fill("1000x1000");
+    await page.getByText("Width and height must both be multiples of 16 px.").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Generate image" }).isDisabled(), true);
+    await size.fill("1024x4000");
+    await page.getByText(/longest side must be at most 3840/).waitFor();
+    await size.fill("1536x1024");
+    await page.getByText("1536×1024 px").waitFor();
+    await page.keyboard.press("Escape");
+    const compression = page.getByRole("slider", { name: "Compression", includeHidden: true });
+    assert.equal(await compression.getAttribute("aria-disabled"), "true", "compression is off for png");
+    await page.getByText("jpeg", { exact: true }).click();
+    assert.equal(await compression.getAttribute("aria-disabled"), "false", "compression is on for jpeg");
+    await page.getByText("png", { exact: true }).click();
+    await page.getByRole("button", { name: "Generate image" }).click();
+    const image = page.getByTestId("result-image").first();
+    await image.waitFor();
+    await page.waitForFunction(() => {
+      const element = document.querySelector<HTMLImageElement>('[data-testid="result-image"]');
+      return Boolean(element && element.complete && element.naturalWidth > 0);
+    });
+    const rendered = await image.evaluate((element: HTMLImageElement) => ({ src: element.src.slice(0, 30), width: element.naturalWidth, height: element.naturalHeight }));
+    assert.match(rendered.src, /^data:image\/png;base64,/);
+    assert.deepEqual([rendered.width, rendered.height], [1536, 1024]);
+    await page.getByTestId("result-card").getByTestId("simulator-badge").first().waitFor();
+    await page.getByTestId("run-cost").waitFor();
+    await screenshot(page, "06-playground-image");
+
+    // Two-factor authentication: QR code and secret, a code computed here, backup codes shown once.
+    await page.getByRole("link", { name: "Security" }).click();
+    await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
+    const secret = (await page.getByTestId("totp-secret").textContent())?.trim() ?? "";
+    assert.match(secret, /^[A-Z2-7]{16,}$/);
+    const qrWidth = await page.getByTestId("totp-qr").evaluate((element: HTMLImageElement) => element.naturalWidth);
+    assert.ok(qrWidth > 0, "the QR code is an image");
+    await screenshot(page, "07-security-setup");
+    // A wrong code is refused next to the code field.
+    await page.getByTestId("totp-code").locator("input").first().click();
+    await page.keyboard.type("000000");
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await page.getByTestId("totp-code-error").waitFor();
+    await page.getByTestId("totp-code").locator("input").first().click();
+    await page.keyboard.type(await currentTotp(secret));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await page.getByTestId("backup-codes").waitFor();
+    const backupCodes = await page.getByTestId("backup-code").allTextContents();
+    assert.equal(backupCodes.length, 10);
+    await screenshot(page, "08-backup-codes");
+    await page.getByRole("button", { name: "I have saved them" }).click();
+    await page.getByTestId("totp-status").getByText("On").waitFor();
+
+    // Sign out, sign in: the password alone is not enough, the code field appears.
+    await signOut(page);
+    await signIn(page, email, password);
+    await page.locator("input[name=code]").waitFor();
+    await screenshot(page, "09-sign-in-second-factor");
+    await page.locator("input[name=code]").fill("123456");
+    await page.getByRole("button", { name: "Verify and sign in" }).click();
+    await page.getByText("That code is not valid").waitFor();
+    await page.locator("input[name=code]").fill(await nextTotp(secret));
+    await page.getByRole("button", { name: "Verify and sign in" }).click();
+    await page.waitForURL("**/dashboard");
+
+    // Turn 2FA off with a backup code.
+    await page.getByRole("link", { name: "Security" }).click();
+    await page.getByTestId("totp-status").getByText("On").waitFor();
+    await page.locator("input[name=disable-code]").fill(backupCodes[0]!);
+    await page.getByRole("button", { name: "Turn off two-factor authentication" }).click();
+    await page.getByTestId("totp-status").getByText("Off").waitFor();
+    await page.getByRole("button", { name: "Set up two-factor authentication" }).waitFor();
+
+    // The dashboard and usage now show the image request.
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.getByTestId("usage-row").filter({ hasText: "std-image-2" }).waitFor();
+    await page.getByTestId("usage-row").filter({ hasText: "Redeemed a code" }).waitFor();
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Export CSV" }).click();
+    const csv = await (await download).path().then((file) => import("node:fs").then((fs) => fs.readFileSync(file!, "utf8")));
+    assert.match(csv.split("\r\n")[0]!, /^time,kind,request_id,endpoint,model/);
+    assert.ok(csv.includes("std-image-2"));
+    await screenshot(page, "10-usage");
+    await page.getByRole("link", { name: "Dashboard" }).click();
+    await page.getByLabel("Requests by model chart").waitFor();
+    await screenshot(page, "11-dashboard");
+    assert.deepEqual(errors, [], "no uncaught errors in the pages");
+  });
+
+  test("a streaming Responses run shows its events, heartbeats, the image, the revised prompt and the cost", async () => {
+    // Heartbeats every 300 ms and a slower simulated image, so a short run shows both.
+    const channels = await gateway.admin("GET", "/api/admin/channels");
+    const simulator = channels.data.find((channel: { type: string }) => channel.type === "simulator");
+    await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { settings: { keepaliveMs: 300, responsesImageMs: 1500 } });
+    const user = await createUserWithKey(gateway, { balance: 20_000_000 });
+    const { page, errors } = await tab();
+    await signIn(page, user.email, user.password);
+    await page.waitForURL("**/dashboard");
+    await page.goto("/playground");
+    await page.getByTestId("endpoint-picker").getByText("Responses").click();
+    await page.locator("textarea[name=input]").fill("Draw two images of a red fox in the snow");
+    await page.getByRole("button", { name: "Run streaming request" }).click();
+    await page.getByTestId("run-state").getByText("done").waitFor({ timeout: 60_000 });
+    const titles = await page.getByTestId("event-title").allTextContents();
+    assert.ok(titles.includes("Request created"), titles.join(" | "));
+    assert.ok(titles.some((title) => title.startsWith("Heartbeat")), titles.join(" | "));
+    assert.ok(titles.includes("Image 1: received") && titles.includes("Image 2: received"), titles.join(" | "));
+    assert.ok(titles.includes("Completed"), titles.join(" | "));
+    assert.equal(await page.getByTestId("result-image").count(), 2);
+    assert.ok(((await page.getByTestId("revised-prompt").first().textContent()) ?? "").length > 0);
+    await page.getByTestId("run-cost").waitFor();
+    await screenshot(page, "12-playground-responses");
+
+    // The chat box streams an answer, labelled as simulated.
+    await page.getByTestId("endpoint-picker").getByText("Chat").click();
+    await page.locator("textarea[name=message]").fill("Say hello in three words");
+    await page.keyboard.press("Enter");
+    await page.getByTestId("assistant-message").getByTestId("simulator-badge").waitFor();
+    assert.match((await page.getByTestId("assistant-message").textContent()) ?? "", /simulated/);
+    await page.getByTestId("snippet-curl").getByText("/v1/chat/completions").waitFor();
+    await screenshot(page, "13-playground-chat");
+    assert.deepEqual(errors, []);
+  });
+
+  test("an admin creates a channel, tests it and generates a code batch in the operator pages", async () => {
+    const { page, errors } = await tab();
+    await signIn(page, ADMIN.email, ADMIN.password);
+    await page.waitForURL("**/dashboard");
+    await page.getByRole("link", { name: "Channels" }).click();
+    await page.getByTestId("channel-row").first().getByTestId("simulator-badge").waitFor();
+    await page.getByRole("button", { name: "New channel" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.locator("input[name=name]").fill("Backup OpenAI");
+    await dialog.locator("input[name=baseUrl]").fill("not a url");
+    await dialog.getByLabel("Models", { exact: true }).fill("std-5.5");
+    await dialog.getByLabel("Models", { exact: true }).press("Enter");
+    await dialog.getByRole("button", { name: "Create channel" }).click();
+    // The server's validation error shows next to the base URL field.
+    await dialog.getByText("Must be an http(s) URL").waitFor();
+    await screenshot(page, "14-admin-channel-form-error");
+    // Make it a simulator channel instead, so its test succeeds offline.
+    await dialog.getByLabel("Type", { exact: true }).click();
+    await page.getByRole("option", { name: "Simulator (built-in, offline)" }).click();
+    await dialog.locator("input[name=name]").fill("E2E simulator");
+    await dialog.getByRole("button", { name: "Create channel" }).click();
+    const row = page.getByTestId("channel-row").filter({ hasText: "E2E simulator" });
+    await row.waitFor();
+    await row.getByRole("button", { name: "Test E2E simulator" }).click();
+    await row.getByTestId("channel-test-result").getByText(/^OK · \d+ ms$/).waitFor();
+    // An upstream that refuses the channel's key: the test shows the failure, its status and the upstream's words.
+    const refusing = await startFakeUpstream((_request, response) => sendJson(response, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
+    try {
+      await gateway.admin("POST", "/api/admin/channels", { name: "Refusing upstream", type: "openai", baseUrl: refusing.url, apiKey: "sk-upstream-wrong", models: ["std-5.5"], status: "disabled" });
+      await page.reload();
+      const refusedRow = page.getByTestId("channel-row").filter({ hasText: "Refusing upstream" });
+      await refusedRow.getByRole("button", { name: "Test Refusing upstream" }).click();
+      await refusedRow.getByTestId("channel-test-result").getByText(/^Failed · 401 · \d+ ms$/).waitFor();
+      await refusedRow.getByText(/Incorrect API key provided/).waitFor();
+      assert.equal(refusing.received.length, 1);
+      assert.equal(refusing.received[0]!.headers.authorization, "Bearer sk-upstream-wrong");
+      assert.equal(refusing.received[0]!.body.model, "std-5.5");
+      await screenshot(page, "15-admin-channels");
+    } finally {
+      await refusing.close();
+    }
+    const listed = await gateway.admin("GET", "/api/admin/channels");
+    assert.ok(listed.data.some((channel: { name: string; type: string; models: string[] }) => channel.name === "E2E simulator" && channel.type === "simulator" && channel.models.includes("std-5.5")));
+
+    await page.getByRole("link", { name: "Redeem codes" }).click();
+    await page.locator("input[name=quota]").fill("2");
+    await page.locator("input[name=count]").fill("3");
+    await page.locator("input[name=batch]").fill("e2e-admin-batch");
+    await page.getByRole("button", { name: "Generate codes" }).click();
+    const codes = ((await page.getByTestId("created-codes").textContent()) ?? "").trim().split("\n");
+    assert.equal(codes.length, 3);
+    for (const code of codes) assert.match(code, /^GW-/);
+    await screenshot(page, "16-admin-codes-created");
+    const download = page.waitForEvent("download");
+    await page.getByTestId("download-codes").click();
+    const csv = await (await download).path().then((file) => import("node:fs").then((fs) => fs.readFileSync(file!, "utf8")));
+    assert.equal(csv.trim().split("\r\n").length, 4);
+    await page.getByRole("button", { name: "Done" }).click();
+    await page.getByTestId("code-row").filter({ hasText: "e2e-admin-batch" }).nth(2).waitFor();
+    assert.equal(await page.getByTestId("code-row").filter({ hasText: "e2e-admin-batch" }).count(), 3);
+    await screenshot(page, "17-admin-codes");
+    const stored = await gateway.admin("GET", "/api/admin/redeem-codes?batch=e2e-admin-batch");
+    assert.equal(stored.data.length, 3);
+
+    for (const [name, path] of [["18-admin-users", "/admin/users"], ["19-admin-groups", "/admin/groups"], ["20-admin-ledger", "/admin/usage"], ["21-admin-outbox", "/admin/outbox"]] as const) {
+      await page.goto(path);
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      await screenshot(page, name);
+    }
+    assert.deepEqual(errors, []);
+  });
+
+  test("a non-admin gets no operator page", async () => {
+    const user = await createUserWithKey(gateway);
+    const { page } = await tab();
+    await signIn(page, user.email, user.password);
+    await page.waitForURL("**/dashboard");
+    assert.equal(await page.getByText("Operator", { exact: true }).count(), 0, "no operator navigation");
+    for (const path of ["/admin", "/admin/channels", "/admin/users", "/admin/groups", "/admin/codes", "/admin/usage", "/admin/outbox"]) {
+      await page.goto(path);
+      await page.getByTestId("forbidden").waitFor();
+      assert.equal(await page.getByTestId("channels-table").count(), 0);
+      assert.equal(await page.getByTestId("users-table").count(), 0);
+    }
+    await screenshot(page, "22-forbidden");
+    const status = await page.evaluate(async () => (await fetch("/api/admin/users")).status);
+    assert.equal(status, 403);
+  });
+
+  test("no page shows another user's data", async () => {
+    const alice = await createUserWithKey(gateway);
+    const bob = await createUserWithKey(gateway);
+    // Alice uses her key; Bob has never made a request.
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "std-5.5", messages: [{ role: "user", content: "hello from alice" }] }),
+    });
+    assert.equal(response.status, 200);
+    const aliceRequestId = response.headers.get("x-request-id")!;
+    const alicePrefix = alice.key.slice(0, 10);
+
+    const asAlice = await tab();
+    await signIn(asAlice.page, alice.email, alice.password);
+    await asAlice.page.waitForURL("**/dashboard");
+    await asAlice.page.goto("/usage");
+    await asAlice.page.getByTestId("usage-row").filter({ hasText: "std-5.5" }).waitFor();
+
+    const asBob = await tab();
+    await signIn(asBob.page, bob.email, bob.password);
+    await asBob.page.waitForURL("**/dashboard");
+    await asBob.page.goto("/usage");
+    await asBob.page.getByText("No usage yet").waitFor();
+    assert.equal(await asBob.page.getByTestId("usage-row").count(), 0);
+    await asBob.page.goto("/keys");
+    await asBob.page.getByTestId("key-row").first().waitFor();
+    const bobKeys = await asBob.page.getByTestId("key-row").allTextContents();
+    assert.equal(bobKeys.length, 1, "Bob sees only his own key");
+    for (const [name, path] of [["keys", "/keys"], ["usage", "/usage"], ["dashboard", "/dashboard"]] as const) {
+      await asBob.page.goto(path);
+      await asBob.page.getByRole("heading", { level: 1 }).waitFor();
+      await asBob.page.waitForLoadState("networkidle");
+      const html = await asBob.page.content();
+      assert.ok(!html.includes(alice.email), `${name}: no trace of Alice's email`);
+      assert.ok(!html.includes(alicePrefix), `${name}: no trace of Alice's key`);
+      assert.ok(!html.includes(aliceRequestId), `${name}: no trace of Alice's request`);
+    }
+    // Even asking the API for Alice's key id answers "not found".
+    const byKey = await asBob.page.evaluate(async (keyId) => (await fetch(`/api/user/usage?keyId=${keyId}`)).status, alice.keyId);
+    assert.equal(byKey, 404);
+  });
+
+  test("the portal works on a phone-sized screen", async () => {
+    const user = await createUserWithKey(gateway);
+    const { page } = await tab({ width: 390, height: 844 });
+    await signIn(page, user.email, user.password);
+    await page.waitForURL("**/dashboard");
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+    await screenshot(page, "23-mobile-dashboard");
+    await page.getByRole("button", { name: "Open navigation" }).click();
+    await page.getByRole("link", { name: "Playground" }).first().click();
+    await page.waitForURL("**/playground");
+    await page.getByRole("heading", { name: "Playground" }).waitFor();
+    await screenshot(page, "24-mobile-playground");
+  });
+});

@@ -1,0 +1,42 @@
+// Debian's Chromium driven by playwright-core (stack notes: `npx playwright install` cannot download a browser
+// here). Screenshots go to test-results/screenshots/ as artifacts of the run.
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env.GATEWAY_CHROMIUM ?? "/usr/bin/chromium";
+export const SCREENSHOT_DIR = path.join(process.cwd(), "test-results", "screenshots");
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM_PATH}. Install it as root with: apt-get install -y chromium (npm test does this itself when run as root).`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+export type Tab = { context: BrowserContext; page: Page; errors: string[] };
+
+/** A fresh browser context (own cookies) with one page; uncaught page errors are collected in `errors`. */
+export async function openTab(browser: Browser, baseURL: string, viewport = { width: 1440, height: 960 }): Promise<Tab> {
+  const context = await browser.newContext({ baseURL, viewport, acceptDownloads: true, reducedMotion: "reduce" });
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(`${error.name}: ${error.message}`));
+  return { context, page, errors };
+}
+
+/** Saves a full-page PNG as test-results/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  // Let charts and transitions settle before the picture is taken.
+  await page.waitForLoadState("networkidle").catch(() => undefined);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
