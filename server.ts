@@ -35,6 +35,8 @@ async function main(): Promise<void> {
   let nextHandler: ((request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>) | null = null;
   if (config.GATEWAY_DISABLE_NEXT !== "1") {
     process.env.NEXT_TELEMETRY_DISABLED = "1";
+    // next-auth builds its redirects from NEXTAUTH_URL; the public base URL is APP_URL.
+    if (config.APP_URL && !process.env.NEXTAUTH_URL) process.env.NEXTAUTH_URL = config.appUrl;
     const { default: next } = await import("next");
     const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: config.PORT });
     await app.prepare();
