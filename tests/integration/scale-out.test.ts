@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { createPostgresDatabase, createUserWithKey, postgresAvailable, REDIS_TEST_URL, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { chatCompletion, sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import { signIn } from "../helpers/session";
 
 function redisReachable(): Promise<boolean> {
   const url = new URL(REDIS_TEST_URL);
@@ -33,8 +34,9 @@ describe("two instances on PostgreSQL and Redis", async () => {
     const database = await createPostgresDatabase();
     dropDatabase = database.drop;
     const shared = { GATEWAY_SECRET: "a-shared-secret-for-both-instances-0123456789", GATEWAY_MASTER_KEY: "shared-master-key-0123456789", REDIS_URL: REDIS_TEST_URL };
-    first = await startGateway({ databaseUrl: database.url, env: shared });
-    second = await startGateway({ databaseUrl: database.url, env: shared });
+    // The portal is on: sign-in (next-auth) runs in these processes too.
+    first = await startGateway({ databaseUrl: database.url, env: shared, portal: true });
+    second = await startGateway({ databaseUrl: database.url, env: shared, portal: true });
     upstream = await startFakeUpstream(async (_request, response) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       sendJson(response, 200, chatCompletion("ok", "m"));
@@ -114,6 +116,19 @@ describe("two instances on PostgreSQL and Redis", async () => {
     const anthropicStyle = await fetch(`${second.url}/v1/messages`, { method: "POST", headers: { "x-api-key": user.key, "content-type": "application/json" }, body: JSON.stringify({ model: "msg-sonnet-4-6", max_tokens: 5, messages: [{ role: "user", content: "x" }] }) });
     assert.equal(anthropicStyle.status, 429);
     assert.equal((await anthropicStyle.json()).error.type, "rate_limit_error", "429 in the Messages dialect too");
+  });
+
+  test("sign-in throttling is shared: wrong passwords spread over both instances lock the account on both", { skip }, async () => {
+    const user = await createUserWithKey(first);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const result = await signIn((attempt % 2 ? first : second).url, user.email, "not-the-password");
+      assert.equal(result.ok, false);
+    }
+    for (const instance of [first, second]) {
+      const locked = await signIn(instance.url, user.email, user.password);
+      assert.equal(locked.ok, false, "the right password is refused while the account is locked");
+      assert.match(locked.ok ? "" : locked.error, /Too many attempts/);
+    }
   });
 
   test("/readyz reports the database and Redis", { skip }, async () => {
