@@ -3,7 +3,7 @@
 //   npm test                      everything
 //   npm test -- tests/unit/x.test.ts   only the named files
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import net from "node:net";
 import { ensureBuild } from "./start.mjs";
@@ -72,6 +72,8 @@ if (!requested.length) {
 }
 
 step(`Running ${files.length} test files`);
+// Test artifacts (a TAP copy of this run, screenshots) go here; it is not in git.
+mkdirSync("test-results/screenshots", { recursive: true });
 const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", "--test-reporter-destination=test-results/tap.txt", ...files], {
   stdio: "inherit",
   env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", GATEWAY_TEST_POSTGRES: postgres ? "1" : "0", GATEWAY_TEST_REDIS: redis ? "1" : "0" },
