@@ -137,6 +137,10 @@ describe("two instances on PostgreSQL and Redis", async () => {
   });
 });
 
+// Every gateway this file started, including the metrics test's own, is stopped; a child left running would keep
+// the test process alive.
+after(stopAllGateways);
+
 describe("metrics", () => {
   test("/metrics counters match the requests made", async () => {
     const gateway = await startGateway();
