@@ -226,31 +226,59 @@ class PostgresMoneyStore implements MoneyStore {
 
   settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
     return this.transaction(async (query) => {
+      // Lock order: every key of the batch (by id), then every user (by id). gateway_reserve takes a key and then its
+      // owner; a batch that locked a user before one of its keys (the shortfall path, a user with several keys, or the
+      // lastUsedAt touch at the end) deadlocked against concurrent reservations on PostgreSQL.
+      const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
+      const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
+      const quotas = new Map<string, number>();
+      const balances = new Map<string, number>();
+      if (keyIds.length) {
+        const locked = await query(`SELECT "id", "quotaRemaining" FROM "ApiKey" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [keyIds]);
+        for (const row of locked.rows) quotas.set(row.id, Number(row.quotaRemaining));
+      }
+      if (userIds.length) {
+        const locked = await query(`SELECT "id", "balance" FROM "User" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [userIds]);
+        for (const row of locked.rows) balances.set(row.id, Number(row.balance));
+      }
+      // With every row locked, the batch is computed here and written as one update per key and per user.
+      const keyDelta = new Map<string, number>();
+      const userDelta = new Map<string, number>();
+      const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
       const written: LedgerRow[] = [];
       for (const settlement of settlements) {
         const row = { ...settlement.row };
         const difference = settlement.reserved - row.cost;
         if (difference > 0) {
-          if (!settlement.unlimited) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1 WHERE "id" = $2`, [difference, settlement.keyId]);
-          await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [difference, settlement.userId]);
+          if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
+          add(userDelta, settlement.userId, difference);
         } else if (difference < 0) {
+          // Used more than reserved: take what is there, never below zero, and record the shortfall.
           const wanted = -difference;
-          const user = await query(`SELECT "balance" FROM "User" WHERE "id" = $1 FOR UPDATE`, [settlement.userId]);
-          const key = await query(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = $1 FOR UPDATE`, [settlement.keyId]);
-          const balance = Number(user.rows[0]?.balance ?? 0);
-          const quota = settlement.unlimited ? Infinity : Number(key.rows[0]?.quotaRemaining ?? 0);
+          const balance = (balances.get(settlement.userId) ?? 0) + (userDelta.get(settlement.userId) ?? 0);
+          const quota = settlement.unlimited ? Infinity : (quotas.get(settlement.keyId) ?? 0) + (keyDelta.get(settlement.keyId) ?? 0);
           const taken = Math.max(0, Math.min(wanted, balance, quota));
           if (taken > 0) {
-            await query(`UPDATE "User" SET "balance" = "balance" - $1 WHERE "id" = $2`, [taken, settlement.userId]);
-            if (!settlement.unlimited) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" - $1 WHERE "id" = $2`, [taken, settlement.keyId]);
+            add(userDelta, settlement.userId, -taken);
+            if (!settlement.unlimited) add(keyDelta, settlement.keyId, -taken);
           }
           if (taken < wanted) row.detail = { ...(row.detail as object), shortfall: wanted - taken };
           row.cost = settlement.reserved + taken;
         }
         written.push(row);
       }
+      for (const id of keyIds) {
+        const delta = keyDelta.get(id) ?? 0;
+        const at = touchedKeys.get(id);
+        if (delta && at) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1, "lastUsedAt" = $2 WHERE "id" = $3`, [delta, at, id]);
+        else if (delta) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1 WHERE "id" = $2`, [delta, id]);
+        else if (at) await query(`UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE "id" = $2`, [at, id]);
+      }
+      for (const id of userIds) {
+        const delta = userDelta.get(id) ?? 0;
+        if (delta) await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [delta, id]);
+      }
       await insertLedgerRows(query, written);
-      for (const [keyId, at] of touchedKeys) await query(`UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE "id" = $2`, [at, keyId]);
       return written;
     });
   }

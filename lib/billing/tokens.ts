@@ -205,7 +205,8 @@ export function countChatInputTokens(messages: readonly ChatMessageLike[], syste
   if (system) total += TOKENS_PER_MESSAGE + countTextTokens(system);
   for (const message of messages) {
     total += TOKENS_PER_MESSAGE + countChatContent(message.content);
-    if (message.name) total += 1 + countTextTokens(message.name);
+    // The schemas pass unknown fields on as they came: a name that is not a string is counted as JSON, not trusted.
+    if (message.name) total += 1 + (typeof message.name === "string" ? countTextTokens(message.name) : countJsonTokens(message.name));
     if (Array.isArray(message.tool_calls)) {
       for (const call of message.tool_calls) {
         const fn = isObject(call) && isObject(call.function) ? call.function : {};
@@ -219,7 +220,8 @@ export function countChatInputTokens(messages: readonly ChatMessageLike[], syste
 /** `countChatInputTokens` for a whole request: messages plus the tool definitions, which the model also reads. */
 export function countChatRequestInputTokens(body: { messages: readonly ChatMessageLike[]; tools?: readonly unknown[] | null }): number {
   let total = countChatInputTokens(body.messages);
-  for (const tool of body.tools ?? []) total += countJsonTokens(tool);
+  // Unknown fields are passed on unchecked: `tools` may be anything the client sent.
+  if (Array.isArray(body.tools)) for (const tool of body.tools) total += countJsonTokens(tool);
   return total;
 }
 
@@ -282,7 +284,7 @@ export function countMessagesInputTokens(body: MessagesBodyLike): number {
   let total = REPLY_PRIMING_TOKENS;
   if (body.system !== undefined && body.system !== null) total += countMessagesContent(body.system);
   for (const message of body.messages) total += TOKENS_PER_MESSAGE + countMessagesContent(message.content);
-  if (body.tools && body.tools.length > 0) {
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
     total += MESSAGES_TOOL_SYSTEM_TOKENS;
     for (const tool of body.tools) total += countJsonTokens(tool);
   }

@@ -65,7 +65,9 @@ export async function authenticate(request: Request, scheme: Scheme): Promise<Ke
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {
   const group = await groupOf(principal.group);
   if (!group || !group.models.has(model)) {
-    throw new GatewayError("model_not_allowed", `This key's group '${principal.group}' does not include the model '${model}'`, { param: "model" });
+    // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
+    const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
+    throw new GatewayError("model_not_allowed", `This key's group '${principal.group}' does not include the model '${shown}'`, { param: "model" });
   }
 }
 

@@ -16,6 +16,17 @@ export async function withFailover<T extends { ok: true }>(
   reservation: Reservation,
   attempt: Attempt<T>,
 ): Promise<{ channel: Channel; result: T }> {
+  try {
+    return await tryChannels(context, model, reservation, attempt);
+  } catch (error) {
+    // Whatever ends the attempts without an answer (an adapter refusing the request with a 400, a failed channel
+    // lookup) gives the reservation back; release() settles once, so the paths below that released already win.
+    reservation.release({ status: "error", httpStatus: error instanceof GatewayError ? error.status : 500, error: error instanceof Error ? error.message : "failed" });
+    throw error;
+  }
+}
+
+async function tryChannels<T extends { ok: true }>(context: GatewayContext, model: string, reservation: Reservation, attempt: Attempt<T>): Promise<{ channel: Channel; result: T }> {
   const candidates = await channelsFor(model);
   if (!candidates.length) {
     reservation.release({ status: "error", httpStatus: 503, error: "no enabled channel" });
@@ -23,7 +34,15 @@ export async function withFailover<T extends { ok: true }>(
   }
   let last: { channel: Channel; failure: UpstreamFailure } | null = null;
   for (const channel of candidates) {
-    const result = await attempt(channel);
+    let result: T | UpstreamFailure;
+    try {
+      result = await attempt(channel);
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      // An adapter that throws on an answer it could not read: nothing reached the client, so another channel may.
+      log.error("upstream attempt threw", { requestId: context.requestId, channel: channel.name, error });
+      result = { ok: false, retryable: true, status: 502, message: "The upstream's answer could not be read", cause: "unreadable" };
+    }
     if (result.ok) return { channel, result };
     last = { channel, failure: result };
     observeUpstreamError(channel.name, result.cause);

@@ -1,8 +1,10 @@
 // Relays an upstream SSE body to the client event by event (architecture decision 6): nothing is buffered
 // beyond the event being handled, backpressure comes from the client's pull, a client that goes away aborts
 // the upstream, and the caller learns at the end whether the stream completed.
-import { readSseEvents, TruncatedStreamError, type SseEvent } from "../sse/parse";
+import { encodeSse, readSseEvents, SseEventTooLargeError, TruncatedStreamError, type SseEvent } from "../sse/parse";
 import { streamStarted } from "../runtime/metrics";
+import { errorBody, GatewayError } from "../errors";
+import { isUpstreamIdle } from "../providers/http";
 
 const encoder = new TextEncoder();
 
@@ -16,6 +18,8 @@ export function relaySse(options: {
   /** Extra SSE text to send when the upstream ended cleanly. */
   onEnd?: () => string | string[];
   onClose: (end: StreamEnd) => void;
+  /** The client's dialect: when the upstream fails mid-stream, an error event in it ends the body (see `sseError`). */
+  dialect?: "openai" | "anthropic";
 }): ReadableStream<Uint8Array> {
   const events = readSseEvents(options.body, options.abort.signal);
   const ended = streamStarted();
@@ -47,10 +51,21 @@ export function relaySse(options: {
           }
         }
       } catch (error) {
-        const message = error instanceof TruncatedStreamError ? "The upstream stream was cut in the middle of an event" : `The upstream stream failed: ${(error as Error).message}`;
+        const message = streamFailure(error);
         close({ complete: false, error: message });
-        // Tell the client in-band where the protocol allows, then end the body.
-        controller.error(error);
+        // Tell the client in-band where the protocol allows, then end the body cleanly: the SDKs raise the error
+        // event as an API error, and the connection stays usable. Without a dialect, cut the connection.
+        try {
+          if (!options.dialect) throw error;
+          controller.enqueue(encoder.encode(sseError(options.dialect, message)));
+          controller.close();
+        } catch {
+          try {
+            controller.error(error);
+          } catch {
+            // the client has gone already
+          }
+        }
       }
     },
     async cancel() {
@@ -59,6 +74,22 @@ export function relaySse(options: {
       await events.return(undefined).catch(() => undefined);
     },
   });
+}
+
+/** Why an upstream stream ended early, in words for the client and the ledger (never a stack or raw internals). */
+export function streamFailure(error: unknown): string {
+  if (error instanceof TruncatedStreamError) return "The upstream stream was cut in the middle of an event";
+  if (error instanceof SseEventTooLargeError) return `An upstream event is larger than ${Math.round(error.limit / 1024 / 1024)} MB`;
+  if (error instanceof SyntaxError) return "The upstream sent an event that is not valid JSON";
+  if (error instanceof GatewayError || isUpstreamIdle(error)) return (error as Error).message;
+  const code = (error as { code?: string } | null)?.code;
+  return `The upstream connection broke mid-stream${code ? ` (${code})` : ""}`;
+}
+
+/** An error as one SSE event in the client's dialect: OpenAI `data: {"error": …}`, Anthropic `event: error`. */
+export function sseError(dialect: "openai" | "anthropic", message: string): string {
+  const body = errorBody(new GatewayError("upstream_error", message), dialect);
+  return dialect === "anthropic" ? encodeSse({ event: "error", data: JSON.stringify(body) }) : encodeSse({ data: JSON.stringify(body) });
 }
 
 export const SSE_HEADERS = {

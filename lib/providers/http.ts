@@ -19,7 +19,7 @@ function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
   return headers as Record<string, string>;
 }
 
-async function send(url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
+async function send(url: string, init: RequestInit, signal: AbortSignal, idleTimeoutMs: number): Promise<Response> {
   const body = init.body;
   const answer = await undiciRequest(url, {
     method: (init.method ?? "GET") as "POST",
@@ -27,6 +27,14 @@ async function send(url: string, init: RequestInit, signal: AbortSignal): Promis
     body: body instanceof ReadableStream ? Readable.fromWeb(body as never) : (body as string | Buffer | null | undefined) ?? null,
     signal,
     dispatcher: dispatcher(),
+    // The idle deadline once the headers are in: undici's body timeout is the time between two chunks of the body,
+    // and it does not run while the gateway itself is not reading (a slow client's backpressure).
+    bodyTimeout: idleTimeoutMs,
+  });
+  // The same error object reaches every reader of the body (json/text below, the Web stream of `body`): give it a
+  // message that says what happened, for the client and the ledger.
+  answer.body.once("error", (error: Error & { code?: string }) => {
+    if (error?.code === "UND_ERR_BODY_TIMEOUT") error.message = `The upstream sent nothing for ${seconds(idleTimeoutMs)} s`;
   });
   const headers = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
@@ -49,8 +57,8 @@ function upstreamResponse(status: number, headers: Headers, body: import("undici
     status,
     ok: status >= 200 && status < 300,
     headers,
-    json: () => (body ? body.json() : Promise.reject(new SyntaxError("empty body"))),
-    text: () => (body ? body.text() : Promise.resolve("")),
+    json: () => (body ? readCapped(body).then((text) => JSON.parse(text)) : Promise.reject(new SyntaxError("empty body"))),
+    text: () => (body ? readCapped(body) : Promise.resolve("")),
     arrayBuffer: () => (body ? body.arrayBuffer() : Promise.resolve(new ArrayBuffer(0))),
     get body() {
       if (!body) return null;
@@ -63,9 +71,87 @@ function upstreamResponse(status: number, headers: Headers, body: import("undici
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
 
+/**
+ * How long an upstream may send nothing once its headers are in (a stalled stream or body), unless the channel sets
+ * `settings.idleTimeoutMs`. Minutes, not seconds: a Responses stream may go quiet while an image is generated.
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+/** The most of a JSON (or error) answer read into memory; a chat completion is far smaller. Images have their own cap. */
+export const MAX_TEXT_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Thrown while reading an answer larger than MAX_TEXT_RESPONSE_BYTES (the rest is not read). */
+export class UpstreamTooLargeError extends Error {
+  constructor(limit: number) {
+    super(`The upstream's answer is larger than ${Math.round(limit / 1024 / 1024)} MB`);
+    this.name = "UpstreamTooLargeError";
+  }
+}
+
+async function readCapped(body: import("undici").Dispatcher.ResponseData["body"], limit = MAX_TEXT_RESPONSE_BYTES): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new UpstreamTooLargeError(limit);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+}
+
+/** "0.4" for 400 ms, "120" for 120000 ms. */
+function seconds(ms: number): string {
+  return ms < 10_000 ? String(Math.round(ms / 100) / 10) : String(Math.round(ms / 1000));
+}
+
+/** The channel's deadlines (settings.timeoutMs for the headers, settings.idleTimeoutMs between chunks), when set. */
+export function channelDeadlines(settings: Record<string, unknown>): { timeoutMs?: number; idleTimeoutMs?: number } {
+  const positive = (value: unknown) => {
+    const number = typeof value === "number" || typeof value === "string" ? Number(value) : NaN;
+    return Number.isFinite(number) && number > 0 ? number : undefined;
+  };
+  return { timeoutMs: positive(settings.timeoutMs), idleTimeoutMs: positive(settings.idleTimeoutMs) };
+}
+
+/** The upstream stopped sending mid-body for longer than the idle deadline. */
+export function isUpstreamIdle(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "UND_ERR_BODY_TIMEOUT";
+}
+
+/** Why reading an answer's body failed, as a failure to retry elsewhere (nothing has reached the client yet). */
+export function bodyFailure(error: unknown, signal: AbortSignal): UpstreamFailure {
+  if (signal.aborted) return { ok: false, retryable: false, status: 499, message: "The client closed the connection", cause: "client_gone" };
+  if (error instanceof UpstreamTooLargeError) return { ok: false, retryable: true, status: 502, message: error.message, cause: "upstream_too_large" };
+  if (isUpstreamIdle(error)) return { ok: false, retryable: true, status: 504, message: (error as Error).message, cause: "timeout" };
+  return { ok: false, retryable: true, status: 502, message: "The upstream's answer was cut off before it was complete", cause: "upstream_truncated" };
+}
+
+/** A non-streaming answer as a JSON object, or the failure that lets another channel try. */
+export async function readUpstreamJson(response: Response, signal: AbortSignal): Promise<{ ok: true; value: Record<string, unknown> } | UpstreamFailure> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    return bodyFailure(error, signal);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, retryable: true, status: 502, message: "The upstream's answer is not valid JSON", cause: "upstream_malformed" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, retryable: true, status: 502, message: "The upstream's answer is not a JSON object", cause: "upstream_malformed" };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
 export type FetchResult = { ok: true; response: Response; abort: AbortController } | UpstreamFailure;
 
-export async function upstreamFetch(url: string, init: RequestInit, options: { signal: AbortSignal; timeoutMs?: number }): Promise<FetchResult> {
+export async function upstreamFetch(url: string, init: RequestInit, options: { signal: AbortSignal; timeoutMs?: number; idleTimeoutMs?: number }): Promise<FetchResult> {
   const abort = new AbortController();
   const onClientAbort = () => abort.abort(options.signal.reason);
   if (options.signal.aborted) onClientAbort();
@@ -78,11 +164,11 @@ export async function upstreamFetch(url: string, init: RequestInit, options: { s
   }, timeoutMs);
   let response: Response;
   try {
-    response = await send(url, init, abort.signal);
+    response = await send(url, init, abort.signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   } catch (error) {
     options.signal.removeEventListener("abort", onClientAbort);
     if (options.signal.aborted) return { ok: false, retryable: false, status: 499, message: "The client closed the connection", cause: "client_gone" };
-    if (timedOut) return { ok: false, retryable: true, status: 504, message: `The upstream did not answer within ${Math.round(timeoutMs / 1000)} s`, cause: "timeout" };
+    if (timedOut) return { ok: false, retryable: true, status: 504, message: `The upstream did not answer within ${seconds(timeoutMs)} s`, cause: "timeout" };
     // undici puts the system error code on the error itself (fetch put it on `cause`).
     const detail = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     return { ok: false, retryable: true, status: 502, message: `Could not reach the upstream (${detail})`, cause: "connection" };

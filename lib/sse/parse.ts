@@ -30,6 +30,24 @@ export class TruncatedStreamError extends Error {
 }
 
 /**
+ * The most one event may hold while it is being received (characters of its lines and data), unless the caller
+ * says otherwise. Generous on purpose (a 4K partial image is ~30 MB of base64), but bounded: an upstream that never
+ * ends its event cannot make the gateway buffer without limit.
+ */
+export const MAX_EVENT_CHARS = 64 * 1024 * 1024;
+
+/** Thrown by `readSseEvents` when one event grows past its limit; the body is cancelled. */
+export class SseEventTooLargeError extends Error {
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`An event is larger than ${Math.round(limit / 1024 / 1024)} MB`);
+    this.name = "SseEventTooLargeError";
+    this.limit = limit;
+  }
+}
+
+/**
  * Parses an SSE body into events as they arrive.
  *
  * - Bytes are decoded as a UTF-8 stream, so a multibyte character split across chunks is intact.
@@ -37,13 +55,20 @@ export class TruncatedStreamError extends Error {
  *   ends inside an event (that partial event is not yielded).
  * - When `signal` aborts, the body is cancelled (which aborts the upstream request) and the abort
  *   reason is thrown. Leaving the loop early (`break`, or a throw in the consumer) also cancels the body.
+ * - Throws `SseEventTooLargeError` when one event exceeds `maxEventChars` (default MAX_EVENT_CHARS).
  */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options: { maxEventChars?: number } = {}): AsyncGenerator<SseEvent, void, undefined> {
   signal?.throwIfAborted();
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   let pending: SseEvent[] = [];
+  const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
+  let tooLarge = null as SseEventTooLargeError | null;
   const parser = createParser({
+    maxBufferSize: maxEventChars,
+    onError(error) {
+      if (error.type === "max-buffer-size-exceeded") tooLarge = new SseEventTooLargeError(maxEventChars);
+    },
     onEvent(message) {
       const event: SseEvent = { data: message.data };
       if (message.event !== undefined) event.event = message.event;
@@ -66,6 +91,7 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: 
       if (text === "") continue;
       lastText = text;
       parser.feed(text);
+      if (tooLarge) throw tooLarge;
       if (pending.length > 0) {
         const batch = pending;
         pending = [];
@@ -84,6 +110,7 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: 
     // The parser holds back a final "\r" in case "\n" follows. At the end of the body it is a complete
     // line break (it may even be the blank line that ends the last event), so finish it first.
     if (lastText.endsWith("\r")) parser.feed("\n");
+    if (tooLarge) throw tooLarge;
     if (pending.length > 0) {
       const batch = pending;
       pending = [];
@@ -93,6 +120,9 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: 
     // the body ended mid-event.
     parser.feed("\n\n");
     if (pending.length > 0) throw new TruncatedStreamError(pending[0]!);
+    // A body that stops in the middle of a line ("dat", ": keepal", "event: message_st") was cut as well, even
+    // though no data line was pending: a stream that ends properly ends with a line break.
+    if (lastText !== "" && !/[\r\n]$/.test(lastText)) throw new TruncatedStreamError({ data: "" });
   } finally {
     signal?.removeEventListener("abort", onAbort);
     if (!bodyFinished) await reader.cancel().catch(() => {});

@@ -89,13 +89,20 @@ describe("two instances on PostgreSQL and Redis", async () => {
     const user = await createUserWithKey(first);
     const other = await startFakeUpstream((_request, response) => sendJson(response, 200, chatCompletion("from the preferred channel", "m")));
     try {
+      // The change reaches the other instance through Redis: wait for it (up to a second) rather than guess.
+      const contentWithin = async (expected: string) => {
+        const started = Date.now();
+        let content = "";
+        while (Date.now() - started < 1000) {
+          content = (await (await chat(second, user.key)).json()).choices[0].message.content;
+          if (content === expected) break;
+        }
+        return content;
+      };
       const { id } = await first.admin("POST", "/api/admin/channels", { name: "preferred", type: "openai", baseUrl: `${other.url}/v1`, apiKey: "y", models: ["std-5.5"], priority: 200 });
-      const viaSecond = await (await chat(second, user.key)).json();
-      assert.equal(viaSecond.choices[0].message.content, "from the preferred channel", "the new channel reached the other instance");
+      assert.equal(await contentWithin("from the preferred channel"), "from the preferred channel", "the new channel reached the other instance");
       await first.admin("PATCH", `/api/admin/channels/${id}`, { status: "disabled" });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const afterDisable = await (await chat(second, user.key)).json();
-      assert.equal(afterDisable.choices[0].message.content, "ok", "the disabled channel is skipped by the other instance");
+      assert.equal(await contentWithin("ok"), "ok", "the disabled channel is skipped by the other instance within a second");
     } finally {
       await other.close();
     }

@@ -2,13 +2,14 @@
 // (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
 // (settings.longContextBeta) because the vendor may rename or drop it.
-import { upstreamFetch, joinUrl } from "../http";
+import { upstreamFetch, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { relaySse, SSE_HEADERS } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
 import { countTextTokens } from "../../billing/tokens";
-import { chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert";
+import { chatRequestSchema, chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert";
+import { parseWith } from "../../http/json";
 
 export const DEFAULT_VERSION = "2023-06-01";
 export const DEFAULT_LONG_CONTEXT_BETA = "context-1m-2025-08-07";
@@ -41,7 +42,7 @@ export function anthropicHeaders(call: TextCall): Record<string, string> {
 async function postMessages(call: TextCall, body: Record<string, unknown>) {
   return upstreamFetch(joinUrl(call.channel.baseUrl, "v1/messages"), { method: "POST", headers: anthropicHeaders(call), body: JSON.stringify(body) }, {
     signal: call.signal,
-    timeoutMs: Number(call.channel.settings.timeoutMs) || undefined,
+    ...channelDeadlines(call.channel.settings),
   });
 }
 
@@ -51,7 +52,9 @@ export const anthropicAdapter: TextAdapter = {
     if (!result.ok) return result;
     const { response, abort } = result;
     if (!call.stream) {
-      const message = (await response.json()) as Record<string, unknown> & { usage?: MessageUsage };
+      const read = await readUpstreamJson(response, call.signal);
+      if (!read.ok) return read;
+      const message = read.value as Record<string, unknown> & { usage?: MessageUsage };
       message.model = call.publicModel;
       return {
         ok: true,
@@ -67,6 +70,7 @@ export const anthropicAdapter: TextAdapter = {
     const body = relaySse({
       body: response.body!,
       abort,
+      dialect: "anthropic",
       onEvent(event) {
         const data = JSON.parse(event.data) as {
           type?: string;
@@ -99,12 +103,15 @@ export const anthropicAdapter: TextAdapter = {
   },
 
   async chat(call): Promise<Outcome> {
-    const request = chatRequestToMessages(call.body as never, call.upstreamModel) as unknown as Record<string, unknown>;
+    // The converter reads the fields its own schema types; the gateway's schema is looser (a 400 naming the field here).
+    const request = chatRequestToMessages(parseWith(chatRequestSchema, call.body), call.upstreamModel) as unknown as Record<string, unknown>;
     const result = await postMessages(call, request);
     if (!result.ok) return result;
     const { response, abort } = result;
     if (!call.stream) {
-      const message = (await response.json()) as { usage?: MessageUsage };
+      const read = await readUpstreamJson(response, call.signal);
+      if (!read.ok) return read;
+      const message = read.value as { usage?: MessageUsage };
       const completion = messagesResponseToChat(message as never, call.publicModel);
       return {
         ok: true,
@@ -119,6 +126,7 @@ export const anthropicAdapter: TextAdapter = {
     const body = relaySse({
       body: response.body!,
       abort,
+      dialect: "openai",
       onEvent(event) {
         const data = JSON.parse(event.data) as { type?: string; delta?: { type?: string; text?: string } };
         if (data.type === "content_block_delta" && data.delta?.type === "text_delta") delivered += data.delta.text ?? "";

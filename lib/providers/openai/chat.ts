@@ -1,13 +1,14 @@
 // `openai` channels: any OpenAI-compatible upstream. baseUrl is the API root including /v1
 // (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
 // Messages by conversion.
-import { upstreamFetch, joinUrl } from "../http";
+import { upstreamFetch, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { relaySse, SSE_HEADERS } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
 import { countTextTokens } from "../../billing/tokens";
-import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages } from "../anthropic/convert";
+import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages, messagesRequestSchema } from "../anthropic/convert";
+import { parseWith } from "../../http/json";
 
 type ChatUsage = { prompt_tokens?: number; completion_tokens?: number } | null | undefined;
 
@@ -18,7 +19,7 @@ function headersFor(call: TextCall): Record<string, string> {
 async function postChat(call: TextCall, body: Record<string, unknown>) {
   return upstreamFetch(joinUrl(call.channel.baseUrl, "chat/completions"), { method: "POST", headers: headersFor(call), body: JSON.stringify(body) }, {
     signal: call.signal,
-    timeoutMs: Number(call.channel.settings.timeoutMs) || undefined,
+    ...channelDeadlines(call.channel.settings),
   });
 }
 
@@ -46,7 +47,9 @@ export const openaiAdapter: TextAdapter = {
     if (!result.ok) return result;
     const { response, abort } = result;
     if (!call.stream) {
-      const completion = (await response.json()) as Record<string, unknown> & { usage?: ChatUsage };
+      const read = await readUpstreamJson(response, call.signal);
+      if (!read.ok) return read;
+      const completion = read.value as Record<string, unknown> & { usage?: ChatUsage };
       completion.model = call.publicModel;
       return {
         ok: true,
@@ -61,6 +64,7 @@ export const openaiAdapter: TextAdapter = {
     const body = relaySse({
       body: response.body!,
       abort,
+      dialect: "openai",
       onEvent(event) {
         if (event.data === "[DONE]") return encodeSse({ data: "[DONE]" });
         const chunk = JSON.parse(event.data) as { usage?: ChatUsage; choices?: { delta?: { content?: string | null } }[]; model?: string };
@@ -80,12 +84,15 @@ export const openaiAdapter: TextAdapter = {
   },
 
   async messages(call): Promise<Outcome> {
-    const request = chatRequestFromMessages(call.body as never, call.upstreamModel) as unknown as Record<string, unknown>;
+    // The converter reads the fields its own schema types; the gateway's schema is looser (a 400 naming the field here).
+    const request = chatRequestFromMessages(parseWith(messagesRequestSchema, call.body), call.upstreamModel) as unknown as Record<string, unknown>;
     const result = await postChat(call, request);
     if (!result.ok) return result;
     const { response, abort } = result;
     if (!call.stream) {
-      const completion = (await response.json()) as { usage?: ChatUsage };
+      const read = await readUpstreamJson(response, call.signal);
+      if (!read.ok) return read;
+      const completion = read.value as { usage?: ChatUsage };
       const message = chatResponseToMessage(completion as never, call.publicModel);
       return {
         ok: true,
@@ -100,6 +107,7 @@ export const openaiAdapter: TextAdapter = {
     const body = relaySse({
       body: response.body!,
       abort,
+      dialect: "anthropic",
       onEvent(event) {
         if (event.data === "[DONE]") return "";
         const chunk = JSON.parse(event.data) as { choices?: { delta?: { content?: string | null } }[] };

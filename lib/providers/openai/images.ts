@@ -5,7 +5,7 @@
 // gateway does not know, such as base_url). Edit uploads are re-streamed from their temporary files, not re-buffered.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
 import { z } from "zod";
-import { joinUrl, upstreamFetch, type FetchResult } from "../http";
+import { bodyFailure, channelDeadlines, joinUrl, upstreamFetch, type FetchResult } from "../http";
 import { multipartBody } from "../../http/multipart";
 import type { ImageFormat } from "../../images/inspect";
 import type { ImageUsage } from "../../images/usage";
@@ -114,9 +114,8 @@ async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOu
   let text: string | null;
   try {
     text = await readCapped(result.response);
-  } catch {
-    if (call.signal.aborted) return { ok: false, retryable: false, status: 499, message: "The client closed the connection", cause: "client_gone" };
-    return failure("The upstream's answer was cut off before it was complete", "upstream_truncated");
+  } catch (error) {
+    return bodyFailure(error, call.signal);
   }
   if (text === null) return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
   let parsed: z.infer<typeof imagesResponseSchema>;
@@ -154,8 +153,9 @@ function authorization(call: ImageCall): Record<string, string> {
   return call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {};
 }
 
-function timeoutOf(call: ImageCall): number {
-  return Number(call.channel.settings.timeoutMs) || IMAGE_TIMEOUT_MS;
+function deadlines(call: ImageCall): { timeoutMs: number; idleTimeoutMs?: number } {
+  const { timeoutMs, idleTimeoutMs } = channelDeadlines(call.channel.settings);
+  return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs };
 }
 
 export const openaiImageAdapter: ImageAdapter = {
@@ -164,7 +164,7 @@ export const openaiImageAdapter: ImageAdapter = {
     const result = await upstreamFetch(
       joinUrl(call.channel.baseUrl, "images/generations"),
       { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...authorization(call) }, body: JSON.stringify(body) },
-      { signal: call.signal, timeoutMs: timeoutOf(call) },
+      { signal: call.signal, ...deadlines(call) },
     );
     return readAnswer(call, result);
   },
@@ -189,7 +189,7 @@ export const openaiImageAdapter: ImageAdapter = {
         body: multipart.body,
         duplex: "half",
       } as RequestInit,
-      { signal: call.signal, timeoutMs: timeoutOf(call) },
+      { signal: call.signal, ...deadlines(call) },
     );
     return readAnswer(call, result);
   },
