@@ -5,10 +5,25 @@ import { encodeSse, readSseEvents, SseEventTooLargeError, TruncatedStreamError, 
 import { streamStarted } from "../runtime/metrics";
 import { errorBody, GatewayError } from "../errors";
 import { isUpstreamIdle } from "../providers/http";
+import type { UpstreamSuccess, UsageReport } from "../providers/types";
 
 const encoder = new TextEncoder();
 
 export type StreamEnd = { complete: boolean; error?: string; clientGone?: boolean };
+
+type RelayOptions = Parameters<typeof relaySse>[0];
+
+/**
+ * A relayed stream as an adapter's outcome: the client's SSE response, and its usage once the stream ended or
+ * was cut (`usage(end)` reads what the adapter counted on the way).
+ */
+export function relayedOutcome(options: Omit<RelayOptions, "onClose"> & { usage: (end: StreamEnd) => UsageReport }): UpstreamSuccess {
+  const { usage, ...relay } = options;
+  let resolve!: (report: UsageReport) => void;
+  const report = new Promise<UsageReport>((done) => (resolve = done));
+  const body = relaySse({ ...relay, onClose: (end) => resolve(usage(end)) });
+  return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
+}
 
 export function relaySse(options: {
   body: ReadableStream<Uint8Array>;

@@ -5,7 +5,7 @@
 import { upstreamFetch, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
-import { relaySse, SSE_HEADERS } from "../../gateway/stream";
+import { relayedOutcome } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
 import { countTextTokens } from "../../billing/tokens";
 import { chatRequestSchema, chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert";
@@ -65,9 +65,7 @@ export const anthropicAdapter: TextAdapter = {
     let inputTokens: number | undefined;
     let outputTokens: number | undefined;
     let delivered = "";
-    let resolve!: (report: UsageReport) => void;
-    const report = new Promise<UsageReport>((done) => (resolve = done));
-    const body = relaySse({
+    return relayedOutcome({
       body: response.body!,
       abort,
       dialect: "anthropic",
@@ -89,17 +87,16 @@ export const anthropicAdapter: TextAdapter = {
         // Unchanged events go out byte for byte.
         return encodeSse({ event: event.event, data: event.data });
       },
-      onClose(end) {
-        resolve({
+      usage(end) {
+        return {
           inputTokens: inputTokens ?? call.inputTokens,
           outputTokens: end.complete ? outputTokens ?? countTextTokens(delivered) : Math.max(outputTokens ?? 0, countTextTokens(delivered)),
           complete: end.complete,
           error: end.error,
           clientGone: end.clientGone,
-        });
+        };
       },
     });
-    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
   },
 
   async chat(call): Promise<Outcome> {
@@ -121,9 +118,7 @@ export const anthropicAdapter: TextAdapter = {
     }
     const converter = new MessagesStreamToChat({ publicModel: call.publicModel, includeUsage: call.includeUsage });
     let delivered = "";
-    let resolve!: (report: UsageReport) => void;
-    const report = new Promise<UsageReport>((done) => (resolve = done));
-    const body = relaySse({
+    return relayedOutcome({
       body: response.body!,
       abort,
       dialect: "openai",
@@ -133,17 +128,16 @@ export const anthropicAdapter: TextAdapter = {
         return converter.push(data).map((chunk) => encodeSse({ data: JSON.stringify(chunk) }));
       },
       onEnd: () => encodeSse({ data: "[DONE]" }),
-      onClose(end) {
+      usage(end) {
         const counted = converter.usage();
-        resolve({
+        return {
           inputTokens: counted.inputTokens || call.inputTokens,
           outputTokens: counted.outputTokens || countTextTokens(delivered),
           complete: end.complete,
           error: end.error,
           clientGone: end.clientGone,
-        });
+        };
       },
     });
-    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
   },
 };

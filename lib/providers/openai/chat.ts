@@ -4,7 +4,7 @@
 import { upstreamFetch, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
-import { relaySse, SSE_HEADERS } from "../../gateway/stream";
+import { relayedOutcome, type StreamEnd } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
 import { countTextTokens } from "../../billing/tokens";
 import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages, messagesRequestSchema } from "../anthropic/convert";
@@ -23,15 +23,15 @@ async function postChat(call: TextCall, body: Record<string, unknown>) {
   });
 }
 
-function settled(resolve: (report: UsageReport) => void, call: TextCall, usage: ChatUsage, deliveredText: string, end: { complete: boolean; error?: string; clientGone?: boolean }) {
-  resolve({
+function settled(call: TextCall, usage: ChatUsage, deliveredText: string, end: StreamEnd): UsageReport {
+  return {
     inputTokens: usage?.prompt_tokens ?? call.inputTokens,
     // Without the upstream's count (a cut stream), bill what reached the client.
     outputTokens: usage?.completion_tokens ?? countTextTokens(deliveredText),
     complete: end.complete,
     error: end.error,
     clientGone: end.clientGone,
-  });
+  };
 }
 
 /** The upstream's chat request: the client's body with the upstream model, and usage asked for when streaming. */
@@ -59,9 +59,7 @@ export const openaiAdapter: TextAdapter = {
     }
     let usage: ChatUsage = null;
     let delivered = "";
-    let resolve!: (report: UsageReport) => void;
-    const report = new Promise<UsageReport>((done) => (resolve = done));
-    const body = relaySse({
+    return relayedOutcome({
       body: response.body!,
       abort,
       dialect: "openai",
@@ -78,9 +76,8 @@ export const openaiAdapter: TextAdapter = {
         chunk.model = call.publicModel;
         return encodeSse({ data: JSON.stringify(chunk) });
       },
-      onClose: (end) => settled(resolve, call, usage, delivered, end),
+      usage: (end) => settled(call, usage, delivered, end),
     });
-    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
   },
 
   async messages(call): Promise<Outcome> {
@@ -102,9 +99,7 @@ export const openaiAdapter: TextAdapter = {
     }
     const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });
     let delivered = "";
-    let resolve!: (report: UsageReport) => void;
-    const report = new Promise<UsageReport>((done) => (resolve = done));
-    const body = relaySse({
+    return relayedOutcome({
       body: response.body!,
       abort,
       dialect: "anthropic",
@@ -115,17 +110,16 @@ export const openaiAdapter: TextAdapter = {
         return converter.push(chunk).map((out) => encodeSse({ event: out.type, data: JSON.stringify(out) }));
       },
       onEnd: () => converter.finish().map((out) => encodeSse({ event: out.type, data: JSON.stringify(out) })),
-      onClose(end) {
+      usage(end) {
         const counted = converter.usage();
-        resolve({
+        return {
           inputTokens: counted.inputTokens || call.inputTokens,
           outputTokens: counted.outputTokens || countTextTokens(delivered),
           complete: end.complete,
           error: end.error,
           clientGone: end.clientGone,
-        });
+        };
       },
     });
-    return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
   },
 };
