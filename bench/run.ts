@@ -17,6 +17,7 @@
 //   BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   extra node flags for the gateway (stopped with
 //                              SIGINT, so a CPU profile is written)
 //   BENCH_RESPONSES_SIZE=1024x1024  size of each of the three Responses images
+import { createPostgresDatabase } from "../tests/helpers/gateway";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -402,31 +403,12 @@ type Gateway = {
   inspector: string | null;
 };
 
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client(postgresConfig(POSTGRES_URL));
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client(postgresConfig(POSTGRES_URL));
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-      await client.end();
-    },
-  };
-}
-
 async function startGateway(database: DatabaseKind, upstream: string): Promise<Gateway> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   let databaseUrl = `file:${path.join(dataDir, "gateway.db")}`;
   let drop: (() => Promise<void>) | null = null;
   if (database === "postgres") {
-    const created = await createPostgresDatabase();
+    const created = await createPostgresDatabase({ prefix: "bench", baseUrl: POSTGRES_URL });
     databaseUrl = created.url;
     drop = created.drop;
   }

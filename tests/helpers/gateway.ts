@@ -37,18 +37,20 @@ export type GatewayOptions = {
   timeoutMs?: number;
 };
 
-export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `gw_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client(postgresConfig(POSTGRES_ADMIN_URL));
+/** A fresh database on the PostgreSQL server at `baseUrl`, dropped by `drop()` (tests and the benchmark). */
+export async function createPostgresDatabase(options: { prefix?: string; baseUrl?: string } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+  const baseUrl = options.baseUrl ?? POSTGRES_ADMIN_URL;
+  const name = `${options.prefix ?? "gw_test"}_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client(postgresConfig(baseUrl));
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(POSTGRES_ADMIN_URL);
+  const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      const client = new pg.Client(postgresConfig(POSTGRES_ADMIN_URL));
+      const client = new pg.Client(postgresConfig(baseUrl));
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       await client.end();
