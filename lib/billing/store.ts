@@ -135,22 +135,27 @@ class SqliteMoneyStore implements MoneyStore {
   settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
     const s = this.statements;
     return this.run(() => {
+      // The batch is computed first and written as one update per key and per user (a batch is mostly one key's
+      // requests: one UPDATE instead of two per row). Inside the transaction nothing else moves the rows.
+      const keyDelta = new Map<string, number>();
+      const userDelta = new Map<string, number>();
+      const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
       const written: LedgerRow[] = [];
       for (const settlement of settlements) {
         const row = { ...settlement.row };
         const difference = settlement.reserved - row.cost;
         if (difference > 0) {
-          if (!settlement.unlimited) s.giveKey.run(difference, settlement.keyId);
-          s.giveUser.run(difference, settlement.userId);
+          if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
+          add(userDelta, settlement.userId, difference);
         } else if (difference < 0) {
           // Used more than reserved: take what is there, never below zero, and record the shortfall.
           const wanted = -difference;
-          const balance = Number(s.userBalance.get(settlement.userId) ?? 0);
-          const quota = settlement.unlimited ? Infinity : Number(s.keyQuota.get(settlement.keyId) ?? 0);
+          const balance = Number(s.userBalance.get(settlement.userId) ?? 0) + (userDelta.get(settlement.userId) ?? 0);
+          const quota = settlement.unlimited ? Infinity : Number(s.keyQuota.get(settlement.keyId) ?? 0) + (keyDelta.get(settlement.keyId) ?? 0);
           const taken = Math.max(0, Math.min(wanted, balance, quota));
           if (taken > 0) {
-            s.takeUser.run(taken, settlement.userId, taken);
-            if (!settlement.unlimited) s.takeKey.run(taken, settlement.keyId, taken);
+            add(userDelta, settlement.userId, -taken);
+            if (!settlement.unlimited) add(keyDelta, settlement.keyId, -taken);
           }
           if (taken < wanted) row.detail = { ...(row.detail as object), shortfall: wanted - taken };
           row.cost = settlement.reserved + taken;
@@ -158,6 +163,8 @@ class SqliteMoneyStore implements MoneyStore {
         s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
         written.push(row);
       }
+      for (const [keyId, delta] of keyDelta) if (delta) s.giveKey.run(delta, keyId);
+      for (const [userId, delta] of userDelta) if (delta) s.giveUser.run(delta, userId);
       for (const [keyId, at] of touchedKeys) s.touchKey.run(sqliteDate(at), keyId);
       return written;
     });

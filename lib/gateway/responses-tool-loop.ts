@@ -167,7 +167,7 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
     if (call.signal.aborted) return "Cancelled.";
     images.push({ itemId, usage: result.usage });
     yield* builder.imageDone(itemId, outputIndex, {
-      b64: result.b64,
+      b64: typeof result.b64 === "string" ? result.b64 : result.b64.toString("latin1"),
       size: result.size,
       quality: result.quality === "auto" ? resolveQuality("auto") : result.quality,
       outputFormat: result.format,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { GatewayError } from "../errors";
 import { randomUUID } from "node:crypto";
 import { textResponse } from "./direct-body";
+import { readNodeBody } from "./node-adapter";
 
 export const JSON_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -33,6 +34,12 @@ export function jsonText(text: string, status = 200, headers: Record<string, str
 export async function readText(request: Request, limit = JSON_LIMIT_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+  const direct = readNodeBody(request, limit);
+  if (direct) {
+    const bytes = await direct;
+    if (bytes === "too_large") throw new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+    return bytes.toString("utf8");
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

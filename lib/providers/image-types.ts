@@ -28,8 +28,9 @@ export type ImageCall = {
 
 export type ImageSuccess = {
   ok: true;
-  /** The image, base64-encoded, exactly as the upstream produced it. */
-  b64: string;
+  /** The image, base64-encoded, exactly as the upstream produced it: text, or the ASCII bytes of the upstream's
+   *  answer (a slice of it, so a large image is not copied on its way through). */
+  b64: string | Buffer;
   format: ImageFormat;
   /** What to bill. */
   usage: ImageUsage;

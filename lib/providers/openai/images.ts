@@ -5,7 +5,7 @@
 // gateway does not know, such as base_url). Edit uploads are re-streamed from their temporary files, not re-buffered.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
 import { z } from "zod";
-import { bodyFailure, channelDeadlines, joinUrl, upstreamFetch, type FetchResult } from "../http";
+import { bodyFailure, channelDeadlines, joinUrl, readUpstreamBytes, upstreamFetch, type FetchResult } from "../http";
 import { multipartBody } from "../../http/multipart";
 import type { ImageFormat } from "../../images/inspect";
 import type { ImageUsage } from "../../images/usage";
@@ -71,63 +71,81 @@ export function usageFromUpstream(usage: UpstreamImageUsage | null | undefined, 
   return { usage: { textInputTokens, textOutputTokens, imageInputTokens, imageOutputTokens }, source: "upstream" };
 }
 
-/** The format of base64 image data, from its first bytes; null when it is none of the three. */
-export function sniffFormat(b64: string): ImageFormat | null {
-  const head = Buffer.from(b64.slice(0, 24), "base64");
+/** The format of base64 image data (text, or its ASCII bytes), from its first bytes; null when it is none of the three. */
+export function sniffFormat(b64: string | Buffer): ImageFormat | null {
+  const start = typeof b64 === "string" ? b64.slice(0, 24) : b64.toString("latin1", 0, 24);
+  const head = Buffer.from(start, "base64");
   if (head.length >= 4 && head[0] === 0x89 && head[1] === 0x50 && head[2] === 0x4e && head[3] === 0x47) return "png";
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "jpeg";
   if (head.length >= 12 && head.toString("latin1", 0, 4) === "RIFF" && head.toString("latin1", 8, 12) === "WEBP") return "webp";
   return null;
 }
 
-function failure(message: string, cause: string): UpstreamFailure {
-  return { ok: false, retryable: true, status: 502, message, cause };
-}
+const B64_KEY = Buffer.from('"b64_json"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
-/** Reads the body with a size cap; a client that leaves meanwhile aborts it (upstreamFetch wired the signal). */
-async function readCapped(response: Response): Promise<string | null> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > MAX_IMAGE_RESPONSE_BYTES) {
-    await response.body?.cancel().catch(() => undefined);
+/**
+ * The first image of an answer and the rest of it, without turning the image into a JavaScript string: the answer's
+ * bytes are searched for the "b64_json" value, the rest is parsed as JSON with that value empty, and the image stays
+ * a slice of the bytes read (no copy). A 3840x2160 PNG is ~33 MB of base64; parsing, validating and re-serialising
+ * it as text made ~5 copies of it per request. Null when the answer is not laid out that way (an escaped character
+ * inside the value, a data URI in `url`): the caller parses it whole.
+ */
+export function splitImageAnswer(raw: Buffer): { rest: unknown; b64: Buffer } | null {
+  const key = raw.indexOf(B64_KEY);
+  if (key < 0) return null;
+  let position = key + B64_KEY.length;
+  const skipSpace = () => {
+    while (position < raw.length && (raw[position] === 0x20 || raw[position] === 0x0a || raw[position] === 0x0d || raw[position] === 0x09)) position++;
+  };
+  skipSpace();
+  if (raw[position] !== 0x3a) return null; // ':'
+  position++;
+  skipSpace();
+  if (raw[position] !== QUOTE) return null;
+  const start = position + 1;
+  const end = raw.indexOf(QUOTE, start);
+  if (end < 0) return null;
+  const escape = raw.indexOf(BACKSLASH, start);
+  if (escape >= 0 && escape < end) return null;
+  let rest: unknown;
+  try {
+    rest = JSON.parse(raw.toString("utf8", 0, start) + raw.toString("utf8", end));
+  } catch {
     return null;
   }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_IMAGE_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  // The value found must be the first item's image, not a look-alike elsewhere in the answer.
+  const first = (rest as { data?: { b64_json?: unknown }[] } | null)?.data?.[0];
+  if (!first || first.b64_json !== "") return null;
+  return { rest, b64: raw.subarray(start, end) };
+}
+
+function failure(message: string, cause: string): UpstreamFailure {
+  return { ok: false, retryable: true, status: 502, message, cause };
 }
 
 /** The upstream's answer as the gateway's result: the first image unchanged, usage read or computed. */
 async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOutcome> {
   if (!result.ok) return result;
-  let text: string | null;
+  let raw: Buffer | null;
   try {
-    text = await readCapped(result.response);
+    raw = await readUpstreamBytes(result.response, MAX_IMAGE_RESPONSE_BYTES);
   } catch (error) {
     return bodyFailure(error, call.signal);
   }
-  if (text === null) return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
+  if (raw === null) return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
+  const split = splitImageAnswer(raw);
   let parsed: z.infer<typeof imagesResponseSchema>;
   try {
-    const checked = imagesResponseSchema.safeParse(JSON.parse(text));
+    const checked = imagesResponseSchema.safeParse(split ? split.rest : JSON.parse(raw.toString("utf8")));
     if (!checked.success) return failure("The upstream's answer holds no image ('data' is missing or empty)", "upstream_malformed");
     parsed = checked.data;
   } catch {
     return failure("The upstream's answer is not valid JSON", "upstream_malformed");
   }
   const item = parsed.data[0]!;
-  let b64 = item.b64_json ?? null;
+  let b64: string | Buffer | null = split?.b64.length ? split.b64 : item.b64_json || null;
   // Some compatible upstreams answer with a data URI in `url`; an http(s) link is never fetched (security item 21).
   const dataUri = item.url ? /^data:image\/[\w+.-]+;base64,(.*)$/s.exec(item.url) : null;
   if (!b64 && dataUri) b64 = dataUri[1]!;
