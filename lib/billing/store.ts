@@ -208,12 +208,45 @@ class SqliteMoneyStore implements MoneyStore {
 
 // ------------------------------------------------------------------------------------------------ PostgreSQL
 
+/** The most reservations sent in one call. */
+const RESERVE_BATCH = 200;
+
 class PostgresMoneyStore implements MoneyStore {
   readonly kind = "postgres" as const;
 
-  async reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
-    const { rows } = await pgPool().query<{ result: ReserveResult }>("SELECT gateway_reserve($1, $2, $3) AS result", [keyId, userId, amount]);
-    return rows[0]!.result;
+  private waiting: { keyId: string; userId: string; amount: number; resolve: (result: ReserveResult) => void; reject: (error: unknown) => void }[] = [];
+  private gathering = false;
+
+  /**
+   * Reservations that arrive together (in one turn of the event loop: every request whose bytes came in the same
+   * poll) go to PostgreSQL as one call of gateway_reserve_many, one round trip for all of them; each one is still
+   * atomic on its own (migration 0003). Under load this turns ~50 queries into a few; alone, a request waits for
+   * nothing (setImmediate runs right after the poll that received it).
+   */
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ keyId, userId, amount, resolve, reject });
+      if (this.gathering) return;
+      this.gathering = true;
+      setImmediate(() => {
+        this.gathering = false;
+        while (this.waiting.length) void this.reserveMany(this.waiting.splice(0, RESERVE_BATCH));
+      });
+    });
+  }
+
+  private async reserveMany(batch: PostgresMoneyStore["waiting"]): Promise<void> {
+    try {
+      const { rows } = await pgPool().query<{ results: ReserveResult[] }>("SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results", [
+        batch.map((entry) => entry.keyId),
+        batch.map((entry) => entry.userId),
+        batch.map((entry) => entry.amount),
+      ]);
+      const results = rows[0]!.results;
+      batch.forEach((entry, index) => entry.resolve(results[index]!));
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
   }
 
   private async transaction<T>(work: (query: (sql: string, values?: unknown[]) => Promise<{ rows: any[]; rowCount: number | null }>) => Promise<T>): Promise<T> {
