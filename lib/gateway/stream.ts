@@ -1,7 +1,7 @@
 // Relays an upstream SSE body to the client event by event (architecture decision 6): nothing is buffered
 // beyond the event being handled, backpressure comes from the client's pull, a client that goes away aborts
 // the upstream, and the caller learns at the end whether the stream completed.
-import { encodeSse, readSseEvents, SseEventTooLargeError, TruncatedStreamError, type SseEvent } from "../sse/parse";
+import { encodeSse, readSseEvents, SseEventTooLargeError, TruncatedStreamError, type SseEvent, type SseSource } from "../sse/parse";
 import { streamStarted } from "../runtime/metrics";
 import { errorBody, GatewayError } from "../errors";
 import { isUpstreamIdle } from "../providers/http";
@@ -26,7 +26,7 @@ export function relayedOutcome(options: Omit<RelayOptions, "onClose"> & { usage:
 }
 
 export function relaySse(options: {
-  body: ReadableStream<Uint8Array>;
+  body: SseSource;
   abort: AbortController;
   /** Returns the SSE text to send for one upstream event ("" or [] to drop it). */
   onEvent: (event: SseEvent) => string | string[];

@@ -116,6 +116,13 @@ export async function readUpstreamBytes(response: Response, limit: number): Prom
   return Buffer.concat(chunks, size);
 }
 
+/** The body to read events from: undici's own Node stream for an answer of upstreamFetch (no Web stream adapter in
+ *  between: cheaper per event and for the first byte), the Web stream otherwise. */
+export function upstreamBody(response: Response): ReadableStream<Uint8Array> | NodeJS.ReadableStream {
+  const stream = (response as unknown as { [NODE_BODY]?: NodeJS.ReadableStream | null })[NODE_BODY];
+  return stream ?? response.body!;
+}
+
 export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
 
 /**

@@ -57,9 +57,9 @@ export class SseEventTooLargeError extends Error {
  *   reason is thrown. Leaving the loop early (`break`, or a throw in the consumer) also cancels the body.
  * - Throws `SseEventTooLargeError` when one event exceeds `maxEventChars` (default MAX_EVENT_CHARS).
  */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options: { maxEventChars?: number } = {}): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(body: SseSource, signal?: AbortSignal, options: { maxEventChars?: number } = {}): AsyncGenerator<SseEvent, void, undefined> {
   signal?.throwIfAborted();
-  const reader = body.getReader();
+  const reader = chunkReader(body);
   const decoder = new TextDecoder("utf-8");
   let pending: SseEvent[] = [];
   const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
@@ -128,6 +128,37 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>, signal?: 
     if (!bodyFinished) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
+}
+
+/** Where events are read from: a Web stream, or a Node stream (an upstream answer's own body, without a Web adapter). */
+export type SseSource = ReadableStream<Uint8Array> | NodeJS.ReadableStream;
+
+type ChunkReader = {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+  releaseLock(): void;
+};
+
+function chunkReader(body: SseSource): ChunkReader {
+  if (body instanceof ReadableStream) return body.getReader() as ChunkReader;
+  // A Node stream: its async iterator reads chunk by chunk; cancelling destroys the stream (which aborts the request).
+  const stream = body as NodeJS.ReadableStream & { destroy(error?: Error): void };
+  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  let cancelled: (() => void) | null = null;
+  const cancelledPromise = new Promise<{ done: true }>((resolve) => (cancelled = () => resolve({ done: true })));
+  return {
+    read() {
+      const next = iterator.next() as Promise<{ done: false; value: Uint8Array } | { done: true }>;
+      // After a cancel the stream is destroyed and this read may fail; nobody waits for it any more.
+      next.catch(() => {});
+      return Promise.race([next, cancelledPromise]);
+    },
+    async cancel() {
+      cancelled!();
+      stream.destroy();
+    },
+    releaseLock() {},
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
 // (settings.longContextBeta) because the vendor may rename or drop it.
-import { upstreamFetch, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
+import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { relayedOutcome } from "../../gateway/stream";
@@ -66,7 +66,7 @@ export const anthropicAdapter: TextAdapter = {
     let outputTokens: number | undefined;
     let delivered = "";
     return relayedOutcome({
-      body: response.body!,
+      body: upstreamBody(response),
       abort,
       dialect: "anthropic",
       onEvent(event) {
@@ -119,7 +119,7 @@ export const anthropicAdapter: TextAdapter = {
     const converter = new MessagesStreamToChat({ publicModel: call.publicModel, includeUsage: call.includeUsage });
     let delivered = "";
     return relayedOutcome({
-      body: response.body!,
+      body: upstreamBody(response),
       abort,
       dialect: "openai",
       onEvent(event) {

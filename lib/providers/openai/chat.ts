@@ -1,7 +1,7 @@
 // `openai` channels: any OpenAI-compatible upstream. baseUrl is the API root including /v1
 // (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
 // Messages by conversion.
-import { upstreamFetch, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
+import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
 import { relayedOutcome, type StreamEnd } from "../../gateway/stream";
@@ -60,7 +60,7 @@ export const openaiAdapter: TextAdapter = {
     let usage: ChatUsage = null;
     let delivered = "";
     return relayedOutcome({
-      body: response.body!,
+      body: upstreamBody(response),
       abort,
       dialect: "openai",
       onEvent(event) {
@@ -100,7 +100,7 @@ export const openaiAdapter: TextAdapter = {
     const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });
     let delivered = "";
     return relayedOutcome({
-      body: response.body!,
+      body: upstreamBody(response),
       abort,
       dialect: "anthropic",
       onEvent(event) {

@@ -16,7 +16,7 @@ import { readSseEvents, TruncatedStreamError } from "../../sse/parse";
 import { AUTO_SIZE, checkImageSize } from "../../images/size";
 import { imageUsage, type ImageUsage } from "../../images/usage";
 import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "../../gateway/responses-events";
-import { joinUrl, upstreamFetch } from "../http";
+import { joinUrl, upstreamBody, upstreamFetch } from "../http";
 import { usageFromUpstream } from "./images";
 import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "../responses-types";
 
@@ -93,7 +93,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
 
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
     try {
-      for await (const message of readSseEvents(response.body!, abort.signal)) {
+      for await (const message of readSseEvents(upstreamBody(response), abort.signal)) {
         if (message.data === "[DONE]") continue;
         let event: ResponsesEvent;
         try {
