@@ -36,14 +36,9 @@ async function send(url: string, init: RequestInit, signal: AbortSignal, idleTim
   answer.body.once("error", (error: Error & { code?: string }) => {
     if (error?.code === "UND_ERR_BODY_TIMEOUT") error.message = `The upstream sent nothing for ${seconds(idleTimeoutMs)} s`;
   });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
   const noBody = answer.statusCode === 204 || answer.statusCode === 304 || init.method === "HEAD";
   if (noBody) answer.body.resume();
-  return upstreamResponse(answer.statusCode, headers, noBody ? null : answer.body);
+  return upstreamResponse(answer.statusCode, answer.headers, noBody ? null : answer.body);
 }
 
 /**
@@ -51,13 +46,23 @@ async function send(url: string, init: RequestInit, signal: AbortSignal, idleTim
  * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
  * (streams): building one for every JSON answer was a measurable share of a request.
  */
-function upstreamResponse(status: number, headers: Headers, body: import("undici").Dispatcher.ResponseData["body"] | null): Response {
+function upstreamResponse(status: number, raw: Record<string, string | string[] | undefined>, body: import("undici").Dispatcher.ResponseData["body"] | null): Response {
   let web: ReadableStream<Uint8Array> | null = null;
+  let headers: Headers | null = null;
   const lazy = {
     [NODE_BODY]: body,
     status,
     ok: status >= 200 && status < 300,
-    headers,
+    // Made when first asked for: most JSON answers are read without looking at a header.
+    get headers() {
+      if (headers) return headers;
+      headers = new Headers();
+      for (const [name, value] of Object.entries(raw)) {
+        if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+        else if (value !== undefined) headers.set(name, value);
+      }
+      return headers;
+    },
     json: () => (body ? readCapped(body).then((text) => JSON.parse(text)) : Promise.reject(new SyntaxError("empty body"))),
     text: () => (body ? readCapped(body) : Promise.resolve("")),
     arrayBuffer: () => (body ? body.arrayBuffer() : Promise.resolve(new ArrayBuffer(0))),
