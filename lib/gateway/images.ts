@@ -51,6 +51,8 @@ function partCosts(usage: ImageUsage, price: Price) {
 
 /** Stands for the image in the serialised answer, which is then written around it (the image is not copied). */
 const IMAGE_DATA = "\u0001image-data\u0001";
+/** The marker as JSON.stringify writes it inside a string. */
+const IMAGE_DATA_JSON = JSON.stringify(IMAGE_DATA).slice(1, -1);
 
 /** The body of §2.3: exactly one image, as base64 or as a data URI; plus what was made and what it used. */
 function imagesResponse(result: ImageSuccess, options: ImageOptions, b64: string) {
@@ -108,9 +110,8 @@ async function serveImage(context: GatewayContext, kind: Kind, options: ImageOpt
     // The answer is serialised around a marker and written as [before, image, after]: the image, ~33 MB of base64
     // for 3840x2160, goes out as the bytes the upstream sent (issue 9: at most twice its size in memory per image).
     const text = JSON.stringify(imagesResponse(result, options, IMAGE_DATA));
-    const marker = text.indexOf(JSON.stringify(IMAGE_DATA).slice(1, -1));
-    const markerLength = JSON.stringify(IMAGE_DATA).length - 2;
-    const parts: BodyPart[] = [text.slice(0, marker), result.b64, text.slice(marker + markerLength)];
+    const marker = text.indexOf(IMAGE_DATA_JSON);
+    const parts: BodyPart[] = [text.slice(0, marker), result.b64, text.slice(marker + IMAGE_DATA_JSON.length)];
     reservation.settle({
       usage: result.usage,
       channel: { id: channel.id, name: channel.name },

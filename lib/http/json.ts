@@ -30,14 +30,18 @@ export function jsonText(text: string, status = 200, headers: Record<string, str
   return textResponse(text, status, { "content-type": "application/json", ...headers });
 }
 
+function bodyTooLarge(limit: number): GatewayError {
+  return new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+}
+
 /** Reads the body as text, refusing more than `limit` bytes while it streams in. */
 export async function readText(request: Request, limit = JSON_LIMIT_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+  if (declared > limit) throw bodyTooLarge(limit);
   const direct = readNodeBody(request, limit);
   if (direct) {
     const bytes = await direct;
-    if (bytes === "too_large") throw new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+    if (bytes === "too_large") throw bodyTooLarge(limit);
     return bytes.toString("utf8");
   }
   if (!request.body) return "";
@@ -50,7 +54,7 @@ export async function readText(request: Request, limit = JSON_LIMIT_BYTES): Prom
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => undefined);
-      throw new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+      throw bodyTooLarge(limit);
     }
     chunks.push(value);
   }

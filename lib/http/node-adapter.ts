@@ -132,13 +132,11 @@ class NodeRequest extends Request {
   }
 
   override async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.readAll(Infinity);
-    return bytes === "too_large" ? new ArrayBuffer(0) : (new Uint8Array(bytes).buffer as ArrayBuffer);
+    return new Uint8Array((await this.readAll(Infinity)) as Buffer).buffer;
   }
 
   override async text(): Promise<string> {
-    const bytes = await this.readAll(Infinity);
-    return bytes === "too_large" ? "" : bytes.toString("utf8");
+    return ((await this.readAll(Infinity)) as Buffer).toString("utf8");
   }
 
   override async json(): Promise<unknown> {

@@ -46,7 +46,7 @@ async function send(url: string, init: RequestInit, signal: AbortSignal, idleTim
  * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
  * (streams): building one for every JSON answer was a measurable share of a request.
  */
-function upstreamResponse(status: number, raw: Record<string, string | string[] | undefined>, body: import("undici").Dispatcher.ResponseData["body"] | null): Response {
+function upstreamResponse(status: number, raw: Record<string, string | string[] | undefined>, body: NodeBody | null): Response {
   let web: ReadableStream<Uint8Array> | null = null;
   let headers: Headers | null = null;
   const lazy = {
@@ -78,36 +78,44 @@ function upstreamResponse(status: number, raw: Record<string, string | string[] 
 /** Where an answer from upstreamFetch keeps undici's own body (a Node stream), for readers that want no Web stream. */
 const NODE_BODY = Symbol("upstream node body");
 
+type NodeBody = import("undici").Dispatcher.ResponseData["body"];
+
+/** undici's body of an answer of upstreamFetch (null when it has none); undefined for any other Response. */
+function nodeBody(response: Response): NodeBody | null | undefined {
+  return (response as unknown as { [NODE_BODY]?: NodeBody | null })[NODE_BODY];
+}
+
 /**
- * The whole body as one buffer, or null past `limit` bytes (the rest is not read). Reads undici's Node stream
- * directly and copies each chunk once into a buffer of the declared length: for a 33 MB image answer, a Web stream
- * adapter and a final concatenation were most of the gateway's CPU and doubled its memory.
+ * The whole of an upstream answer (from upstreamFetch) as one buffer, or null past `limit` bytes (the rest is not
+ * read). Reads undici's Node stream directly and copies each chunk once into a buffer of the declared length: for a
+ * 33 MB image answer, a Web stream adapter and a final concatenation were most of the gateway's CPU and doubled its
+ * memory.
  */
 export async function readUpstreamBytes(response: Response, limit: number): Promise<Buffer | null> {
+  const body = nodeBody(response);
+  if (body === undefined) throw new TypeError("readUpstreamBytes reads answers of upstreamFetch only");
+  if (!body) return Buffer.alloc(0);
   const declared = Number(response.headers.get("content-length") ?? "-1");
-  const stream = (response as unknown as { [NODE_BODY]?: AsyncIterable<Uint8Array> & { destroy(): void } | null })[NODE_BODY];
   if (declared > limit) {
-    if (stream) stream.destroy();
-    else await response.body?.cancel().catch(() => undefined);
+    body.destroy();
     return null;
   }
-  const source: AsyncIterable<Uint8Array> | null = stream !== undefined ? stream : (response.body as AsyncIterable<Uint8Array> | null);
-  if (!source) return Buffer.alloc(0);
+  return readBytes(body, limit, declared);
+}
+
+/** A body read whole: into one buffer of the declared length when there is one; null past `limit` bytes. */
+async function readBytes(body: NodeBody, limit: number, declared = -1): Promise<Buffer | null> {
   const whole = Number.isSafeInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : null;
-  const chunks: Uint8Array[] = [];
+  const chunks: Buffer[] = [];
   let size = 0;
-  const stop = () => {
-    if (stream) stream.destroy();
-    else void response.body?.cancel().catch(() => undefined);
-  };
-  for await (const chunk of source) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     if (size + chunk.byteLength > limit) {
-      stop();
+      body.destroy();
       return null;
     }
     if (whole) {
       if (size + chunk.byteLength > whole.length) {
-        stop();
+        body.destroy();
         throw new Error("The upstream sent more than its declared Content-Length");
       }
       whole.set(chunk, size);
@@ -118,14 +126,13 @@ export async function readUpstreamBytes(response: Response, limit: number): Prom
     if (size !== whole.length) throw new Error("The upstream's answer ended before its declared Content-Length");
     return whole;
   }
-  return Buffer.concat(chunks, size);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /** The body to read events from: undici's own Node stream for an answer of upstreamFetch (no Web stream adapter in
  *  between: cheaper per event and for the first byte), the Web stream otherwise. */
 export function upstreamBody(response: Response): ReadableStream<Uint8Array> | NodeJS.ReadableStream {
-  const stream = (response as unknown as { [NODE_BODY]?: NodeJS.ReadableStream | null })[NODE_BODY];
-  return stream ?? response.body!;
+  return nodeBody(response) ?? response.body!;
 }
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;
@@ -147,18 +154,10 @@ export class UpstreamTooLargeError extends Error {
   }
 }
 
-async function readCapped(body: import("undici").Dispatcher.ResponseData["body"], limit = MAX_TEXT_RESPONSE_BYTES): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw new UpstreamTooLargeError(limit);
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+async function readCapped(body: NodeBody, limit = MAX_TEXT_RESPONSE_BYTES): Promise<string> {
+  const bytes = await readBytes(body, limit);
+  if (!bytes) throw new UpstreamTooLargeError(limit);
+  return bytes.toString("utf8");
 }
 
 /** "0.4" for 400 ms, "120" for 120000 ms. */
