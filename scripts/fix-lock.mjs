@@ -25,7 +25,9 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     const target = `${path ? `${path}/` : ""}node_modules/${name}`.replace(/^\//, "");
     const hoisted = `node_modules/${name}`;
     if (lock.packages[target] || lock.packages[hoisted]) continue;
-    lock.packages[hoisted] = { version, ...PLATFORMS[match[1]], optional: true, engines: { node: ">= 10" } };
+    // Keys in the order npm itself writes them, so that a later `npm install` leaves the file as it is.
+    const { os, cpu, libc } = PLATFORMS[match[1]];
+    lock.packages[hoisted] = { version, cpu, optional: true, os, ...(libc ? { libc } : {}), engines: { node: ">= 10" } };
     added.push(`${name}@${version}`);
   }
 }
