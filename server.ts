@@ -6,6 +6,9 @@ import { prepareDatabase } from "./lib/runtime/startup";
 import { isPlainPath, matchRoute } from "./lib/http/routes";
 import { sendWebResponse, toWebRequest } from "./lib/http/node-adapter";
 import { newRequestId } from "./lib/http/json";
+import { clientAddress, isTrustedProxy } from "./lib/http/client-address";
+import { guardConnections } from "./lib/http/connection-guard";
+import { signInBodyRefusal } from "./lib/http/sign-in-body";
 import { errorResponse, GatewayError, type Dialect } from "./lib/errors";
 import { log } from "./lib/runtime/log";
 import { flushLedger } from "./lib/billing/ledger";
@@ -47,7 +50,12 @@ async function main(): Promise<void> {
   let inFlight = 0;
   let closing = false;
 
-  const server = http.createServer({ maxHeaderSize: 64 * 1024 }, (incoming, outgoing) => {
+  // node:http checks header deadlines every connectionsCheckingInterval (30 s by default): often enough for the
+  // configured deadline to mean what it says.
+  const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(config.GATEWAY_HEADERS_TIMEOUT_MS / 4)));
+  const server = http.createServer({ maxHeaderSize: 64 * 1024, connectionsCheckingInterval }, (incoming, outgoing) => {
+    // A connection over the caps was answered 503 when it opened; whatever it sent is not handled.
+    if (guard.refused(incoming.socket)) return;
     const url = incoming.url ?? "/";
     const pathname = url.split("?", 1)[0]!;
     const operations = operationsRoute(pathname);
@@ -88,18 +96,40 @@ async function main(): Promise<void> {
       outgoing.writeHead(404, { "content-type": "text/plain" }).end("The portal is disabled in this process (GATEWAY_DISABLE_NEXT=1).\n");
       return;
     }
-    // The sign-in throttle counts per client address: what the socket says, never a header the client could set.
-    incoming.headers["x-gateway-client-address"] = incoming.socket.remoteAddress ?? "";
+    // next-auth reads and parses the whole body before any limit of its own: sign-in forms are a few hundred bytes.
+    if (pathname.startsWith("/api/auth/")) {
+      const refusal = signInBodyRefusal(incoming.method ?? "GET", incoming.headers);
+      if (refusal) {
+        outgoing.writeHead(refusal.status, { "content-type": "application/json", "cache-control": "no-store", connection: "close" }).end(JSON.stringify({ error: { code: refusal.code, message: refusal.message } }));
+        return;
+      }
+    }
+    if (config.appUrl.startsWith("https://")) outgoing.setHeader("strict-transport-security", "max-age=31536000; includeSubDomains");
+    // The sign-in throttle counts per client address: the socket's, or what trusted proxies forwarded; never a header
+    // the client could set.
+    incoming.headers["x-gateway-client-address"] = clientAddress(incoming.socket.remoteAddress, incoming.headers["x-forwarded-for"]);
     void nextHandler(incoming, outgoing).catch((error) => {
       log.error("page handler failed", { path: pathname, error });
       if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "text/plain" });
       outgoing.end("Internal error\n");
     });
   });
-  // Streams and 50 MB uploads may take minutes; the per-request timeouts of node:http would cut them.
+  // Streams and 50 MB uploads may take minutes: node's whole-request timeout would cut them, so bodies are bounded by
+  // a minimum rate instead (lib/http/connection-guard.ts). Keep-alive outlasts the 60 s idle timeout of common load
+  // balancers, so the balancer, not the gateway, closes idle connections (no race on a reused socket).
   server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = config.GATEWAY_HEADERS_TIMEOUT_MS;
+  server.keepAliveTimeout = config.GATEWAY_KEEPALIVE_TIMEOUT_MS;
+  const guard = guardConnections(server, {
+    maxConnections: config.GATEWAY_MAX_CONNECTIONS,
+    maxPerAddress: config.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS,
+    bodyMinBytesPerSecond: config.GATEWAY_BODY_MIN_BYTES_PER_SECOND,
+    bodyGraceMs: config.GATEWAY_BODY_GRACE_MS,
+    sendStallMs: config.GATEWAY_SEND_STALL_MS,
+    isExempt: isTrustedProxy,
+    // Evictions are routine at the cap (one per new connection): debug, so a flood of stuck sockets is no log flood.
+    onEvent: (event) => (event.kind === "evicted" ? log.debug : log.warn)("connection limit", event),
+  });
 
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const address = server.address();
@@ -117,6 +147,7 @@ async function main(): Promise<void> {
     const deadline = Date.now() + config.GATEWAY_SHUTDOWN_GRACE_MS;
     while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     server.closeAllConnections();
+    guard.stop();
     await flushLedger().catch((error) => log.error("final ledger flush failed", { error }));
     await stopOperations();
     log.info("stopped", { unfinished: inFlight });

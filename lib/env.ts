@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import { singleton } from "./runtime/singleton";
+import { parseRanges } from "./http/cidr";
 
 const optionalUrl = (protocols: string[], hint: string) =>
   z
@@ -14,6 +15,15 @@ const optionalUrl = (protocols: string[], hint: string) =>
     .refine((value) => value === undefined || protocols.some((protocol) => value.startsWith(protocol)), {
       message: hint,
     });
+
+/** A whole number of milliseconds (or bytes, or connections) from `min` to `max`, with a message naming the range. */
+const bounded = (unit: string, min: number, max: number, fallback: number) =>
+  z.coerce
+    .number({ message: "must be a number" })
+    .int(`must be a whole number of ${unit}`)
+    .min(min, `must be from ${min} to ${max} ${unit}`)
+    .max(max, `must be from ${min} to ${max} ${unit}`)
+    .default(fallback);
 
 const schema = z.object({
   PORT: z.coerce
@@ -27,6 +37,7 @@ const schema = z.object({
   GATEWAY_DATA_DIR: z.string().default("./data"),
   GATEWAY_SECRET: z.string().min(32, "must be at least 32 characters (or unset it to generate one)").optional(),
   GATEWAY_MASTER_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  GATEWAY_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   GATEWAY_ADMIN_EMAIL: z.email("must be an email address").optional(),
   GATEWAY_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
   REDIS_URL: optionalUrl(["redis://", "rediss://"], "must start with redis:// or rediss://"),
@@ -44,6 +55,20 @@ const schema = z.object({
     .max(600_000, "must be from 10 to 600000 milliseconds")
     .optional(),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  // Slow clients (lib/http/connection-guard.ts; defaults in the README's environment table).
+  GATEWAY_HEADERS_TIMEOUT_MS: bounded("milliseconds", 100, 600_000, 30_000),
+  GATEWAY_KEEPALIVE_TIMEOUT_MS: bounded("milliseconds", 100, 3_600_000, 65_000),
+  GATEWAY_BODY_GRACE_MS: bounded("milliseconds", 100, 600_000, 10_000),
+  GATEWAY_BODY_MIN_BYTES_PER_SECOND: bounded("bytes per second", 1, 1_000_000_000, 1024),
+  GATEWAY_SEND_STALL_MS: bounded("milliseconds", 100, 3_600_000, 120_000),
+  GATEWAY_MAX_CONNECTIONS: bounded("connections", 1, 1_000_000, 8192),
+  GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: bounded("connections", 1, 1_000_000, 256),
+  GATEWAY_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .superRefine((value, context) => {
+      for (const message of parseRanges(value).errors) context.addIssue({ code: "custom", message });
+    }),
 });
 
 export type Env = z.infer<typeof schema> & {

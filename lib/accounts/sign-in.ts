@@ -19,6 +19,7 @@ import {
   normaliseEmail,
   recordSecondFactorFailure,
   recordSecondFactorSuccess,
+  recordSignInComplete,
   recordSignInFailure,
   recordSignInSuccess,
 } from "./throttle";
@@ -85,5 +86,6 @@ export async function signInWithPassword(input: { email: string; password: strin
     }
     await recordSecondFactorSuccess(throttle);
   }
+  await recordSignInComplete(throttle);
   return user;
 }

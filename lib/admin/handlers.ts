@@ -101,7 +101,8 @@ export const updateUser = adminRoute(async (request, params) => {
     balance = await moneyStore().credit(user.id, body.balanceDelta, {
       kind: "adjust", requestId: requestIdOf(request), userId: user.id, keyId: null, keyPrefix: null, endpoint: "/api/admin/users",
       model: "", channelId: null, channelName: null, textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0,
-      imageOutputTokens: 0, reserved: 0, priceVersion: 0, status: "success", httpStatus: 200, error: null, latencyMs: 0,
+      imageOutputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reserved: 0, overReservation: 0, priceVersion: 0, status: "success",
+      httpStatus: 200, error: null, latencyMs: 0,
       stream: false, detail: body.note ? { note: body.note } : null, createdAt: new Date(),
     });
   }
@@ -315,20 +316,38 @@ export function publicChannel(channel: {
 // ----------------------------------------------------------------------------------------------------- prices
 
 const price = z.number().min(0).max(1_000_000);
-export const priceSchema = z.object({
-  model: z.string().trim().min(1).max(200),
-  textInput: price.optional(),
-  textOutput: price.optional(),
-  imageInput: price.optional(),
-  imageOutput: price.optional(),
-});
+const multiplier = z.number().min(0).max(100);
+export const priceSchema = z
+  .object({
+    model: z.string().trim().min(1).max(200),
+    textInput: price.optional(),
+    textOutput: price.optional(),
+    imageInput: price.optional(),
+    imageOutput: price.optional(),
+    cacheReadMultiplier: multiplier.optional(),
+    cacheWriteMultiplier: multiplier.optional(),
+    cacheWrite1hMultiplier: multiplier.optional(),
+    // The long-context tier: all three together, or all three null to remove it.
+    tierThreshold: z.number().int().min(1).nullable().optional(),
+    tierTextInput: price.nullable().optional(),
+    tierTextOutput: price.nullable().optional(),
+    // micro-USD per use of a server tool, by tool name (web_search, web_fetch, code_execution, ...).
+    toolPrices: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names are lowercase words such as web_search"), z.number().int().min(0).max(100_000_000)).optional(),
+  })
+  .refine(
+    (body) => {
+      const tier = [body.tierThreshold, body.tierTextInput, body.tierTextOutput];
+      return tier.every((value) => value === undefined) || tier.every((value) => value === null) || tier.every((value) => typeof value === "number");
+    },
+    { message: "set tierThreshold, tierTextInput and tierTextOutput together (or all three to null)", path: ["tierThreshold"] },
+  );
 
 export const upsertPrice = adminRoute(async (request) => {
   const { model, ...prices } = await readBody(request, priceSchema);
   const row = await db().modelPrice.upsert({
     where: { model },
-    create: { model, ...prices },
-    update: { ...prices, version: { increment: 1 } },
+    create: { model, ...prices, editedByOperator: true },
+    update: { ...prices, editedByOperator: true, version: { increment: 1 } },
   });
   publish({ type: "prices.changed" });
   return json(row);

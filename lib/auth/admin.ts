@@ -1,5 +1,6 @@
 // Who may call /api/admin: the operator's master key (Bearer GATEWAY_MASTER_KEY) or a signed-in admin.
 // A user's own sk- key or a non-admin session is recognised and refused with 403; anything else is 401.
+import { checkCookieWrite } from "./cross-site";
 import { GatewayError } from "../errors";
 import { env } from "../env";
 import { safeEqual, sha256 } from "../crypto/secrets";
@@ -26,5 +27,6 @@ export async function requireAdmin(request: Request): Promise<AdminActor> {
   const user = await readSession(request);
   if (!user) throw new GatewayError("unauthenticated", "Sign in as an admin or send 'Authorization: Bearer <master key>'");
   if (user.role !== "admin") throw new GatewayError("forbidden", "This needs an admin account");
+  checkCookieWrite(request);
   return { kind: "admin", user };
 }

@@ -1,5 +1,6 @@
 // Reads the portal's next-auth session (a JWT in a cookie) from a plain Request, so the JSON APIs can be served
 // without Next.js. next-auth writes the cookie; lib/auth/options.ts configures it with the same secret and name.
+import { clientAddress } from "../http/client-address";
 import { decode, encode } from "next-auth/jwt";
 import { deriveSecret } from "../crypto/secrets";
 import { db } from "../db/client";
@@ -30,7 +31,15 @@ function readCookie(request: Request, name: string): string | null {
   for (const pair of header.split(";")) {
     const index = pair.indexOf("=");
     if (index < 0) continue;
-    parts.set(pair.slice(0, index).trim(), decodeURIComponent(pair.slice(index + 1).trim()));
+    const raw = pair.slice(index + 1).trim();
+    // Another site's cookie on the same host may hold anything ("100%"): one that does not decode is kept as it is.
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      value = raw;
+    }
+    parts.set(pair.slice(0, index).trim(), value);
   }
   if (parts.has(name)) return parts.get(name)!;
   const chunks: string[] = [];
@@ -80,15 +89,15 @@ export async function sessionCookieFor(user: { id: string; email: string; role: 
 }
 
 /**
- * The client's address for throttling. `x-gateway-client-address` is what server.ts sets from the socket (it
- * overwrites any value the client sent); otherwise the last `x-forwarded-for` entry, which is the address the
- * nearest proxy saw (Next.js fills it from the socket when absent). The first entry is never used: any client
- * can write it. Null when there is none.
+ * The client's address for throttling. `x-gateway-client-address` is what server.ts sets (lib/http/client-address.ts:
+ * the socket's peer, or what trusted proxies forwarded; it overwrites any value the client sent). Without it (next
+ * dev), Next.js appends the socket's peer to `x-forwarded-for`, so the last entry is the socket and the same rule
+ * reads the rest. Null when there is none.
  */
 export function clientAddressFrom(header: (name: string) => string | null | undefined): string | null {
   const own = header("x-gateway-client-address")?.trim();
   if (own) return own;
-  const forwarded = header("x-forwarded-for");
-  const last = forwarded?.split(",").map((part) => part.trim()).filter(Boolean).at(-1);
-  return last || null;
+  const hops = (header("x-forwarded-for") ?? "").split(",").map((part) => part.trim()).filter(Boolean);
+  const socket = hops.pop();
+  return socket ? clientAddress(socket, hops.join(",")) || null : null;
 }

@@ -23,8 +23,12 @@ export type LedgerRow = {
   textOutputTokens: number;
   imageInputTokens: number;
   imageOutputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   reserved: number;
   cost: number;
+  /** How far the upstream's bill passed the reservation; charged in full all the same (docs/billing.md). */
+  overReservation: number;
   priceVersion: number;
   status: string;
   httpStatus: number;
@@ -35,8 +39,20 @@ export type LedgerRow = {
   createdAt: Date;
 };
 
-/** A finished request: give back what was reserved beyond `cost`, or take the rest (never below zero). */
-export type Settlement = { keyId: string; userId: string; unlimited: boolean; reserved: number; row: LedgerRow };
+/**
+ * A finished request: give back what was reserved beyond `cost`, or take the rest in full. The rest exists only when
+ * an upstream billed past the cap it was sent (a gateway bug or a lying upstream): the balance may then go below zero
+ * by that excess, the row carries it in `overReservation`, and the next reservation is refused until a top-up.
+ */
+export type Settlement = {
+  keyId: string;
+  userId: string;
+  unlimited: boolean;
+  reserved: number;
+  row: LedgerRow;
+  /** False for a request refused after its reservation for its own input: the money goes back, no row is written. */
+  record?: boolean;
+};
 
 export type RedeemResult =
   | { status: "ok"; quota: number; balance: number }
@@ -45,6 +61,8 @@ export type RedeemResult =
 export interface MoneyStore {
   kind: "sqlite" | "postgres";
   reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult>;
+  /** What the key (null when unlimited) and its owner have left, for a refusal that says so. */
+  available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }>;
   /** Applies settlements and writes their ledger rows in one transaction; returns the rows as written. */
   settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]>;
   redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult>;
@@ -56,18 +74,26 @@ export interface MoneyStore {
 
 const LEDGER_COLUMNS = [
   "id", "kind", "requestId", "userId", "keyId", "keyPrefix", "endpoint", "model", "channelId", "channelName",
-  "textInputTokens", "textOutputTokens", "imageInputTokens", "imageOutputTokens", "reserved", "cost", "priceVersion",
+  "textInputTokens", "textOutputTokens", "imageInputTokens", "imageOutputTokens", "cacheReadTokens", "cacheWriteTokens", "reserved", "cost",
+  "overReservation", "priceVersion",
   "status", "httpStatus", "error", "latencyMs", "stream", "detail", "createdAt",
 ] as const;
 
 function ledgerValues(row: LedgerRow, date: (value: Date) => unknown, bool: (value: boolean) => unknown): unknown[] {
   return [
     randomUUID(), row.kind, row.requestId, row.userId, row.keyId, row.keyPrefix, row.endpoint, row.model, row.channelId,
-    row.channelName, row.textInputTokens, row.textOutputTokens, row.imageInputTokens, row.imageOutputTokens,
-    Math.round(row.reserved), Math.round(row.cost), row.priceVersion, row.status, row.httpStatus, row.error,
+    row.channelName, row.textInputTokens, row.textOutputTokens, row.imageInputTokens, row.imageOutputTokens, row.cacheReadTokens,
+    row.cacheWriteTokens, Math.round(row.reserved), Math.round(row.cost), Math.round(row.overReservation), row.priceVersion, row.status, row.httpStatus, row.error,
     row.latencyMs, bool(row.stream), row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail),
     date(row.createdAt),
   ];
+}
+
+/** The bill passed the reservation: charge all of it to the key and the owner and mark the row (never written off). */
+function chargeExcess(settlement: Settlement, row: LedgerRow, excess: number, add: (deltas: Map<string, number>, id: string, amount: number) => void, keyDelta: Map<string, number>, userDelta: Map<string, number>): void {
+  add(userDelta, settlement.userId, -excess);
+  if (!settlement.unlimited) add(keyDelta, settlement.keyId, -excess);
+  row.overReservation = excess;
 }
 
 // ---------------------------------------------------------------------------------------------------- SQLite
@@ -132,6 +158,12 @@ class SqliteMoneyStore implements MoneyStore {
     });
   }
 
+  async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
+    const s = this.statements;
+    const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
+    return { keyQuota: unlimited ? null : Number(s.keyQuota.get(keyId) ?? 0), balance: Number(s.userBalance.get(userId) ?? 0) };
+  }
+
   settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
     const s = this.statements;
     return this.run(() => {
@@ -148,18 +180,9 @@ class SqliteMoneyStore implements MoneyStore {
           if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
           add(userDelta, settlement.userId, difference);
         } else if (difference < 0) {
-          // Used more than reserved: take what is there, never below zero, and record the shortfall.
-          const wanted = -difference;
-          const balance = Number(s.userBalance.get(settlement.userId) ?? 0) + (userDelta.get(settlement.userId) ?? 0);
-          const quota = settlement.unlimited ? Infinity : Number(s.keyQuota.get(settlement.keyId) ?? 0) + (keyDelta.get(settlement.keyId) ?? 0);
-          const taken = Math.max(0, Math.min(wanted, balance, quota));
-          if (taken > 0) {
-            add(userDelta, settlement.userId, -taken);
-            if (!settlement.unlimited) add(keyDelta, settlement.keyId, -taken);
-          }
-          if (taken < wanted) row.detail = { ...(row.detail as object), shortfall: wanted - taken };
-          row.cost = settlement.reserved + taken;
+          chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
         }
+        if (settlement.record === false) continue;
         s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
         written.push(row);
       }
@@ -190,7 +213,7 @@ class SqliteMoneyStore implements MoneyStore {
     const s = this.statements;
     return this.run(() => {
       const balance = Number(s.userBalance.get(userId) ?? 0);
-      const applied = amount >= 0 ? amount : -Math.min(balance, -amount);
+      const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
       s.giveUser.run(applied, userId);
       s.insertLedger.run(...ledgerValues({ ...row, cost: -applied }, sqliteDate, (value) => (value ? 1 : 0)));
       return balance + applied;
@@ -235,6 +258,15 @@ class PostgresMoneyStore implements MoneyStore {
     });
   }
 
+  async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
+    const { rows } = await pgPool().query(
+      `SELECT (SELECT CASE WHEN "unlimited" THEN NULL ELSE "quotaRemaining" END FROM "ApiKey" WHERE "id" = $1) AS "keyQuota", (SELECT "balance" FROM "User" WHERE "id" = $2) AS "balance"`,
+      [keyId, userId],
+    );
+    const row = rows[0] ?? {};
+    return { keyQuota: row.keyQuota === null || row.keyQuota === undefined ? null : Number(row.keyQuota), balance: Number(row.balance ?? 0) };
+  }
+
   private async reserveMany(batch: PostgresMoneyStore["waiting"]): Promise<void> {
     try {
       const { rows } = await pgPool().query<{ results: ReserveResult[] }>("SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results", [
@@ -267,20 +299,12 @@ class PostgresMoneyStore implements MoneyStore {
   settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
     return this.transaction(async (query) => {
       // Lock order: every key of the batch (by id), then every user (by id). gateway_reserve takes a key and then its
-      // owner; a batch that locked a user before one of its keys (the shortfall path, a user with several keys, or the
+      // owner; a batch that locked a user before one of its keys (a charge past the reservation, a user with several keys, or the
       // lastUsedAt touch at the end) deadlocked against concurrent reservations on PostgreSQL.
       const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
       const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
-      const quotas = new Map<string, number>();
-      const balances = new Map<string, number>();
-      if (keyIds.length) {
-        const locked = await query(`SELECT "id", "quotaRemaining" FROM "ApiKey" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [keyIds]);
-        for (const row of locked.rows) quotas.set(row.id, Number(row.quotaRemaining));
-      }
-      if (userIds.length) {
-        const locked = await query(`SELECT "id", "balance" FROM "User" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [userIds]);
-        for (const row of locked.rows) balances.set(row.id, Number(row.balance));
-      }
+      if (keyIds.length) await query(`SELECT "id" FROM "ApiKey" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [keyIds]);
+      if (userIds.length) await query(`SELECT "id" FROM "User" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [userIds]);
       // With every row locked, the batch is computed here and written as one update per key and per user.
       const keyDelta = new Map<string, number>();
       const userDelta = new Map<string, number>();
@@ -293,19 +317,9 @@ class PostgresMoneyStore implements MoneyStore {
           if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
           add(userDelta, settlement.userId, difference);
         } else if (difference < 0) {
-          // Used more than reserved: take what is there, never below zero, and record the shortfall.
-          const wanted = -difference;
-          const balance = (balances.get(settlement.userId) ?? 0) + (userDelta.get(settlement.userId) ?? 0);
-          const quota = settlement.unlimited ? Infinity : (quotas.get(settlement.keyId) ?? 0) + (keyDelta.get(settlement.keyId) ?? 0);
-          const taken = Math.max(0, Math.min(wanted, balance, quota));
-          if (taken > 0) {
-            add(userDelta, settlement.userId, -taken);
-            if (!settlement.unlimited) add(keyDelta, settlement.keyId, -taken);
-          }
-          if (taken < wanted) row.detail = { ...(row.detail as object), shortfall: wanted - taken };
-          row.cost = settlement.reserved + taken;
+          chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
         }
-        written.push(row);
+        if (settlement.record !== false) written.push(row);
       }
       for (const id of keyIds) {
         const delta = keyDelta.get(id) ?? 0;
@@ -346,7 +360,7 @@ class PostgresMoneyStore implements MoneyStore {
     return this.transaction(async (query) => {
       const user = await query(`SELECT "balance" FROM "User" WHERE "id" = $1 FOR UPDATE`, [userId]);
       const balance = Number(user.rows[0]?.balance ?? 0);
-      const applied = amount >= 0 ? amount : -Math.min(balance, -amount);
+      const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
       await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [applied, userId]);
       await insertLedgerRows(query, [{ ...row, cost: -applied }]);
       return balance + applied;
@@ -380,7 +394,7 @@ function topupRow(userId: string, requestId: string, quota: number, at: Date): L
   return {
     kind: "topup", requestId, userId, keyId: null, keyPrefix: null, endpoint: "/api/user/topup", model: "",
     channelId: null, channelName: null, textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0,
-    imageOutputTokens: 0, reserved: 0, cost: -quota, priceVersion: 0, status: "success", httpStatus: 200, error: null,
+    imageOutputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reserved: 0, cost: -quota, overReservation: 0, priceVersion: 0, status: "success", httpStatus: 200, error: null,
     latencyMs: 0, stream: false, detail: null, createdAt: at,
   };
 }

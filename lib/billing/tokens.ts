@@ -31,6 +31,9 @@ const MIN_TAIL_DENSITY = 1 / 3;
 /** OpenAI charges a fixed 765 tokens for a high-detail 1024x1024 image tile set; used for every image part
  * (https://platform.openai.com/docs/guides/images-vision#calculating-costs). */
 export const CHAT_IMAGE_TOKENS = 765;
+/** The most one image can cost at high detail: 768x2048 after scaling, 8 tiles (85 + 8 x 170). The reservation
+ * counts every chat image at this, since the gateway does not decode them. */
+export const CHAT_IMAGE_MAX_TOKENS = 1_445;
 
 /** Anthropic charges about width*height/750 tokens per image, at most ~1,600 for the largest image it accepts
  * unresized (https://docs.anthropic.com/en/docs/build-with-claude/vision#calculate-image-costs). */
@@ -138,6 +141,27 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * What a count saw besides tokens, for the reservation's bound (lib/billing/reservation.ts): characters of inline
+ * media (images, files) that are priced by their own formula rather than by size, and the longest prompt-cache
+ * write the request asks for (a write costs more than fresh input).
+ */
+export type CountStats = { mediaChars: number; cacheWrite: "none" | "5m" | "1h"; imageHeadroom: number };
+
+export function newCountStats(): CountStats {
+  return { mediaChars: 0, cacheWrite: "none", imageHeadroom: 0 };
+}
+
+function noteCacheControl(value: unknown, stats: CountStats | undefined): void {
+  if (!stats || !isObject(value) || !isObject(value.cache_control)) return;
+  if (value.cache_control.ttl === "1h") stats.cacheWrite = "1h";
+  else if (stats.cacheWrite === "none") stats.cacheWrite = "5m";
+}
+
+function noteMedia(value: unknown, stats: CountStats | undefined): void {
+  if (stats && typeof value === "string") stats.mediaChars += value.length;
+}
+
 /** A data URI or base64 payload says nothing to the tokenizer; its size only matters for files. */
 function base64Length(source: unknown): number {
   if (!isObject(source)) return 0;
@@ -163,7 +187,7 @@ export interface ChatMessageLike {
   tool_call_id?: string | null;
 }
 
-function countChatContent(content: unknown): number {
+function countChatContent(content: unknown, stats?: CountStats): number {
   if (typeof content === "string") return countTextTokens(content);
   if (!Array.isArray(content)) return 0;
   let total = 0;
@@ -180,13 +204,17 @@ function countChatContent(content: unknown): number {
       case "image_url":
       case "input_image":
         total += CHAT_IMAGE_TOKENS;
+        if (stats) stats.imageHeadroom += CHAT_IMAGE_MAX_TOKENS - CHAT_IMAGE_TOKENS;
+        noteMedia(isObject(part.image_url) ? part.image_url.url : part.image_url, stats);
         break;
       case "file":
         total += fileTokens(base64Length(part.file));
+        noteMedia(isObject(part.file) ? part.file.file_data : undefined, stats);
         break;
       case "input_audio":
         // ~10 tokens per second of audio; 16 kB/s of base64 WAV is a typical upper bound.
         total += Math.ceil(base64Length(isObject(part.input_audio) ? part.input_audio : undefined) / 1_600);
+        noteMedia(isObject(part.input_audio) ? part.input_audio.data : undefined, stats);
         break;
       default:
         total += countJsonTokens(part);
@@ -200,11 +228,11 @@ function countChatContent(content: unknown): number {
  * `CHAT_IMAGE_TOKENS`, assistant tool calls as their name and arguments, plus `TOKENS_PER_MESSAGE` per message
  * and the reply priming. `system` is an extra system prompt counted as one more message.
  */
-export function countChatInputTokens(messages: readonly ChatMessageLike[], system?: string): number {
+export function countChatInputTokens(messages: readonly ChatMessageLike[], system?: string, stats?: CountStats): number {
   let total = REPLY_PRIMING_TOKENS;
   if (system) total += TOKENS_PER_MESSAGE + countTextTokens(system);
   for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + countChatContent(message.content);
+    total += TOKENS_PER_MESSAGE + countChatContent(message.content, stats);
     // The schemas pass unknown fields on as they came: a name that is not a string is counted as JSON, not trusted.
     if (message.name) total += 1 + (typeof message.name === "string" ? countTextTokens(message.name) : countJsonTokens(message.name));
     if (Array.isArray(message.tool_calls)) {
@@ -217,11 +245,31 @@ export function countChatInputTokens(messages: readonly ChatMessageLike[], syste
   return total;
 }
 
-/** `countChatInputTokens` for a whole request: messages plus the tool definitions, which the model also reads. */
-export function countChatRequestInputTokens(body: { messages: readonly ChatMessageLike[]; tools?: readonly unknown[] | null }): number {
-  let total = countChatInputTokens(body.messages);
-  // Unknown fields are passed on unchecked: `tools` may be anything the client sent.
-  if (Array.isArray(body.tools)) for (const tool of body.tools) total += countJsonTokens(tool);
+/**
+ * Chat Completions fields that cost no input: sampling settings, limits, flags and ids. Everything else in a request
+ * is read by the model or may be: the fields counted below by their meaning, and any field the gateway does not
+ * know by its serialized size (docs/billing.md, the request-field table).
+ */
+const CHAT_UNPRICED: ReadonlySet<string> = new Set([
+  "model", "max_tokens", "max_completion_tokens", "stream", "stream_options", "temperature", "top_p", "n", "stop", "seed",
+  "user", "metadata", "logprobs", "top_logprobs", "presence_penalty", "frequency_penalty", "logit_bias", "parallel_tool_calls",
+  "tool_choice", "function_call", "reasoning_effort", "service_tier", "store", "verbosity", "safety_identifier",
+  "prompt_cache_key", "prompt_cache_retention", "web_search_options",
+]);
+
+/**
+ * Input tokens of a whole Chat Completions request: the messages (`countChatInputTokens`), the tool and legacy
+ * function definitions, the response format's schema, a predicted output, and every field the gateway does not
+ * know, as JSON. `stats` collects what the reservation needs besides the count.
+ */
+export function countChatRequestInputTokens(body: { messages: readonly ChatMessageLike[]; tools?: readonly unknown[] | null }, stats?: CountStats): number {
+  let total = countChatInputTokens(body.messages, undefined, stats);
+  for (const [field, value] of Object.entries(body as object)) {
+    if (field === "messages" || value === undefined || value === null || CHAT_UNPRICED.has(field)) continue;
+    if ((field === "tools" || field === "functions") && Array.isArray(value)) for (const tool of value) total += countJsonTokens(tool);
+    else if (field === "prediction" && isObject(value)) total += typeof value.content === "string" ? countTextTokens(value.content) : countChatContent(value.content, stats);
+    else total += countJsonTokens(value);
+  }
   return total;
 }
 
@@ -235,24 +283,29 @@ export interface MessagesBodyLike {
   tools?: readonly unknown[] | null;
 }
 
-function countMessagesContent(content: unknown): number {
+function countMessagesContent(content: unknown, stats?: CountStats): number {
   if (typeof content === "string") return countTextTokens(content);
   if (!Array.isArray(content)) return 0;
   let total = 0;
   for (const block of content) {
     if (!isObject(block)) continue;
+    noteCacheControl(block, stats);
     switch (block.type) {
       case "text":
         total += countTextTokens(typeof block.text === "string" ? block.text : "");
         break;
       case "image":
         total += MESSAGES_IMAGE_TOKENS;
+        if (isObject(block.source)) noteMedia(block.source.data, stats);
         break;
       case "document": {
         const source = isObject(block.source) ? block.source : {};
         if (source.type === "text") total += countJsonTokens(source.data);
-        else if (source.type === "content") total += countMessagesContent(source.content);
-        else total += fileTokens(base64Length(source)) || MESSAGES_IMAGE_TOKENS;
+        else if (source.type === "content") total += countMessagesContent(source.content, stats);
+        else {
+          total += fileTokens(base64Length(source)) || MESSAGES_IMAGE_TOKENS;
+          noteMedia(source.data, stats);
+        }
         break;
       }
       case "tool_use":
@@ -260,7 +313,7 @@ function countMessagesContent(content: unknown): number {
         total += countJsonTokens(block.name) + countJsonTokens(block.input);
         break;
       case "tool_result":
-        total += TOKENS_PER_MESSAGE + countMessagesContent(block.content);
+        total += TOKENS_PER_MESSAGE + countMessagesContent(block.content, stats);
         break;
       case "thinking":
         total += countJsonTokens(block.thinking);
@@ -275,18 +328,32 @@ function countMessagesContent(content: unknown): number {
   return total;
 }
 
+/** Messages fields that cost no input: limits, sampling settings, flags and ids (see `CHAT_UNPRICED`). */
+const MESSAGES_UNPRICED: ReadonlySet<string> = new Set([
+  "model", "max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "tool_choice", "thinking",
+  "service_tier", "cache_control",
+]);
+
 /**
- * Input tokens of an Anthropic Messages request: the system prompt (string or text blocks), every message
- * (string or blocks; images a fixed `MESSAGES_IMAGE_TOKENS`), `TOKENS_PER_MESSAGE` per message, and the tool
- * definitions plus Anthropic's tool-use system prompt when tools are present.
+ * Input tokens of an Anthropic Messages request: the system prompt (string or blocks), every message (string or
+ * blocks; images a fixed `MESSAGES_IMAGE_TOKENS`), `TOKENS_PER_MESSAGE` per message, the tool definitions plus
+ * Anthropic's tool-use system prompt when tools are present, and every field the gateway does not know, as JSON.
  */
-export function countMessagesInputTokens(body: MessagesBodyLike): number {
+export function countMessagesInputTokens(body: MessagesBodyLike, stats?: CountStats): number {
   let total = REPLY_PRIMING_TOKENS;
-  if (body.system !== undefined && body.system !== null) total += countMessagesContent(body.system);
-  for (const message of body.messages) total += TOKENS_PER_MESSAGE + countMessagesContent(message.content);
-  if (Array.isArray(body.tools) && body.tools.length > 0) {
-    total += MESSAGES_TOOL_SYSTEM_TOKENS;
-    for (const tool of body.tools) total += countJsonTokens(tool);
+  noteCacheControl(body, stats);
+  for (const [field, value] of Object.entries(body as object)) {
+    if (value === undefined || value === null || MESSAGES_UNPRICED.has(field)) continue;
+    if (field === "system") total += countMessagesContent(value, stats);
+    else if (field === "messages" && Array.isArray(value)) {
+      for (const message of value) total += TOKENS_PER_MESSAGE + countMessagesContent(isObject(message) ? message.content : undefined, stats);
+    } else if (field === "tools" && Array.isArray(value)) {
+      if (value.length > 0) total += MESSAGES_TOOL_SYSTEM_TOKENS;
+      for (const tool of value) {
+        noteCacheControl(tool, stats);
+        total += countJsonTokens(tool);
+      }
+    } else total += countJsonTokens(value);
   }
   return total;
 }

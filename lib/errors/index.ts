@@ -21,7 +21,9 @@ const STATUS = {
   insufficient_balance: 403,
   forbidden: 403,
   not_found: 404,
+  model_not_found: 404,
   method_not_allowed: 405,
+  unsupported_media_type: 415,
   conflict: 409,
   rate_limited: 429,
   locked: 429,
@@ -69,14 +71,17 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly param: string | null;
   readonly headers: Record<string, string>;
+  /** An upstream's own error type and code for a request it refused, shown instead of the gateway's. */
+  readonly vendor: { type?: string; code?: string };
 
-  constructor(code: ErrorCode, message: string, options: { param?: string | null; headers?: Record<string, string>; status?: number } = {}) {
+  constructor(code: ErrorCode, message: string, options: { param?: string | null; headers?: Record<string, string>; status?: number; vendor?: { type?: string; code?: string } } = {}) {
     super(message);
     this.name = "GatewayError";
     this.code = code;
     this.status = options.status ?? STATUS[code];
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};
+    this.vendor = options.vendor ?? {};
   }
 }
 
@@ -85,9 +90,10 @@ export function statusOf(code: ErrorCode): number {
 }
 
 export function errorBody(error: GatewayError, dialect: Dialect): unknown {
-  if (dialect === "anthropic") return { type: "error", error: { type: anthropicType(error.status), message: error.message } };
-  if (dialect === "plain") return { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } };
-  return { error: { message: error.message, type: OPENAI_TYPE[error.code] ?? "invalid_request_error", code: error.code, param: error.param } };
+  if (dialect === "anthropic") return { type: "error", error: { type: error.vendor.type ?? anthropicType(error.status), message: error.message } };
+  // "plain" (the account, operator and portal APIs) answers in the same shape as /v1: one error shape everywhere but
+  // /v1/messages, so a client needs one parser.
+  return { error: { message: error.message, type: error.vendor.type ?? OPENAI_TYPE[error.code] ?? "invalid_request_error", code: error.vendor.code ?? error.code, param: error.param } };
 }
 
 /** Any thrown value as a GatewayError: unknown errors become a generic 500 (the caller logs the original). */

@@ -8,12 +8,14 @@ import { parseMultipart, type UploadedFile } from "../http/multipart";
 import { lingeringBody } from "../http/linger";
 import { DirectResponse, type BodyPart } from "../http/direct-body";
 import { costOf, type Price } from "../billing/prices";
+import { newCountStats } from "../billing/tokens";
+import { textInputBound } from "../billing/reservation";
 import { AUTO_SIZE, EXPERIMENTAL_ABOVE_PIXELS } from "../images/size";
 import { inspectImage, validateMask } from "../images/inspect";
 import { costMicros, imageCostBreakdown } from "../images/tokens";
 import { imageUsage, imageUsageUpperBound, type ImageUsage } from "../images/usage";
 import { checkPrompt } from "../moderation/store";
-import { authoriseModel, gatewayRoute, requirePrice, reserve, type GatewayContext } from "./pipeline";
+import { authoriseModel, gatewayRoute, requireFundsBeforeBody, requirePrice, reserve, type GatewayContext } from "./pipeline";
 import { withFailover } from "./relay";
 import { upstreamModel, type ChannelType } from "./channels";
 import {
@@ -89,7 +91,11 @@ async function serveImage(context: GatewayContext, kind: Kind, options: ImageOpt
   const { width, height } = !options.size.auto ? options.size : kind === "edit" && first ? autoEditSize(first.width, first.height) : AUTO_SIZE;
   const sizing = { prompt: options.prompt, width, height, quality: options.quality, inputs: images.map((image) => image.info) };
   const usage = imageUsage(sizing);
-  const reservation = await reserve(context, model, price, costOf(imageUsageUpperBound(sizing), price));
+  // The prompt is reserved like any text input (docs/billing.md); the image tokens by the vendor's formula for the
+  // size and quality the upstream receives (auto quality as high), edits' input images by their dimensions.
+  const bound = imageUsageUpperBound(sizing);
+  bound.textInputTokens = textInputBound(bound.textInputTokens, { bytes: Buffer.byteLength(options.prompt), items: 0 }, newCountStats());
+  const reservation = await reserve(context, model, price, costOf(bound, price));
 
   try {
     const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
@@ -184,6 +190,7 @@ export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: 
   const body = lingeringBody(context.request);
   let upload: Awaited<ReturnType<typeof parseMultipart>>;
   try {
+    await requireFundsBeforeBody(context);
     if (/^application\/json/i.test(context.request.headers.get("content-type") ?? "")) {
       throw new GatewayError(
         "invalid_request",

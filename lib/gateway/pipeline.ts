@@ -9,10 +9,12 @@ import { log } from "../runtime/log";
 import { moneyStore, type LedgerRow } from "../billing/store";
 import { enqueueSettlement } from "../billing/ledger";
 import { costOf, groupOf, priceOf, NO_USAGE, type Price, type Usage } from "../billing/prices";
+import { catalogEntry } from "../catalog";
 import { checkRateLimit } from "./rate-limit";
-import { observeRequest } from "../runtime/metrics";
+import { observeOverReservation, observeRequest } from "../runtime/metrics";
 
-export type Scheme = "bearer" | "x-api-key";
+/** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs). */
+export type Scheme = "bearer" | "x-api-key" | "either";
 
 export type GatewayContext = {
   request: Request;
@@ -26,21 +28,30 @@ export type GatewayContext = {
 const SCHEME_HINT: Record<Scheme, string> = {
   bearer: "'Authorization: Bearer sk-...'",
   "x-api-key": "'x-api-key: sk-...'",
+  either: "'Authorization: Bearer sk-...' or 'x-api-key: sk-...'",
 };
+
+/** The token of an `Authorization: Bearer ...` header; the scheme is case-insensitive (RFC 9110 §11.1), and one space
+ * follows it: a key with spaces around it is a mistyped key (spec §7), refused as malformed. */
+export function bearerToken(authorization: string): string | null {
+  const match = /^bearer (.*)$/is.exec(authorization);
+  return match ? match[1]! : null;
+}
 
 /** Reads the key the way the endpoint group expects it (spec §5); anything else is a 401 naming the cause. */
 export function extractKey(request: Request, scheme: Scheme): string {
   const authorization = request.headers.get("authorization");
   const apiKeyHeader = request.headers.get("x-api-key");
+  if (scheme === "either" && apiKeyHeader !== null && authorization === null) return apiKeyHeader;
   if (scheme === "x-api-key") {
     if (apiKeyHeader !== null) return apiKeyHeader;
     if (authorization) throw new GatewayError("wrong_auth_scheme", `This endpoint takes the key in the x-api-key header, not in Authorization; send ${SCHEME_HINT[scheme]}`);
     throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
   }
   if (authorization !== null) {
-    const match = /^Bearer (.*)$/s.exec(authorization);
-    if (!match) throw new GatewayError("wrong_auth_scheme", `Authorization must use the Bearer scheme; send ${SCHEME_HINT[scheme]}`);
-    return match[1]!;
+    const token = bearerToken(authorization);
+    if (token === null) throw new GatewayError("wrong_auth_scheme", `Authorization must use the Bearer scheme; send ${SCHEME_HINT[scheme]}`);
+    return token;
   }
   if (apiKeyHeader !== null) throw new GatewayError("wrong_auth_scheme", `This endpoint takes the key as a Bearer token, not in x-api-key; send ${SCHEME_HINT[scheme]}`);
   throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
@@ -61,32 +72,46 @@ export async function authenticate(request: Request, scheme: Scheme): Promise<Ke
   return principal;
 }
 
-/** 403 unless the key's group includes the model (spec §5 rule 2). */
+/**
+ * 403 unless the key's group includes the model (spec §5 rule 2), naming where to see the models it may use; 404 when
+ * the gateway does not know the model at all (a typo is not an access problem).
+ */
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {
   const group = await groupOf(principal.group);
-  if (!group || !group.models.has(model)) {
-    // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
-    const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
-    throw new GatewayError("model_not_allowed", `This key's group '${principal.group}' does not include the model '${shown}'`, { param: "model" });
+  if (group && group.models.has(model)) return;
+  // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
+  const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
+  if (!(await catalogEntry(model)) && !(await priceOf(model))) {
+    throw new GatewayError("model_not_found", `The model '${shown}' does not exist on this gateway; GET /v1/models lists the models this key may use`, { param: "model" });
   }
+  throw new GatewayError("model_not_allowed", `This key's group '${principal.group}' does not include the model '${shown}'; GET /v1/models lists the models this key may use`, { param: "model" });
 }
 
-export type RouteConfig = { endpoint: string; dialect: Dialect; scheme: Scheme };
+/** `caller`: the Anthropic shape for a caller that speaks it (an x-api-key or anthropic-version header), else OpenAI's. */
+export type RouteConfig = { endpoint: string; dialect: Dialect | "caller"; scheme: Scheme };
+
+export function callerDialect(request: Request): Dialect {
+  return request.headers.has("x-api-key") || request.headers.has("anthropic-version") ? "anthropic" : "openai";
+}
 
 export function gatewayRoute(config: RouteConfig, handler: (context: GatewayContext) => Promise<Response>) {
   return async (request: Request): Promise<Response> => {
     const startedAt = performance.now();
     const requestId = requestIdOf(request);
+    const dialect = config.dialect === "caller" ? callerDialect(request) : config.dialect;
     let response: Response;
     try {
       const principal = await authenticate(request, config.scheme);
       await checkRateLimit(principal);
-      response = await handler({ request, requestId, principal, endpoint: config.endpoint, dialect: config.dialect, startedAt });
+      response = await handler({ request, requestId, principal, endpoint: config.endpoint, dialect, startedAt });
     } catch (error) {
       if (!(error instanceof GatewayError)) log.error("gateway handler failed", { requestId, endpoint: config.endpoint, error });
-      response = errorResponse(error, config.dialect);
+      response = errorResponse(error, dialect);
     }
     response.headers.set("x-request-id", requestId);
+    // Browser clients may call /v1 from any origin: keys, never cookies (see the preflight in lib/http/routes.ts).
+    response.headers.set("access-control-allow-origin", "*");
+    response.headers.set("access-control-expose-headers", "x-request-id, retry-after");
     observeRequest(config.endpoint, response.status, startedAt);
     return response;
   };
@@ -113,6 +138,9 @@ export type Reservation = {
   settle: (input: SettleInput) => number;
   /** Nothing was used: refund everything (a row is still written when there was an upstream error). */
   release: (input?: Partial<SettleInput>) => void;
+  /** The request was refused for its own input after the reservation (an image that does not decode): all of it
+   * goes back and no ledger row is written, as for any bad request. */
+  cancel: () => void;
 };
 
 export async function requirePrice(model: string): Promise<Price> {
@@ -123,21 +151,18 @@ export async function requirePrice(model: string): Promise<Price> {
 
 /**
  * Takes `amount` micro-USD from the key and its owner in one atomic step before anything goes upstream
- * (architecture decision 3). 403 when either does not cover it. The returned handle settles to real usage.
+ * (docs/billing.md). 403 when either does not cover it, saying what the request reserves, what is left and, through
+ * `hint`, how to make the request fit. The returned handle settles to real usage.
  */
-export async function reserve(context: GatewayContext, model: string, price: Price, amount: number): Promise<Reservation> {
+export async function reserve(context: GatewayContext, model: string, price: Price, amount: number, hint?: RefusalHint): Promise<Reservation> {
   const { principal } = context;
-  const whole = Math.max(0, Math.ceil(amount));
+  // At least one micro-dollar: a balance that a past request took below zero refuses even a free request.
+  const whole = Math.max(1, Math.ceil(amount));
   const result = await moneyStore().reserve(principal.keyId, principal.userId, whole);
-  if (result === "key_quota") {
-    throw new GatewayError("quota_exhausted", `This API key's quota is used up: the request needs up to ${formatUsd(whole)} and the key has less left`);
-  }
-  if (result === "balance") {
-    throw new GatewayError("insufficient_balance", `The account's balance is used up: the request needs up to ${formatUsd(whole)}; redeem a code or ask an operator to top it up`);
-  }
   if (result === "missing") throw new GatewayError("invalid_api_key", "This API key was deleted");
-
+  if (result !== "ok") throw await refusal(context, result, whole, hint);
   let done = false;
+  let record = true;
   const settle = (input: SettleInput): number => {
     if (done) return 0;
     done = true;
@@ -155,26 +180,45 @@ export async function reserve(context: GatewayContext, model: string, price: Pri
       model,
       channelId: input.channel?.id ?? null,
       channelName: input.channel?.name ?? null,
-      ...usage,
+      textInputTokens: usage.textInputTokens,
+      textOutputTokens: usage.textOutputTokens,
+      imageInputTokens: usage.imageInputTokens,
+      imageOutputTokens: usage.imageOutputTokens,
+      cacheReadTokens: usage.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
       reserved: whole,
       cost,
+      overReservation: 0,
       priceVersion: price.version,
       status: input.status,
       httpStatus: input.httpStatus,
       error: input.error ? input.error.slice(0, 500) : null,
       latencyMs: Math.round(performance.now() - context.startedAt),
       stream: input.stream,
-      detail: input.extra
-        ? { ...input.detail, parts: [{ model, ...input.usage, cost: mainCost }, { model: input.extra.model, ...input.extra.usage, cost: extraCost }] }
+      detail: input.extra || usage.toolUses || usage.cacheWrite1hTokens
+        ? { ...input.detail, ...(usage.toolUses ? { toolUses: usage.toolUses } : {}), ...(usage.cacheWrite1hTokens ? { cacheWrite1hTokens: usage.cacheWrite1hTokens } : {}) }
         : input.detail ?? null,
       createdAt: new Date(),
     };
-    enqueueSettlement({ keyId: principal.keyId, userId: principal.userId, unlimited: principal.unlimited, reserved: whole, row });
+    if (input.extra) {
+      row.detail = { ...(row.detail as object), parts: [{ model, ...input.usage, cost: mainCost }, { model: input.extra.model, ...input.extra.usage, cost: extraCost }] };
+    }
+    if (cost > whole) {
+      // The reservation is the cap sent upstream, so this should not happen: charged in full (never written off), and
+      // reported loudly so the operator can find the request and the channel (docs/billing.md).
+      observeOverReservation(model, cost - whole);
+      log.error("upstream bill passed the reservation; charged in full", { requestId: context.requestId, model, channel: input.channel?.name, reserved: whole, cost, usage });
+    }
+    enqueueSettlement({ keyId: principal.keyId, userId: principal.userId, unlimited: principal.unlimited, reserved: whole, row, record });
     return cost;
   };
   const release = (input: Partial<SettleInput> = {}) =>
     void settle({ usage: NO_USAGE, channel: null, status: "error", httpStatus: 502, stream: false, ...input });
-  return { amount: whole, price, settle, release };
+  const cancel = () => {
+    record = false;
+    release({ status: "error", httpStatus: 400 });
+  };
+  return { amount: whole, price, settle, release, cancel };
 }
 
 function addUsage(a: Usage, b: Usage): Usage {
@@ -183,9 +227,57 @@ function addUsage(a: Usage, b: Usage): Usage {
     textOutputTokens: a.textOutputTokens + b.textOutputTokens,
     imageInputTokens: a.imageInputTokens + b.imageInputTokens,
     imageOutputTokens: a.imageOutputTokens + b.imageOutputTokens,
+    cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
+    cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0),
   };
 }
 
+/** Bodies above this size are not read for a key or account that has nothing left (docs/billing.md). */
+export const FUNDS_CHECK_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Money before work: before a large body is read (uploads, inline images), refuse a key or account that cannot cover
+ * `minimum`, the least any request of the endpoint reserves. One read of two numbers; the reservation after parsing
+ * is what decides, this only spares the parse and decode of a request that cannot be served.
+ */
+export async function requireFundsBeforeBody(context: GatewayContext, minimum = 1): Promise<void> {
+  const declared = Number(context.request.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared < FUNDS_CHECK_BODY_BYTES) return;
+  const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
+  const least = `any request here reserves at least ${formatUsd(Math.max(1, Math.ceil(minimum)))}; the request was not read`;
+  if (keyQuota !== null && keyQuota < minimum) {
+    throw new GatewayError("quota_exhausted", `This API key has ${formatUsd(keyQuota)} of quota left and ${least}. An operator can raise the key's quota.`);
+  }
+  if (balance < minimum) {
+    throw new GatewayError("insufficient_balance", `The account's balance is ${formatUsd(balance)} and ${least}. Redeem a code or ask an operator to top it up.`);
+  }
+}
+
+/** How a refused request could fit in `left` micro-USD, e.g. "Set max_tokens to 812 or less"; null when nothing would. */
+export type RefusalHint = (left: number) => string | null;
+
+async function refusal(context: GatewayContext, result: "key_quota" | "balance", needed: number, hint?: RefusalHint): Promise<GatewayError> {
+  const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
+  const left = Math.max(0, Math.min(keyQuota ?? Infinity, balance));
+  const advice = hint?.(left);
+  const fit = advice ? ` ${advice}.` : "";
+  if (result === "key_quota") {
+    return new GatewayError(
+      "quota_exhausted",
+      `This request reserves up to ${formatUsd(needed)} (the most it can cost; the unused part is given back) and this API key has ${formatUsd(keyQuota ?? 0)} of quota left.${fit} An operator can raise the key's quota.`,
+    );
+  }
+  if (balance < 0) {
+    return new GatewayError("insufficient_balance", `The account's balance is ${formatUsd(balance)}: an earlier request cost more than it reserved. Redeem a code or ask an operator to top it up.`);
+  }
+  return new GatewayError(
+    "insufficient_balance",
+    `This request reserves up to ${formatUsd(needed)} (the most it can cost; the unused part is given back) and the account's balance is ${formatUsd(balance)}.${fit} Redeem a code or ask an operator to top it up.`,
+  );
+}
+
 export function formatUsd(micros: number): string {
-  return `$${(micros / 1_000_000).toFixed(micros < 10_000 ? 6 : 4)}`;
+  const sign = micros < 0 ? "-" : "";
+  const size = Math.abs(micros);
+  return `${sign}$${(size / 1_000_000).toFixed(size < 10_000 ? 6 : 4)}`;
 }

@@ -46,7 +46,7 @@ async function tryChannels<T extends { ok: true }>(context: GatewayContext, mode
     if (result.ok) return { channel, result };
     last = { channel, failure: result };
     observeUpstreamError(channel.name, result.cause);
-    log.warn("upstream attempt failed", { requestId: context.requestId, channel: channel.name, status: result.status, cause: result.cause, message: result.message });
+    log.warn("upstream attempt failed", { requestId: context.requestId, channel: channel.name, status: result.status, cause: result.cause, message: result.message, detail: result.detail });
     if (result.disable) await disableChannel(channel, result.disable);
     if (!result.retryable || context.request.signal.aborted) break;
   }
@@ -59,7 +59,7 @@ async function tryChannels<T extends { ok: true }>(context: GatewayContext, mode
 export function upstreamError(failure: UpstreamFailure): GatewayError {
   const code: ErrorCode =
     failure.status === 429 ? "rate_limited" : failure.status === 504 ? "upstream_timeout" : failure.status === 404 ? "not_found" : failure.status < 500 ? "invalid_request" : "upstream_error";
-  return new GatewayError(code, failure.message, { status: failure.status === 499 ? 400 : failure.status, headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : {} });
+  return new GatewayError(code, failure.message, { status: failure.status === 499 ? 400 : failure.status, headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : {}, vendor: failure.vendor });
 }
 
 /** Settles when the upstream's usage is known (at once, or when a stream ends or is cut). */

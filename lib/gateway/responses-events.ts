@@ -56,9 +56,10 @@ type OutputItem = Record<string, unknown> & { id: string; type: string };
 
 /**
  * Builds the events of one response. Output items are numbered in the order they are added; `response.completed`
- * lists them all. Image items in `response.completed` leave out `result`: the image was sent twice already (in
- * `partial_image` and in `output_item.done`), and repeating up to four multi-megabyte images in one more event would
- * only cost memory and bandwidth.
+ * lists them all, image items with their `result` as the vendor sends them: the SDKs' `finalResponse()` replaces its
+ * snapshot with that object, so an image left out there is lost to the client. The items hold the same strings the
+ * earlier events carried (no copy); lib/gateway/responses-stream.ts writes them into the event without building one
+ * large JSON string.
  */
 export class ResponseBuilder {
   readonly id = newId("resp");
@@ -128,7 +129,7 @@ export class ResponseBuilder {
   /** The finished image: `partial_image` carrying the whole image (spec §2.5), then the item's `output_item.done`. */
   imageDone(itemId: string, outputIndex: number, image: GeneratedImage): ResponsesEvent[] {
     const details = { background: image.background, output_format: image.outputFormat, quality: image.quality, revised_prompt: image.revisedPrompt, size: image.size };
-    this.update(itemId, { status: "completed", ...details });
+    this.update(itemId, { status: "completed", ...details, result: image.b64 });
     return [
       {
         type: RESPONSE_EVENT.partialImage,
@@ -160,6 +161,15 @@ export class ResponseBuilder {
       { type: RESPONSE_EVENT.contentPartDone, ...at, part },
       { type: RESPONSE_EVENT.itemDone, output_index: outputIndex, item: { id: itemId, type: "message", status: "completed", role: "assistant", content: [part] } },
     ];
+  }
+
+  /**
+   * `response.incomplete`: the response ended at a gateway limit (`reason`, e.g. "max_images" when the prompt asked for
+   * more images than a response may hold), with what was made so far and its usage, as the vendor ends a response
+   * cut by max_output_tokens.
+   */
+  incomplete(text: TokenCounts, images: ImageToolUsage, reason: string): ResponsesEvent {
+    return { type: RESPONSE_EVENT.incomplete, response: this.response("incomplete", { incomplete_details: { reason }, usage: responseUsage(text), tool_usage: { image_gen: imageGenUsage(images) } }) };
   }
 
   /** `response.completed` with the text model's usage and the image tool's usage (spec §2.5). */

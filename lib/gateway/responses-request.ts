@@ -7,6 +7,7 @@ import { z } from "zod";
 import { GatewayError } from "../errors";
 import { IMAGE_MODEL, TEXT_MODEL } from "../models";
 import { checkImageSize, AUTO_SIZE, type ImageSize } from "../images/size";
+import { observeImageDecode } from "../runtime/metrics";
 import type { ImageFormat, ImageInfo } from "../images/inspect";
 import { MAX_INPUT_PIXELS, MAX_UPLOAD_BYTES, MODERATION_LEVELS, OUTPUT_FORMATS, QUALITIES, type ModerationLevel, type RequestedQuality } from "./image-request";
 
@@ -231,6 +232,24 @@ function parseMessage(raw: unknown, index: number, images: InputImageUri[]): Inp
 }
 
 /**
+ * The spec's rules for every /v1/responses request (§7), whatever its tools: no previous_response_id, no n, a
+ * stream, instructions, and a non-empty list as input. (`parseResponsesRequest` applies them too, in its own order.)
+ */
+export function checkSpecRules(raw: Record<string, unknown>): void {
+  if (raw.previous_response_id !== undefined && raw.previous_response_id !== null) {
+    throw invalid("'previous_response_id' is not available on this endpoint (it works only over the vendor's WebSocket transport, not over HTTP): send the whole conversation in 'input' instead", "previous_response_id");
+  }
+  if (raw.n !== undefined && raw.n !== null) throw invalid("'n' is not available on /v1/responses", "n");
+  if (raw.stream !== true) throw invalid("Streaming is required: set 'stream' to true; /v1/responses answers only as a server-sent event stream", "stream");
+  if (raw.instructions === undefined || raw.instructions === null || (typeof raw.instructions === "string" && raw.instructions.trim() === "")) {
+    throw invalid("Instructions are required", "instructions");
+  }
+  if (typeof raw.instructions !== "string") throw invalid(`Invalid 'instructions': must be a string; got ${describe(raw.instructions)}`, "instructions");
+  if (!Array.isArray(raw.input)) throw invalid("Input must be a list", "input");
+  if (raw.input.length === 0) throw invalid("Invalid 'input': must hold at least one message", "input");
+}
+
+/**
  * The validated request. The rules the spec names (§7) come first, with their exact messages; then the model, the
  * input and the tool. Throws GatewayError(invalid_request) naming the field.
  */
@@ -273,6 +292,36 @@ export function parseResponsesRequest(raw: Record<string, unknown>): ResponsesRe
   return { model: raw.model, instructions: raw.instructions, messages, tool, images };
 }
 
+/** Base64 characters decoded to read an image's header: 48 KB of image, past any ordinary EXIF block of a JPEG. */
+const HEADER_BASE64_CHARS = 64 * 1024;
+
+/**
+ * Format and dimensions of every inline image from the first bytes of its base64 only, before the reservation: a
+ * request the balance cannot cover is refused without decoding anything (docs/billing.md, "money before work").
+ * An image whose header is not within those bytes is sized as the largest input image allowed. Sizes are refused
+ * here too, from the base64 length.
+ */
+export async function inspectInputImageHeaders(images: InputImageUri[]): Promise<ImageInfo[]> {
+  const infos: ImageInfo[] = [];
+  for (const image of images) {
+    if ((image.base64.length / 4) * 3 > MAX_UPLOAD_BYTES + 3) {
+      throw invalid(`Invalid '${image.param}': the image is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`, image.param);
+    }
+    const head = Buffer.from(image.base64.slice(0, HEADER_BASE64_CHARS - (HEADER_BASE64_CHARS % 4)), "base64");
+    let info: ImageInfo = { format: "png", width: 8192, height: 8192, hasAlpha: false };
+    try {
+      const metadata = await sharp(head).metadata();
+      if (["png", "jpeg", "webp"].includes(metadata.format ?? "") && metadata.width && metadata.height) {
+        info = { format: metadata.format as ImageFormat, width: metadata.width, height: metadata.height, hasAlpha: metadata.hasAlpha };
+      }
+    } catch {
+      // Unreadable from the head: sized as the largest allowed; the full decode after the reservation decides.
+    }
+    infos.push(info);
+  }
+  return infos;
+}
+
 /**
  * Decodes every inline image completely (not only its header), so damaged data is a 400 now rather than a failed
  * edit halfway through the stream. Sizes are capped like uploads to the edit endpoint.
@@ -285,6 +334,7 @@ export async function decodeInputImages(images: InputImageUri[]): Promise<InputI
       throw invalid(`Invalid '${image.param}': the image is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`, image.param);
     }
     const buffer = Buffer.from(image.base64, "base64");
+    observeImageDecode();
     let info: ImageInfo;
     try {
       const metadata = await sharp(buffer).metadata();

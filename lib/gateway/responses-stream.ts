@@ -28,6 +28,41 @@ export type ResponsesStreamEnd = {
   keepalives: number;
 };
 
+/** Stands for an image in a serialised event, which is then written around it. */
+const IMAGE_MARKER = "\u0001image\u0001";
+const IMAGE_MARKER_JSON = JSON.stringify(IMAGE_MARKER).slice(1, -1);
+
+/**
+ * One SSE event as bytes. An event whose response lists finished images (response.completed, up to four images of
+ * several MB) is serialised with a marker in place of each image and written around them into one buffer, so the
+ * images are copied once, into the bytes that go out, and never into a large intermediate JSON string.
+ */
+export function encodeEvent(event: ResponsesEvent): Uint8Array {
+  const response = event.response as { output?: Record<string, unknown>[] } | undefined;
+  const images: string[] = [];
+  let shaped: ResponsesEvent = event;
+  if (response && Array.isArray(response.output) && response.output.some((item) => typeof item.result === "string" && item.result !== "")) {
+    const output = response.output.map((item) => {
+      if (typeof item.result !== "string" || item.result === "") return item;
+      images.push(item.result);
+      return { ...item, result: IMAGE_MARKER };
+    });
+    shaped = { ...event, response: { ...response, output } };
+  }
+  const text = encodeSse({ event: event.type, data: JSON.stringify(shaped) });
+  if (!images.length) return encoder.encode(text);
+  const pieces = text.split(IMAGE_MARKER_JSON);
+  const size = pieces.reduce((total, piece) => total + Buffer.byteLength(piece), 0) + images.reduce((total, image) => total + image.length, 0);
+  const out = Buffer.allocUnsafe(size);
+  let offset = 0;
+  pieces.forEach((piece, index) => {
+    offset += out.write(piece, offset, "utf8");
+    // Base64 is ASCII: one byte per character.
+    if (index < images.length) offset += out.write(images[index]!, offset, "latin1");
+  });
+  return out;
+}
+
 /** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
 export function deliveredImageOf(event: ResponsesEvent): string | null {
   if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && typeof event.partial_image_b64 === "string") return event.item_id;
@@ -97,10 +132,7 @@ export function responsesStream(options: {
     options.onClose({ ...end, delivered, events: sequence, keepalives });
   };
 
-  const encode = (event: ResponsesEvent): Uint8Array => {
-    const numbered = { ...event, sequence_number: sequence++ };
-    return encoder.encode(encodeSse({ event: event.type, data: JSON.stringify(numbered) }));
-  };
+  const encode = (event: ResponsesEvent): Uint8Array => encodeEvent({ ...event, sequence_number: sequence++ });
 
   return new ReadableStream<Uint8Array>(
     {
@@ -111,7 +143,8 @@ export function responsesStream(options: {
         if (closed) return;
         if (terminal) {
           controller.close();
-          finish({ complete: terminal === RESPONSE_EVENT.completed, clientGone: false, error: failure });
+          // An incomplete response ended as designed (at a limit): it is settled like a completed one.
+          finish({ complete: terminal === RESPONSE_EVENT.completed || terminal === RESPONSE_EVENT.incomplete, clientGone: false, error: failure });
           return;
         }
         pending ??= source.events.next();
@@ -145,7 +178,7 @@ export function responsesStream(options: {
         }
         if (TERMINAL_EVENTS.has(event.type)) {
           terminal = event.type;
-          if (event.type !== RESPONSE_EVENT.completed) {
+          if (event.type === RESPONSE_EVENT.failed) {
             const error = (event.response as { error?: { message?: unknown } } | undefined)?.error;
             failure = typeof error?.message === "string" ? error.message : `The response ended as ${event.type}`;
           }

@@ -15,7 +15,7 @@ import { imageUsage, type ImageUsage } from "../images/usage";
 import { resolveQuality } from "../images/tokens";
 import { chatCompletionSchema, type ChatRequestMessage, type ChatToolCall } from "../providers/anthropic/convert";
 import type { Outcome, TextCall, UpstreamFailure } from "../providers/types";
-import type { ResponsesCall, ResponsesOutcome, ResponsesSource, ResponsesUsage } from "../providers/responses-types";
+import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome, type ResponsesSource, type ResponsesUsage } from "../providers/responses-types";
 import type { ImageCall } from "../providers/image-types";
 import { TEXT_ADAPTERS } from "./text";
 import { IMAGE_ADAPTERS } from "./images";
@@ -26,12 +26,9 @@ import type { GatewayContext, Reservation } from "./pipeline";
 import { ResponseBuilder, type ResponsesEvent } from "./responses-events";
 import { chatMessagesOf, IMAGE_FUNCTION, imageFunctionTool, toolEcho } from "./responses-tool";
 
-/** Chat calls per response: enough for four images one call at a time plus the answer. */
-export const MAX_ROUNDS = 6;
-/** Images per response (spec §8: several only through repeated tool calls). */
-export const MAX_IMAGES = 4;
-/** Output cap of each chat call: tool calls and a short answer. */
-export const TURN_OUTPUT_CAP = 1_024;
+const MAX_ROUNDS = RESPONSES_LIMITS.rounds;
+const MAX_IMAGES = RESPONSES_LIMITS.images;
+const TURN_OUTPUT_CAP = RESPONSES_LIMITS.turnOutputTokens;
 
 type AssistantMessage = { content: string | null; toolCalls: ChatToolCall[] };
 type Turn = { ok: true; message: AssistantMessage; inputTokens: number; outputTokens: number };
@@ -42,7 +39,7 @@ function failure(status: number, message: string, cause: string, retryable: bool
 
 /** One non-streaming chat call with the image function offered; the adapter answers in Chat Completions form. */
 async function chatTurn(call: ResponsesCall, messages: ChatRequestMessage[]): Promise<Turn | UpstreamFailure> {
-  const body = { model: call.publicModel, messages, tools: [imageFunctionTool(call.request.tool.action)], tool_choice: "auto", max_tokens: TURN_OUTPUT_CAP };
+  const body = { model: call.publicModel, messages, tools: [imageFunctionTool(call.request.tool.action)], tool_choice: "auto", max_completion_tokens: TURN_OUTPUT_CAP };
   const textCall: TextCall = {
     channel: call.channel,
     publicModel: call.publicModel,
@@ -96,6 +93,8 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
   let rounds = 0;
   let toolCalls = 0;
   let refused = 0;
+  /** Tool calls refused because the response already holds the most images it may. */
+  let refusedImages = 0;
   const count = (turn: Turn) => {
     rounds++;
     text.inputTokens += turn.inputTokens;
@@ -148,7 +147,10 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
     const prompt = typeof args?.prompt === "string" ? args.prompt.trim() : "";
     if (!prompt) return "Error: 'prompt' is required and must be a non-empty string.";
     if (prompt.length > MAX_PROMPT_CHARACTERS) return `Error: 'prompt' must be at most ${MAX_PROMPT_CHARACTERS} characters.`;
-    if (images.length >= MAX_IMAGES) return `Not generated: at most ${MAX_IMAGES} images per answer. Tell the user to ask again for more.`;
+    if (images.length >= MAX_IMAGES) {
+      refusedImages++;
+      return `Not generated: at most ${MAX_IMAGES} images per answer. Tell the user to ask again for more.`;
+    }
     try {
       // The rewritten prompt goes through the same content policy as the user's (spec §7 content filtering).
       await checkPrompt(prompt, tool.moderation);
@@ -210,7 +212,11 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
       turn = next;
     }
     const totals = imageTotals(images);
-    yield builder.completed(text, { textInputTokens: totals.textInputTokens, imageInputTokens: totals.imageInputTokens, imageOutputTokens: totals.imageOutputTokens });
+    const usage = { textInputTokens: totals.textInputTokens, imageInputTokens: totals.imageInputTokens, imageOutputTokens: totals.imageOutputTokens };
+    // The model asked for more images than a response may hold: what was made is delivered, and the response says why
+    // it stopped there.
+    if (refusedImages > 0) yield builder.incomplete(text, usage, "max_images");
+    else yield builder.completed(text, usage);
   }
 
   const source: ResponsesSource = {

@@ -2,7 +2,7 @@
 // gateway offers a Chat Completions or Messages model when it runs the tool loop itself, with the conversation in
 // Chat Completions form. The gateway's input-token count is taken over exactly what the tool loop sends, so the
 // reservation and the simulator's numbers match what a real model would read.
-import { countChatRequestInputTokens } from "../billing/tokens";
+import { countChatRequestInputTokens, type CountStats } from "../billing/tokens";
 import { IMAGE_MODEL } from "../models";
 import type { ChatRequestBody, ChatRequestMessage, ChatRequestPart } from "../providers/anthropic/convert";
 import type { ToolEcho } from "./responses-events";
@@ -76,6 +76,12 @@ export function chatMessagesOf(request: ResponsesRequest): ChatRequestMessage[] 
 }
 
 /** The text model's input as the gateway counts it: the first request of the tool loop. */
-export function countResponsesInputTokens(request: ResponsesRequest): number {
-  return countChatRequestInputTokens({ messages: chatMessagesOf(request) as never, tools: [imageFunctionTool(request.tool.action)] });
+export function countResponsesInputTokens(request: ResponsesRequest, stats?: CountStats): number {
+  return countChatRequestInputTokens({ messages: chatMessagesOf(request) as never, tools: [imageFunctionTool(request.tool.action)] }, stats);
+}
+
+/** The size in bytes of that first request without its inline images (they are counted as images, not by size). */
+export function responsesRequestBytes(request: ResponsesRequest): number {
+  const withoutImages = { ...request, images: request.images.map((image) => ({ ...image, uri: "" })) };
+  return Buffer.byteLength(JSON.stringify({ messages: chatMessagesOf(withoutImages), tools: [imageFunctionTool(request.tool.action)] }));
 }

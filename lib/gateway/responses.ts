@@ -10,31 +10,38 @@
 // reached the client and the text used so far.
 import { env } from "../env";
 import { readJsonObject } from "../http/json";
-import { IMAGE_MODEL } from "../models";
-import { costOf, type Price } from "../billing/prices";
+import { IMAGE_MODEL, TEXT_MODEL } from "../models";
+import { costOf, priceOf, textReservation, type Price } from "../billing/prices";
+import { newCountStats } from "../billing/tokens";
+import { textInputBound } from "../billing/reservation";
+import { GatewayError } from "../errors";
+import type { ImageInfo } from "../images/inspect";
 import { checkPrompt } from "../moderation/store";
 import { AUTO_SIZE } from "../images/size";
 import { imageUsageUpperBound } from "../images/usage";
-import { authoriseModel, gatewayRoute, requirePrice, reserve, type Reservation } from "./pipeline";
+import { authoriseModel, gatewayRoute, requireFundsBeforeBody, requirePrice, reserve, type Reservation } from "./pipeline";
 import { withFailover } from "./relay";
 import { upstreamModel, type Channel } from "./channels";
 import { SSE_HEADERS } from "./stream";
-import { decodeInputImages, parseResponsesRequest, userText, type InputImage, type ResponsesRequest } from "./responses-request";
-import { countResponsesInputTokens } from "./responses-tool";
+import { asksForImageTool, textResponses } from "./responses-text";
+import { checkSpecRules, decodeInputImages, inspectInputImageHeaders, parseResponsesRequest, userText, type InputImage, type ResponsesRequest } from "./responses-request";
+import { countResponsesInputTokens, responsesRequestBytes } from "./responses-tool";
 import { InputImageFiles } from "./responses-files";
 import { responsesStream } from "./responses-stream";
-import { MAX_IMAGES, MAX_ROUNDS, startToolLoop, TURN_OUTPUT_CAP } from "./responses-tool-loop";
-import type { ResponsesCall, ResponsesOutcome } from "../providers/responses-types";
+import { startToolLoop } from "./responses-tool-loop";
+import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome } from "../providers/responses-types";
 import { simulatorResponses } from "../providers/simulator/responses";
 import { openaiResponses } from "../providers/openai/responses";
 
 /** Heartbeat interval while nothing else is sent (spec §6 item 6). Channel setting `keepaliveMs` wins over the env. */
 export const DEFAULT_KEEPALIVE_MS = 10_000;
 const MIN_KEEPALIVE_MS = 10;
-/** Per chat call, on top of the client's input: the tool's instructions and the conversation growing with tool results. */
+/** Per text model call, on top of the client's input: the tool's instructions and a tool result fed back. */
 const ROUND_INPUT_ALLOWANCE = 2_000;
 /** The most a rewritten image prompt is expected to cost as the image model's text input. */
 const REVISED_PROMPT_ALLOWANCE = 1_000;
+/** Image output tokens of each partial image a native upstream sends when `partial_images` is set (vendor pricing). */
+const PARTIAL_IMAGE_TOKENS = 100;
 
 export function keepaliveMsFor(channel: Channel): number {
   const setting = Number(channel.settings.keepaliveMs);
@@ -43,15 +50,20 @@ export function keepaliveMsFor(channel: Channel): number {
 }
 
 /**
- * The most this request can cost, reserved before anything goes upstream: every chat round of the tool loop at its
- * output cap, and four images at the requested size with `auto` quality as high, each an edit of every input image
- * when there are any. The settlement refunds the difference.
+ * The most this request can cost, reserved before anything goes upstream (docs/billing.md): every text model call at
+ * its output cap, each reading the input bound plus what earlier calls wrote and their tool results; and the image
+ * limit's worth of images at the requested size with `auto` quality as high, each an edit of every input image when
+ * there are any, plus their partial images. The settlement refunds the difference.
  */
-export function responsesUpperBound(request: ResponsesRequest, images: InputImage[], inputTokens: number, textPrice: Price, imagePrice: Price): number {
-  const text = costOf({ textInputTokens: (inputTokens + ROUND_INPUT_ALLOWANCE) * MAX_ROUNDS, textOutputTokens: TURN_OUTPUT_CAP * MAX_ROUNDS, imageInputTokens: 0, imageOutputTokens: 0 }, textPrice);
+export function responsesUpperBound(request: ResponsesRequest, inputs: ImageInfo[], inputBound: number, textPrice: Price, imagePrice: Price): number {
+  const { rounds, images, turnOutputTokens } = RESPONSES_LIMITS;
+  // Call r (from 0) reads the input, the allowance, and the r earlier calls' output and tool results.
+  const textInput = rounds * (inputBound + ROUND_INPUT_ALLOWANCE) + ((rounds * (rounds - 1)) / 2) * (turnOutputTokens + ROUND_INPUT_ALLOWANCE);
+  const text = textReservation(textPrice, { inputTokens: textInput, outputTokens: turnOutputTokens * rounds });
   const { width, height } = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
-  const perImage = imageUsageUpperBound({ prompt: "", width, height, quality: request.tool.quality, inputs: images.map((image) => image.info) });
-  const image = costOf({ ...perImage, textInputTokens: REVISED_PROMPT_ALLOWANCE }, imagePrice) * MAX_IMAGES;
+  const perImage = imageUsageUpperBound({ prompt: "", width, height, quality: request.tool.quality, inputs });
+  const partials = Number(request.tool.fields.partial_images ?? 0) * PARTIAL_IMAGE_TOKENS;
+  const image = costOf({ ...perImage, imageOutputTokens: perImage.imageOutputTokens + partials, textInputTokens: REVISED_PROMPT_ALLOWANCE }, imagePrice) * images;
   return text + image;
 }
 
@@ -62,9 +74,24 @@ function attempt(call: ResponsesCall, context: Parameters<typeof startToolLoop>[
   return startToolLoop(context, call, imageReservation);
 }
 
+/** The least any request reserves: no input, the smallest low-quality image per allowed call (see requireFundsBeforeBody). */
+async function leastReservation(): Promise<number> {
+  const [textPrice, imagePrice] = await Promise.all([priceOf(TEXT_MODEL), priceOf(IMAGE_MODEL)]);
+  if (!textPrice || !imagePrice) return 1;
+  // The smallest image allowed (655,360 pixels) at low quality.
+  const smallest = { tool: { size: { width: 1024, height: 640, auto: false }, quality: "low", fields: {} } } as unknown as ResponsesRequest;
+  return responsesUpperBound(smallest, [], 0, textPrice, imagePrice);
+}
+
 export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "openai", scheme: "bearer" }, async (context) => {
-  const request = parseResponsesRequest(await readJsonObject(context.request, env().GATEWAY_MAX_BODY_BYTES));
-  const images = await decodeInputImages(request.images);
+  await requireFundsBeforeBody(context, await leastReservation());
+  const raw = await readJsonObject(context.request, env().GATEWAY_MAX_BODY_BYTES);
+  // Without the image tool: a text (and function tools) response, served like chat (lib/gateway/responses-text.ts).
+  if (!asksForImageTool(raw) && raw.model !== IMAGE_MODEL) {
+    checkSpecRules(raw);
+    return textResponses(context, raw);
+  }
+  const request = parseResponsesRequest(raw);
   // Both parts are checked: the key's group must include the text model and the image model.
   await authoriseModel(context.principal, request.model);
   await authoriseModel(context.principal, IMAGE_MODEL);
@@ -72,8 +99,20 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   if (prompt) await checkPrompt(prompt, request.tool.moderation);
   const textPrice = await requirePrice(request.model);
   const imagePrice = await requirePrice(IMAGE_MODEL);
-  const inputTokens = countResponsesInputTokens(request);
-  const reservation = await reserve(context, request.model, textPrice, responsesUpperBound(request, images, inputTokens, textPrice, imagePrice));
+  const stats = newCountStats();
+  const inputTokens = countResponsesInputTokens(request, stats);
+  const inputBound = textInputBound(inputTokens, { bytes: responsesRequestBytes(request), items: request.messages.length + 3 }, stats);
+  // Money before work: the images' headers size the reservation; they are decoded only once it is made.
+  const headers = await inspectInputImageHeaders(request.images);
+  const reservation = await reserve(context, request.model, textPrice, responsesUpperBound(request, headers, inputBound, textPrice, imagePrice));
+  let images: InputImage[];
+  try {
+    images = await decodeInputImages(request.images);
+  } catch (error) {
+    if (error instanceof GatewayError) reservation.cancel();
+    else reservation.release({ status: "error", httpStatus: 500, error: error instanceof Error ? error.message : "failed" });
+    throw error;
+  }
 
   const files = new InputImageFiles(images);
   const abort = new AbortController();
@@ -87,7 +126,7 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   };
   // withFailover releases the whole reservation when no channel works; the tool loop's image calls must not (images
   // already delivered are owed), so they get a handle whose release does nothing and the one settlement below decides.
-  const imageReservation: Reservation = { ...reservation, settle: () => 0, release: () => undefined };
+  const imageReservation: Reservation = { ...reservation, settle: () => 0, release: () => undefined, cancel: () => undefined };
 
   try {
     const { channel, result } = await withFailover(context, request.model, reservation, (candidate) =>

@@ -3,6 +3,7 @@ import type { RouteHandler } from "../http/routes";
 import { chatCompletions, messages } from "./text";
 import { imageEdits, imageGenerations } from "./images";
 import { responses } from "./responses";
+import { countTokens, listModels, retrieveModel } from "./models";
 
 export const gatewayRoutes: [method: string, path: string, handler: RouteHandler][] = [
   ["POST", "/v1/chat/completions", chatCompletions],
@@ -10,4 +11,7 @@ export const gatewayRoutes: [method: string, path: string, handler: RouteHandler
   ["POST", "/v1/images/generations", imageGenerations],
   ["POST", "/v1/images/edits", imageEdits],
   ["POST", "/v1/responses", responses],
+  ["GET", "/v1/models", listModels],
+  ["GET", "/v1/models/{id}", retrieveModel],
+  ["POST", "/v1/messages/count_tokens", countTokens],
 ];

@@ -1,11 +1,15 @@
-// /v1/chat/completions and /v1/messages: validate, authorise the model, reserve (input counted with a real
-// tokenizer + the output cap), relay through the channels, settle to the reported usage.
+// /v1/chat/completions and /v1/messages: validate, authorise the model, reserve an upper bound (docs/billing.md:
+// every priced input counted, the output cap that is then sent, server tools per use), relay through the channels,
+// settle to the reported usage.
 import { z } from "zod";
 import { GatewayError } from "../errors";
 import { parseWith, readJsonObject } from "../http/json";
-import { splitLongContext } from "../models";
-import { costOf } from "../billing/prices";
-import { countChatRequestInputTokens, countMessagesInputTokens } from "../billing/tokens";
+import { ALL_MODELS, LONG_CONTEXT_SUFFIX, splitLongContext } from "../models";
+import { textRates, textReservation, type Price } from "../billing/prices";
+import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens, newCountStats, type CountStats } from "../billing/tokens";
+import { inputMultiplier, outputCapHint, planServerTools, SERVER_TOOL_RESULT_TOKENS, textInputBound, type ServerToolPlan } from "../billing/reservation";
+import { catalogEntryOrGeneric } from "../catalog";
+import { isLongContextBeta, splitBetas } from "../providers/anthropic/betas";
 import { authoriseModel, gatewayRoute, requirePrice, reserve, type GatewayContext } from "./pipeline";
 import { settleWhenDone, withFailover } from "./relay";
 import { upstreamModel, type ChannelType } from "./channels";
@@ -16,8 +20,6 @@ import { simulatorAdapter } from "../providers/simulator/chat";
 
 export const TEXT_ADAPTERS: Record<ChannelType, TextAdapter> = { openai: openaiAdapter, anthropic: anthropicAdapter, simulator: simulatorAdapter };
 
-/** Output cap assumed for the reservation when a Chat Completions request sets none; usage beyond it is still charged at settlement. */
-export const DEFAULT_OUTPUT_CAP = 4096;
 const MAX_OUTPUT_CAP = 1_000_000;
 
 const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
@@ -46,18 +48,70 @@ export const messagesSchema = z.looseObject({
   model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
   max_tokens: z.number({ message: "is required and must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_OUTPUT_CAP),
   messages: z
-    .array(z.looseObject({ role: z.enum(["user", "assistant"], { message: "must be user or assistant" }), content: z.union([z.string(), z.array(block)]) }), { message: "must be an array of messages" })
+    // `system` turns inside `messages` are the vendor's mid-conversation system messages (Claude Code sends them).
+    .array(z.looseObject({ role: z.enum(["user", "assistant", "system"], { message: "must be user, assistant or system" }), content: z.union([z.string(), z.array(block)]) }), { message: "must be an array of messages" })
     .min(1, "must hold at least one message"),
   system: z.union([z.string(), z.array(block)]).optional(),
   stream: z.boolean().optional(),
 });
 
-async function relayText(context: GatewayContext, kind: "chat" | "messages", body: Record<string, unknown>, model: string, inputTokens: number, outputCap: number, stream: boolean, includeUsage: boolean): Promise<Response> {
+type TextRequest = {
+  kind: "chat" | "messages";
+  body: Record<string, unknown>;
+  /** The dialect's input count of the body as the client sent it, and what the count saw. */
+  inputTokens: number;
+  stats: CountStats;
+  /** The client's own output cap, if it set one. */
+  explicitCap: number | undefined;
+  stream: boolean;
+  includeUsage: boolean;
+};
+
+/** The model a request is served and billed as: a base model named with the client's 1M-context beta is its `[1m]` model. */
+function billedModel(context: GatewayContext, model: string): string {
+  if (splitLongContext(model).longContext || !ALL_MODELS.includes(`${model}${LONG_CONTEXT_SUFFIX}`)) return model;
+  return splitBetas(context.request.headers.get("anthropic-beta")).some(isLongContextBeta) ? `${model}${LONG_CONTEXT_SUFFIX}` : model;
+}
+
+async function relayText(context: GatewayContext, request: TextRequest): Promise<Response> {
+  const { kind, body, stream } = request;
+  const model = billedModel(context, body.model as string);
   await authoriseModel(context.principal, model);
-  const { base, longContext } = splitLongContext(model);
+  const entry = await catalogEntryOrGeneric(model);
+  if (entry.kind !== "text") {
+    throw new GatewayError("invalid_request", `'${model}' is an image model: it is served by ${entry.endpoints.join(" and ")}, not by ${context.endpoint}`, { param: "model" });
+  }
+  const capField = kind === "chat" ? "max_completion_tokens" : "max_tokens";
+  if (request.explicitCap !== undefined && request.explicitCap > entry.maxOutputTokens) {
+    throw new GatewayError("invalid_request", `Invalid '${capField}': '${model}' writes at most ${entry.maxOutputTokens} output tokens; got ${request.explicitCap}`, { param: capField });
+  }
+  // The cap reserved for is the cap the upstream receives (docs/billing.md): the client's, or the catalog's default
+  // sent on its behalf. Chat requests carry it in max_completion_tokens; the openai adapter renames it for an
+  // upstream that reads max_tokens.
+  const outputCap = request.explicitCap ?? entry.defaultOutputTokens;
+  if (kind === "chat") {
+    delete body.max_tokens;
+    body.max_completion_tokens = outputCap;
+  } else {
+    body.max_tokens = outputCap;
+    if (!entry.systemInMessages) systemTurnsToUser(body);
+    const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+    if (thinking?.type === "enabled" && typeof thinking.budget_tokens === "number" && thinking.budget_tokens >= outputCap) {
+      throw new GatewayError("invalid_request", `Invalid 'thinking.budget_tokens': must be less than max_tokens (${outputCap}); thinking counts toward max_tokens`, { param: "thinking.budget_tokens" });
+    }
+  }
+
   const price = await requirePrice(model);
-  const estimate = costOf({ textInputTokens: inputTokens, textOutputTokens: outputCap, imageInputTokens: 0, imageOutputTokens: 0 }, price);
-  const reservation = await reserve(context, model, price, estimate);
+  const tools = kind === "messages" ? planServerTools(body.tools, price, model) : chatServerTools(body, price, model);
+  const items = (Array.isArray(body.messages) ? body.messages.length : 0) + (Array.isArray(body.tools) ? body.tools.length : 0);
+  const inputBound = (textInputBound(request.inputTokens, { bytes: Buffer.byteLength(JSON.stringify(body)), items }, request.stats) + tools.inputTokens) * tools.passes;
+  // A predicted output's rejected tokens are billed as output, beyond the cap (OpenAI "predicted outputs").
+  const prediction = kind === "chat" && body.prediction ? countTextTokens(JSON.stringify(body.prediction)) : 0;
+  const bound = { inputTokens: inputBound, outputTokens: outputCap + prediction, inputMultiplier: inputMultiplier(price, request.stats), toolUses: tools.uses };
+  const fixed = textReservation(price, { ...bound, outputTokens: prediction });
+  const reservation = await reserve(context, model, price, textReservation(price, bound), (left) => outputCapHint(capField, left, fixed, textRates(price, inputBound).output));
+
+  const { base, longContext } = splitLongContext(model);
   const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
     const call: TextCall = {
       channel: candidate,
@@ -66,29 +120,69 @@ async function relayText(context: GatewayContext, kind: "chat" | "messages", bod
       longContext,
       body,
       stream,
-      includeUsage,
+      includeUsage: request.includeUsage,
       headers: context.request.headers,
       signal: context.request.signal,
-      inputTokens,
+      inputTokens: request.inputTokens,
     };
     return TEXT_ADAPTERS[candidate.type][kind](call);
   });
-  settleWhenDone(reservation, channel, result, stream, (report) => ({ textInputTokens: report.inputTokens, textOutputTokens: report.outputTokens, imageInputTokens: 0, imageOutputTokens: 0 }));
+  settleWhenDone(reservation, channel, result, stream, (report) => ({
+    textInputTokens: report.inputTokens,
+    textOutputTokens: report.outputTokens,
+    imageInputTokens: 0,
+    imageOutputTokens: 0,
+    cacheReadTokens: report.cacheReadTokens,
+    cacheWriteTokens: report.cacheWriteTokens,
+    cacheWrite1hTokens: report.cacheWrite1hTokens,
+    toolUses: report.toolUses,
+  }));
   return result.response;
+}
+
+/**
+ * For a model the catalog says does not read `system` turns inside `messages`: each becomes a user turn in place (not
+ * hoisted into `system`, which would change the prompt-cache prefix), its text marked as the system's.
+ */
+function systemTurnsToUser(body: Record<string, unknown>): void {
+  const turns = body.messages as { role: string; content: unknown }[];
+  body.messages = turns.map((turn) => {
+    if (turn.role !== "system") return turn;
+    const text = typeof turn.content === "string" ? turn.content : (turn.content as { type?: string; text?: string }[]).map((part) => part.text ?? "").join("\n\n");
+    return { role: "user", content: `[system] ${text}` };
+  });
+}
+
+/** Chat Completions' one server tool, `web_search_options`: one search per request at the model's per-use price. */
+function chatServerTools(body: Record<string, unknown>, price: Price, model: string): ServerToolPlan {
+  if (body.web_search_options === undefined || body.web_search_options === null) return { uses: {}, inputTokens: 0, passes: 1 };
+  if (price.toolPrices.web_search === undefined) {
+    throw new GatewayError("invalid_request", `'web_search_options' is not available for '${model}': the vendor bills web search per use and no per-use price is set for it here`, { param: "web_search_options" });
+  }
+  return { uses: { web_search: 1 }, inputTokens: SERVER_TOOL_RESULT_TOKENS, passes: 2 };
+}
+
+/** A Chat Completions body built by another endpoint (lib/gateway/responses-text.ts), streamed with usage. */
+export function relayTextRequest(context: GatewayContext, kind: "chat", body: Record<string, unknown>, explicitCap: number | undefined): Promise<Response> {
+  const stats = newCountStats();
+  const inputTokens = countChatRequestInputTokens(body as never, stats);
+  return relayText(context, { kind, body, inputTokens, stats, explicitCap, stream: true, includeUsage: true });
 }
 
 export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {
   const body = parseWith(chatSchema, await readJsonObject(context.request));
   const stream = body.stream === true;
-  const outputCap = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_OUTPUT_CAP;
-  const inputTokens = countChatRequestInputTokens(body as never);
-  return relayText(context, "chat", body, body.model, inputTokens, outputCap, stream, stream && body.stream_options?.include_usage === true);
+  const stats = newCountStats();
+  const inputTokens = countChatRequestInputTokens(body as never, stats);
+  const explicitCap = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+  return relayText(context, { kind: "chat", body, inputTokens, stats, explicitCap, stream, includeUsage: stream && body.stream_options?.include_usage === true });
 });
 
 export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
   const raw = await readJsonObject(context.request);
   if (raw.max_tokens === undefined) throw new GatewayError("invalid_request", "max_tokens: Field required", { param: "max_tokens" });
   const body = parseWith(messagesSchema, raw);
-  const inputTokens = countMessagesInputTokens(body as never);
-  return relayText(context, "messages", body, body.model, inputTokens, body.max_tokens, body.stream === true, false);
+  const stats = newCountStats();
+  const inputTokens = countMessagesInputTokens(body as never, stats);
+  return relayText(context, { kind: "messages", body, inputTokens, stats, explicitCap: body.max_tokens, stream: body.stream === true, includeUsage: false });
 });

@@ -6,6 +6,8 @@ import { textResponse } from "./direct-body";
 import { readNodeBody } from "./node-adapter";
 
 export const JSON_LIMIT_BYTES = 32 * 1024 * 1024;
+/** Account and sign-in routes (public, or a person's own settings): their bodies are a few hundred bytes. */
+export const ACCOUNT_BODY_LIMIT_BYTES = 16 * 1024;
 
 /** JSON.stringify that writes BigInt money columns as numbers (safe below 2^53 micro-USD = $9 billion). */
 export function stringify(value: unknown): string {
@@ -30,8 +32,15 @@ export function jsonText(text: string, status = 200, headers: Record<string, str
   return textResponse(text, status, { "content-type": "application/json", ...headers });
 }
 
+/** "32 MB", "8 KB", "512 bytes". */
+export function limitText(limit: number): string {
+  if (limit >= 1024 * 1024) return `${Math.round(limit / 1024 / 1024)} MB`;
+  if (limit >= 1024) return `${Math.round(limit / 1024)} KB`;
+  return `${limit} bytes`;
+}
+
 function bodyTooLarge(limit: number): GatewayError {
-  return new GatewayError("body_too_large", `Request body is larger than the ${Math.round(limit / 1024 / 1024)} MB limit`);
+  return new GatewayError("body_too_large", `Request body is larger than the ${limitText(limit)} limit`);
 }
 
 /** Reads the body as text, refusing more than `limit` bytes while it streams in. */
@@ -73,15 +82,64 @@ export async function readJsonObject(request: Request, limit = JSON_LIMIT_BYTES)
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new GatewayError("invalid_json", "Request body must be a JSON object");
   }
+  checkDepth(value);
   return value as Record<string, unknown>;
+}
+
+/** How deep a request body may nest. Real requests (tool schemas included) stay far below; the code that reads a
+ * body (token counting, conversions) may then recurse without running out of stack. */
+export const MAX_JSON_DEPTH = 64;
+
+type Frame = { node: object; depth: number; parent: Frame | null; key: string; array: boolean };
+
+function pathOf(frame: Frame): string {
+  const segments: string[] = [];
+  for (let at: Frame | null = frame; at?.parent; at = at.parent) segments.push(at.parent.array ? `[${at.key}]` : `.${at.key}`);
+  return segments.reverse().join("").replace(/^\./, "");
+}
+
+/** Refuses a body nested deeper than MAX_JSON_DEPTH, naming where; walks without recursion (the path is built only
+ * for the refusal). */
+function checkDepth(root: object): void {
+  const stack: Frame[] = [{ node: root, depth: 1, parent: null, key: "", array: Array.isArray(root) }];
+  while (stack.length) {
+    const frame = stack.pop()!;
+    if (frame.depth > MAX_JSON_DEPTH) {
+      const path = pathOf(frame).slice(0, 200);
+      throw new GatewayError("invalid_request", `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (at '${path}')`, { param: path });
+    }
+    for (const key in frame.node) {
+      const child = (frame.node as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) stack.push({ node: child, depth: frame.depth + 1, parent: frame, key, array: Array.isArray(child) });
+    }
+  }
 }
 
 /** The first zod issue as a GatewayError naming the field, e.g. "size: Expected string, received number". */
 export function zodError(error: z.ZodError): GatewayError {
   const issue = error.issues[0]!;
   const param = issue.path.map(String).join(".") || null;
-  const message = param ? `Invalid '${param}': ${issue.message}` : issue.message;
-  return new GatewayError("invalid_request", message, { param });
+  return new GatewayError("invalid_request", issueMessage(issue, param), { param });
+}
+
+/**
+ * A validator's issue as a sentence for people: a missing field says to send it, a wrong type says what was
+ * expected; the schemas' own messages (written for people already) are kept.
+ */
+function issueMessage(issue: z.core.$ZodIssue, param: string | null): string {
+  const generic = /^Invalid input: expected (\w+), received (\w+)$/.exec(issue.message);
+  if (issue.code === "invalid_type" && param && generic) {
+    if (generic[2] === "undefined") return `Send '${param}': it is required (${article(generic[1]!)})`;
+    return `Invalid '${param}': it must be ${article(generic[1]!)}, not ${generic[2] === "null" ? "null" : article(generic[2]!)}`;
+  }
+  // A schema's message that is already a whole sentence naming the field stands as it is.
+  if (param && issue.message.includes(`'${param}'`)) return issue.message;
+  return param ? `Invalid '${param}': ${issue.message}` : issue.message;
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = { string: "a string", number: "a number", int: "a whole number", boolean: "true or false", object: "an object", array: "a list" };
+  return names[type] ?? type;
 }
 
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
@@ -90,6 +148,6 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.inf
   return result.data;
 }
 
-export async function readBody<T extends z.ZodType>(request: Request, schema: T): Promise<z.infer<T>> {
-  return parseWith(schema, await readJsonObject(request));
+export async function readBody<T extends z.ZodType>(request: Request, schema: T, limit = JSON_LIMIT_BYTES): Promise<z.infer<T>> {
+  return parseWith(schema, await readJsonObject(request, limit));
 }

@@ -2,6 +2,7 @@
 // plain (Request) => Response functions without going through Next.js's router (architecture decision 1).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DirectResponse } from "./direct-body";
+import { clientAddress } from "./client-address";
 
 /** After a handler stops reading a body early, what is still arriving is read and discarded up to these bounds
  *  before the connection is cut, so the client receives the answer instead of a reset (a "lingering close"). */
@@ -201,8 +202,9 @@ export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse
     if (!outgoing.writableFinished) controller.abort(new Error("client disconnected"));
   });
   // The gateway's own id; a caller-supplied one is not trusted (it would end up in logs and the ledger). The client
-  // address is what the socket says, never a header the client could set.
-  const extra: [string, string][] = [["x-request-id", requestId], ["x-gateway-client-address", incoming.socket.remoteAddress ?? ""]];
+  // address is the socket's, or what trusted proxies forwarded (lib/http/client-address.ts); it replaces any value
+  // the client sent in this header.
+  const extra: [string, string][] = [["x-request-id", requestId], ["x-gateway-client-address", clientAddress(incoming.socket.remoteAddress, incoming.headers["x-forwarded-for"])]];
   return new NodeRequest(url, incoming.method ?? "GET", incoming, controller, extra);
 }
 

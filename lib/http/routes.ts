@@ -4,6 +4,7 @@
 import * as admin from "../admin/handlers";
 import { getSettings, updateSettings } from "../admin/settings";
 import * as moderation from "../admin/moderation";
+import { getCatalog, putCatalogEntry } from "../admin/catalog";
 import { testChannel } from "../admin/channel-test";
 import { userRoutes } from "../user/routes";
 import { gatewayRoutes } from "../gateway/routes";
@@ -41,6 +42,8 @@ route("DELETE", "/api/admin/channels/{id}", admin.deleteChannel);
 route("POST", "/api/admin/channels/{id}/test", testChannel);
 route("POST", "/api/admin/prices", admin.upsertPrice);
 route("GET", "/api/admin/prices", admin.listPrices);
+route("GET", "/api/admin/catalog", getCatalog);
+route("PUT", "/api/admin/catalog/{model}", putCatalogEntry);
 route("POST", "/api/admin/redeem-codes", admin.createRedeemCodes);
 route("GET", "/api/admin/redeem-codes", admin.listRedeemCodes);
 route("GET", "/api/admin/usage", admin.listUsage);
@@ -60,7 +63,24 @@ export function isPlainPath(pathname: string): boolean {
 
 export type Match = { handler: RouteHandler; params: Record<string, string> } | { allowed: string[] } | null;
 
+/**
+ * A browser's preflight for a /v1 endpoint: any origin may call the API with a key and no cookies (browser clients of
+ * the vendors' SDKs call it directly); the actual answers carry `access-control-allow-origin: *` (lib/gateway/pipeline.ts).
+ */
+async function preflight(request: Request): Promise<Response> {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "GET, POST, OPTIONS",
+      "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "authorization, x-api-key, content-type, anthropic-version, anthropic-beta",
+      "access-control-max-age": "86400",
+    },
+  });
+}
+
 export function matchRoute(method: string, pathname: string): Match {
+  if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname))) return { handler: preflight, params: {} };
   const allowed: string[] = [];
   for (const entry of table) {
     const found = entry.pattern.exec(pathname);
@@ -70,7 +90,14 @@ export function matchRoute(method: string, pathname: string): Match {
       continue;
     }
     const params: Record<string, string> = {};
-    entry.names.forEach((name, index) => (params[name] = decodeURIComponent(found[index + 1]!)));
+    // A parameter that does not decode ("%ZZ") is kept as sent: it names no object, so the handler answers 404.
+    entry.names.forEach((name, index) => {
+      try {
+        params[name] = decodeURIComponent(found[index + 1]!);
+      } catch {
+        params[name] = found[index + 1]!;
+      }
+    });
     return { handler: entry.handler, params };
   }
   return allowed.length ? { allowed } : null;

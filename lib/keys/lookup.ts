@@ -26,12 +26,23 @@ const MISSING_TTL_MS = 5_000;
 const MAX_ENTRIES = 20_000;
 
 type Entry = { principal: KeyPrincipal | null; expires: number };
-type Cache = { entries: Map<string, Entry>; pending: Map<string, Promise<KeyPrincipal | null>> };
+type Pending = { generation: number; promise: Promise<KeyPrincipal | null> };
+/**
+ * `generation` moves on with every invalidation. A database read that started in an older generation may have seen
+ * the key before it was revoked: its answer is returned to the request that was already waiting for it, but never
+ * stored, or it would put the revoked key back in the cache for FOUND_TTL_MS.
+ */
+type Cache = { entries: Map<string, Entry>; pending: Map<string, Pending>; generation: number };
 
 function cache(): Cache {
   return singleton("keys.cache", () => {
-    const state: Cache = { entries: new Map(), pending: new Map() };
+    const state: Cache = { entries: new Map(), pending: new Map(), generation: 0 };
     subscribe((event) => {
+      if (event.type === "key.changed" || event.type === "user.changed") {
+        // Any change may concern a read in flight: later misses start a fresh read instead of joining it.
+        state.generation++;
+        state.pending.clear();
+      }
       if (event.type === "key.changed") {
         if (event.keyHash) state.entries.delete(event.keyHash);
         for (const [hash, entry] of state.entries) {
@@ -72,13 +83,20 @@ export async function findKey(keyHash: string): Promise<KeyPrincipal | null> {
   const now = Date.now();
   const hit = state.entries.get(keyHash);
   if (hit && hit.expires > now) return hit.principal;
-  // Concurrent misses for one key share one query.
+  // Concurrent misses for one key share one query (within one generation).
   let pending = state.pending.get(keyHash);
   if (!pending) {
-    pending = load(keyHash).finally(() => state.pending.delete(keyHash));
-    state.pending.set(keyHash, pending);
+    const started: Pending = {
+      generation: state.generation,
+      promise: load(keyHash).finally(() => {
+        if (state.pending.get(keyHash) === started) state.pending.delete(keyHash);
+      }),
+    };
+    state.pending.set(keyHash, started);
+    pending = started;
   }
-  const principal = await pending;
+  const principal = await pending.promise;
+  if (pending.generation !== state.generation) return principal;
   if (state.entries.size >= MAX_ENTRIES) state.entries.delete(state.entries.keys().next().value!);
   state.entries.set(keyHash, { principal, expires: now + (principal ? FOUND_TTL_MS : MISSING_TTL_MS) });
   return principal;

@@ -1,7 +1,18 @@
-// Where to go after signing in. Only paths of this site: an absolute or protocol-relative URL in callbackUrl must
-// not send anyone elsewhere (open redirect).
-export function safeCallback(value: string | null | undefined): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/dashboard";
-  if (value.startsWith("/sign-in") || value.startsWith("/api/")) return "/dashboard";
-  return value;
+// Where to go after signing in: only a page of this site. The value is parsed as a URL against the site's own origin
+// and must keep that origin, so "//evil.example", "/\\evil.example" and "/<tab>/evil.example" (browsers drop tabs and
+// newlines, which turns it into "//evil.example") all fall back to the dashboard; control characters and backslashes
+// are refused outright.
+const FALLBACK = "/dashboard";
+
+export function safeCallback(value: string | null | undefined, origin = "http://portal.invalid"): string {
+  if (!value || !value.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(value)) return FALLBACK;
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    return FALLBACK;
+  }
+  if (url.origin !== new URL(origin).origin) return FALLBACK;
+  if (url.pathname.startsWith("/sign-in") || url.pathname.startsWith("/api/")) return FALLBACK;
+  return `${url.pathname}${url.search}${url.hash}`;
 }

@@ -240,29 +240,59 @@ export async function upstreamFetch(url: string, init: RequestInit, options: { s
   return classifyStatus(response.status, text, response.headers.get("retry-after") ?? undefined);
 }
 
-/** The upstream's own error message, from an OpenAI- or Anthropic-shaped body or plain text. */
-export function upstreamMessage(text: string): string {
+/** The error's message, type and code from an OpenAI- or Anthropic-shaped body, or the start of plain text. */
+function upstreamErrorFields(text: string): { message: string; type?: string; code?: string } {
   try {
-    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    if (typeof body.error === "string") return body.error;
-    if (body.error?.message) return body.error.message;
-    if (body.message) return body.message;
+    const body = JSON.parse(text) as { error?: { message?: unknown; type?: unknown; code?: unknown } | string; message?: unknown; type?: unknown };
+    const word = (value: unknown) => (typeof value === "string" && value ? value : typeof value === "number" ? String(value) : undefined);
+    if (typeof body.error === "string") return { message: body.error };
+    if (body.error && typeof body.error === "object") {
+      const message = word(body.error.message) ?? word(body.message);
+      if (message) return { message, type: word(body.error.type), code: word(body.error.code) };
+    }
+    if (word(body.message)) return { message: word(body.message)!, type: body.type === "error" ? undefined : word(body.type) };
   } catch {
     // not JSON
   }
-  return text.slice(0, 300) || "no details";
+  return { message: text.slice(0, 300) || "no details" };
 }
 
+// Identifiers vendors put in their error texts: organisation and project ids (org-…, proj_…), request ids (req_…,
+// req-…) and anything shaped like a key (sk-…, sk_…, including sk-ant-…). They say nothing a client can act on and
+// identify the operator's upstream account.
+const IDENTIFIERS: [RegExp, string][] = [
+  [/\b(?:sk|rk|pk)[-_][A-Za-z0-9_-]{6,}/g, "[key]"],
+  [/\borg[-_][A-Za-z0-9]{6,}/g, "[organization]"],
+  [/\bproj[-_][A-Za-z0-9]{6,}/g, "[project]"],
+  [/\breq[-_][A-Za-z0-9]{6,}/g, "[request id]"],
+];
+
+/** `text` with upstream account identifiers replaced by what they are. */
+export function stripIdentifiers(text: string): string {
+  let result = text;
+  for (const [pattern, replacement] of IDENTIFIERS) result = result.replace(pattern, replacement);
+  return result;
+}
+
+/**
+ * An upstream's refusal as the gateway passes it on. A request the upstream refused (4xx) keeps the vendor's
+ * message, type and code, because clients act on them (`context_length_exceeded`, "prompt is too long"), with
+ * account identifiers stripped. Rate limits and upstream failures get the gateway's own sentence: what the vendor
+ * says there concerns the operator's account (its limits, organisation, tier), not the request. The vendor's words
+ * go to the log (`detail`).
+ */
 export function classifyStatus(status: number, text: string, retryAfter?: string): UpstreamFailure {
-  const message = upstreamMessage(text);
+  const fields = upstreamErrorFields(text);
+  const detail = fields.message;
   if (status === 401 || status === 403) {
-    return { ok: false, retryable: true, status: 502, message: "The upstream refused this channel's credentials", cause: `upstream_${status}`, disable: `Upstream answered ${status}: ${message}` };
+    return { ok: false, retryable: true, status: 502, message: "The upstream refused this channel's credentials", cause: `upstream_${status}`, disable: `Upstream answered ${status}: ${detail}`, detail };
   }
-  if (status === 429) return { ok: false, retryable: true, status: 429, message: `The upstream is rate limiting: ${message}`, cause: "upstream_429", retryAfter };
-  if (status >= 500) return { ok: false, retryable: true, status: 502, message: `The upstream failed (${status}): ${message}`, cause: `upstream_${status}` };
-  if (status >= 300 && status < 400) return { ok: false, retryable: true, status: 502, message: `The upstream answered with a redirect (${status}), which is not followed`, cause: "upstream_redirect" };
+  if (status === 429) return { ok: false, retryable: true, status: 429, message: "The upstream is rate limiting this gateway; try again later", cause: "upstream_429", retryAfter, detail };
+  if (status >= 500) return { ok: false, retryable: true, status: 502, message: `The upstream failed (${status}); try again later`, cause: `upstream_${status}`, detail };
+  if (status >= 300 && status < 400) return { ok: false, retryable: true, status: 502, message: `The upstream answered with a redirect (${status}), which is not followed`, cause: "upstream_redirect", detail };
   // Other 4xx: the request itself was refused upstream; another channel would refuse it too.
-  return { ok: false, retryable: false, status: status === 404 ? 404 : 400, message: `The upstream refused the request: ${message}`, cause: `upstream_${status}` };
+  const vendor = { type: fields.type && stripIdentifiers(fields.type), code: fields.code && stripIdentifiers(fields.code) };
+  return { ok: false, retryable: false, status: status === 404 ? 404 : 400, message: stripIdentifiers(detail), cause: `upstream_${status}`, vendor, detail };
 }
 
 export function joinUrl(base: string, path: string): string {

@@ -21,8 +21,14 @@ export type TextCall = {
 };
 
 export type UsageReport = {
+  /** Fresh input; cache reads and writes apart when the upstream reports them. */
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
+  /** Server tool uses by tool name (`web_search`). */
+  toolUses?: Record<string, number>;
   /** False when the stream was cut (by either side) before its end. */
   complete: boolean;
   /** Who cut it, when it was cut. */
@@ -40,6 +46,10 @@ export type UpstreamFailure = {
   /** The channel's own key was refused: switch the channel off, with this reason. */
   disable?: string;
   retryAfter?: string;
+  /** A request the upstream refused (4xx): its own error type and code, which clients act on. */
+  vendor?: { type?: string; code?: string };
+  /** The upstream's own words when `message` replaced them: for the log only, never for the client. */
+  detail?: string;
 };
 
 export type UpstreamSuccess = { ok: true; response: Response; usage: Promise<UsageReport> };

@@ -8,6 +8,7 @@ export type GatewayEvent =
   | { type: "channels.changed" }
   | { type: "prices.changed" }
   | { type: "groups.changed" }
+  | { type: "catalog.changed" }
   | { type: "user.changed"; userId: string }
   | { type: "settings.changed" };
 

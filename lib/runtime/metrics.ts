@@ -20,6 +20,14 @@ function metrics() {
       upstreamErrors: new client.Counter({ name: "gateway_upstream_errors_total", help: "Failed upstream attempts, by channel and cause", labelNames: ["channel", "cause"], registers: [registry] }),
       tokens: new client.Counter({ name: "gateway_tokens_total", help: "Tokens billed, by model and kind", labelNames: ["model", "kind"], registers: [registry] }),
       cost: new client.Counter({ name: "gateway_cost_micro_usd_total", help: "Cost billed in micro-USD, by model", labelNames: ["model"], registers: [registry] }),
+      overReservations: new client.Counter({
+        name: "gateway_over_reservation_total",
+        help: "Requests an upstream billed past their reservation (charged in full; each one is a gateway bug to report), by model",
+        labelNames: ["model"],
+        registers: [registry],
+      }),
+      overReservationMicros: new client.Counter({ name: "gateway_over_reservation_micro_usd_total", help: "Micro-USD billed past reservations, by model", labelNames: ["model"], registers: [registry] }),
+      imageDecodes: new client.Counter({ name: "gateway_image_decodes_total", help: "Inline input images fully decoded (after the reservation)", registers: [registry] }),
       activeStreams: new client.Gauge({ name: "gateway_active_streams", help: "Streaming responses in progress", registers: [registry] }),
     };
   });
@@ -41,6 +49,16 @@ export function observeBilled(row: { model: string; textInputTokens: number; tex
   const kinds: [string, number][] = [["text_input", row.textInputTokens], ["text_output", row.textOutputTokens], ["image_input", row.imageInputTokens], ["image_output", row.imageOutputTokens]];
   for (const [kind, count] of kinds) if (count) current.tokens.inc({ model: row.model, kind }, count);
   if (row.cost > 0) current.cost.inc({ model: row.model }, row.cost);
+}
+
+export function observeOverReservation(model: string, excess: number): void {
+  const current = metrics();
+  current.overReservations.inc({ model });
+  current.overReservationMicros.inc({ model }, excess);
+}
+
+export function observeImageDecode(): void {
+  metrics().imageDecodes.inc();
 }
 
 export function streamStarted(): () => void {

@@ -31,6 +31,9 @@ const SECURITY = {
 const gateway: Documented[] = [
   { method: "post", path: "/v1/chat/completions", summary: "Chat Completions (OpenAI-compatible); stream with `stream: true`", tag: "Gateway", security: "bearer", body: text.chatSchema, stream: true },
   { method: "post", path: "/v1/messages", summary: "Messages (Anthropic-compatible); the key goes in x-api-key", tag: "Gateway", security: "apiKey", body: text.messagesSchema, stream: true },
+  { method: "post", path: "/v1/messages/count_tokens", summary: "The input tokens a Messages request would read (the gateway's estimate; free)", tag: "Gateway", security: "apiKey", body: text.messagesSchema.omit({ max_tokens: true }) },
+  { method: "get", path: "/v1/models", summary: "The models this key may use: OpenAI's list shape, or Anthropic's (paged with limit, after_id, before_id) when the key is sent in x-api-key or with anthropic-version", tag: "Gateway", security: "bearer" },
+  { method: "get", path: "/v1/models/{id}", summary: "One model this key may use (404 otherwise), in the caller's shape", tag: "Gateway", security: "bearer" },
 ];
 
 const operator: Documented[] = [

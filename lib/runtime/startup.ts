@@ -3,6 +3,7 @@ import { env } from "../env";
 import { db, pgPool } from "../db/client";
 import { migratePostgres, migrateSqlite } from "../db/migrate";
 import { seed } from "../db/seed";
+import { BACKUP_HASH_PREFIX, wrapBackupHash } from "../accounts/backup-codes";
 import { log } from "./log";
 
 const SEED_LOCK_ID = 724_011_902;
@@ -27,6 +28,12 @@ export async function prepareDatabase(): Promise<void> {
   } else {
     result = await run();
   }
+  const wrapped = await wrapLegacyBackupCodes();
+  if (wrapped) log.info("backup codes stored with the gateway secret's HMAC", { codes: wrapped });
+  if (result.upgraded) {
+    log.info("seeded prices updated", { models: result.upgraded.updated });
+    if (result.upgraded.keptEdited.length) log.warn("seeded prices left as the operator edited them; compare with the new defaults in lib/db/seed.ts", { models: result.upgraded.keptEdited });
+  }
   if (result.seeded && result.admin) {
     log.info("database seeded", { admin: result.admin.email });
     if (result.admin.generated) {
@@ -37,4 +44,13 @@ export async function prepareDatabase(): Promise<void> {
       );
     }
   }
+}
+
+/** Rows written before backup codes were keyed with the secret: wrapped in place (idempotent, lib/accounts/backup-codes.ts). */
+async function wrapLegacyBackupCodes(): Promise<number> {
+  const legacy = await db().backupCode.findMany({ where: { NOT: { codeHash: { startsWith: BACKUP_HASH_PREFIX } } }, select: { id: true, codeHash: true } });
+  for (const row of legacy) {
+    await db().backupCode.updateMany({ where: { id: row.id, codeHash: row.codeHash }, data: { codeHash: wrapBackupHash(row.codeHash, env().secret) } });
+  }
+  return legacy.length;
 }

@@ -7,7 +7,7 @@ import { Prisma as SqlHelpers } from "../generated/sqlite/client";
 import { env } from "../env";
 import { GatewayError } from "../errors";
 import { sha256 } from "../crypto/secrets";
-import { json, parseWith, readBody, readText } from "../http/json";
+import { ACCOUNT_BODY_LIMIT_BYTES, json, parseWith, readBody, readText } from "../http/json";
 import { publish } from "../runtime/events";
 import { newApiKey } from "../keys/format";
 import { flushLedger } from "../billing/ledger";
@@ -86,10 +86,16 @@ export const signup = publicRoute(async (request, _params, context) => {
   if (!(await signupEnabled())) {
     throw new GatewayError("forbidden", "Sign-up is turned off on this gateway. Ask its operator for an account.");
   }
-  const body = await readBody(request, signupSchema);
+  // The address's limit is looked at before the body is read (an address over it costs no parsing), and counted
+  // once the body is valid.
+  const counter = addressCounter("signup", context.address);
+  if (counter) {
+    const decision = await peekEvents(counter, SIGNUP_PER_ADDRESS, HOUR_MS);
+    if (!decision.allowed) throw lockedError(decision);
+  }
+  const body = await readBody(request, signupSchema, ACCOUNT_BODY_LIMIT_BYTES);
   const weak = checkPasswordStrength(body.password, { email: body.email });
   if (weak) throw new GatewayError("invalid_request", weak, { param: "password" });
-  const counter = addressCounter("signup", context.address);
   if (counter) {
     const decision = await countEvent(counter, SIGNUP_PER_ADDRESS, HOUR_MS);
     if (!decision.allowed) throw lockedError(decision);
@@ -165,7 +171,7 @@ export const listKeys = sessionRoute(async (_request, _params, { user }) => {
 });
 
 export const createKey = sessionRoute(async (request, _params, { user }) => {
-  const body = await readBody(request, createKeySchema);
+  const body = await readBody(request, createKeySchema, ACCOUNT_BODY_LIMIT_BYTES);
   const groups = await allowedGroups(user);
   if (!groups.includes(body.group)) {
     throw new GatewayError("invalid_request", `Group '${body.group}' is not open to you; choose one of: ${groups.join(", ") || "(none)"}`, { param: "group" });
@@ -204,7 +210,7 @@ export const deleteKey = sessionRoute(async (_request, params, { user }) => {
 export const deleteKeyByQuery = sessionRoute(async (request, _params, { user }) => {
   let id: unknown = new URL(request.url).searchParams.get("id");
   if (id === null) {
-    const text = await readText(request, 64 * 1024);
+    const text = await readText(request, ACCOUNT_BODY_LIMIT_BYTES);
     if (text.trim()) {
       let body: unknown;
       try {
@@ -332,7 +338,7 @@ const REDEEM_REFUSALS = {
  * parallel redemptions exactly one credits.
  */
 export const topup = sessionOrKeyRoute(async (request, _params, caller) => {
-  const body = await readBody(request, topupSchema);
+  const body = await readBody(request, topupSchema, ACCOUNT_BODY_LIMIT_BYTES);
   const userBucket = `redeem:user:${caller.userId}`;
   const addressBucket = addressCounter("redeem", caller.address);
   // Guessing is hopeless (codes carry ~117 random bits), but each guess costs a transaction: bound it.
@@ -363,7 +369,7 @@ export const passwordSchema = z.object({ current: z.string().max(1000, "is too l
  * links sent before now stop working (their createdAt is before passwordChangedAt).
  */
 export const changePassword = sessionRoute(async (request, _params, { user, address }) => {
-  const body = await readBody(request, passwordSchema);
+  const body = await readBody(request, passwordSchema, ACCOUNT_BODY_LIMIT_BYTES);
   const weak = checkPasswordStrength(body.next, { email: user.email });
   if (weak) throw new GatewayError("invalid_request", weak, { param: "next" });
   const throttle = { email: user.email, ip: address };

@@ -11,7 +11,7 @@ import { db } from "../db/client";
 import { env } from "../env";
 import { GatewayError } from "../errors";
 import { randomToken, sha256 } from "../crypto/secrets";
-import { json, readBody } from "../http/json";
+import { ACCOUNT_BODY_LIMIT_BYTES, json, readBody } from "../http/json";
 import { publish } from "../runtime/events";
 import { log } from "../runtime/log";
 import { checkPasswordStrength, hashPassword } from "../accounts/password";
@@ -36,8 +36,13 @@ const email = z.email("must be an email address").max(320).transform((value) => 
 export const resetRequestSchema = z.object({ email });
 
 export const requestReset = publicRoute(async (request, _params, context) => {
-  const body = await readBody(request, resetRequestSchema);
   const counter = addressCounter("reset-request", context.address);
+  // Looked at before the body is read: an address over its limit costs no parsing.
+  if (counter) {
+    const decision = await peekEvents(counter, RESET_REQUESTS_PER_ADDRESS);
+    if (!decision.allowed) throw lockedError(decision);
+  }
+  const body = await readBody(request, resetRequestSchema, ACCOUNT_BODY_LIMIT_BYTES);
   if (counter) {
     const decision = await countEvent(counter, RESET_REQUESTS_PER_ADDRESS);
     if (!decision.allowed) throw lockedError(decision);
@@ -96,15 +101,16 @@ export const RESET_REFUSALS = {
 } as const;
 
 export const resetPassword = publicRoute(async (request, _params, context) => {
-  const body = await readBody(request, resetSchema);
-  if (body.password !== undefined) {
-    const weak = checkPasswordStrength(body.password, { email: body.email });
-    if (weak) throw new GatewayError("invalid_request", weak, { param: "password" });
-  }
+  // Looked at before the body is read: an address over its limit costs no parsing.
   const counter = addressCounter("reset", context.address);
   if (counter) {
     const decision = await peekEvents(counter, RESET_FAILURES_PER_ADDRESS);
     if (!decision.allowed) throw lockedError(decision);
+  }
+  const body = await readBody(request, resetSchema, ACCOUNT_BODY_LIMIT_BYTES);
+  if (body.password !== undefined) {
+    const weak = checkPasswordStrength(body.password, { email: body.email });
+    if (weak) throw new GatewayError("invalid_request", weak, { param: "password" });
   }
   const refuse = async (reason: keyof typeof RESET_REFUSALS) => {
     if (counter) await countEvent(counter, RESET_FAILURES_PER_ADDRESS);
@@ -138,6 +144,6 @@ export const resetPassword = publicRoute(async (request, _params, context) => {
   if (changed.count === 0) throw await refuse("superseded");
   publish({ type: "user.changed", userId: found.userId });
   // Proven control of the mailbox: lift a sign-in lockout so the new password can be used at once.
-  await recordSignInSuccess({ email: found.user.email });
+  await recordSignInSuccess({ email: found.user.email, ip: context.address });
   return json(generated ? { email: found.user.email, passwordGenerated: true, password } : { email: found.user.email, passwordGenerated: false });
 });

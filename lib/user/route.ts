@@ -4,6 +4,7 @@
 //   sessionRoute       the portal's session cookie only; a request carrying an API key is refused with 403, so a
 //                      leaked key can never reach keys, 2FA or the password (security items 10 and 14)
 //   sessionOrKeyRoute  the session cookie, or `Authorization: Bearer sk-…` of the same user (topup, spec §5)
+import { checkCookieWrite } from "../auth/cross-site";
 import { GatewayError, errorResponse } from "../errors";
 import { env } from "../env";
 import { sha256 } from "../crypto/secrets";
@@ -50,27 +51,6 @@ export function publicRoute(handler: (request: Request, params: Params, context:
 }
 
 /**
- * A cookie-authenticated call that changes something must come from the portal itself. The session cookie is
- * SameSite=Lax already; this also refuses what a browser marks as cross-site, or an Origin that is neither the
- * configured APP_URL nor the host the request was sent to.
- */
-function checkSameOrigin(request: Request): void {
-  if (request.method === "GET" || request.method === "HEAD") return;
-  const refused = () => new GatewayError("forbidden", "Cross-site request refused: call this endpoint from the portal's own pages");
-  if (request.headers.get("sec-fetch-site") === "cross-site") throw refused();
-  const origin = request.headers.get("origin");
-  if (origin === null) return;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    throw refused();
-  }
-  const allowed = new Set([new URL(env().appUrl).host, request.headers.get("host") ?? ""]);
-  if (!allowed.has(host)) throw refused();
-}
-
-/**
  * An API key in either of the forms the gateway knows. Other Authorization schemes (say Basic, from a proxy that
  * guards the whole portal with a password) are not ours and are ignored.
  */
@@ -91,7 +71,7 @@ export function sessionRoute(
     if (carriesApiKey(request)) throw new GatewayError("forbidden", options.keyRefusal ?? DEFAULT_KEY_REFUSAL);
     const user = await readSessionRecord(request);
     if (!user) throw new GatewayError("unauthenticated", "Sign in first: this endpoint needs the portal's session cookie");
-    checkSameOrigin(request);
+    checkCookieWrite(request);
     return handler(request, params, { ...context, user });
   });
 }
@@ -114,7 +94,7 @@ export function sessionOrKeyRoute(handler: (request: Request, params: Params, ca
     if (request.headers.has("x-api-key")) throw new GatewayError("wrong_auth_scheme", "Send the key as 'Authorization: Bearer sk-…'");
     const user = await readSessionRecord(request);
     if (!user) throw new GatewayError("unauthenticated", "Sign in, or send 'Authorization: Bearer sk-…' with one of your API keys");
-    checkSameOrigin(request);
+    checkCookieWrite(request);
     return handler(request, params, { ...context, userId: user.id, via: "session", keyId: null, keyPrefix: null });
   });
 }

@@ -8,7 +8,7 @@ import { db } from "../db/client";
 import { env } from "../env";
 import { GatewayError } from "../errors";
 import { encrypt } from "../crypto/secrets";
-import { json, readBody } from "../http/json";
+import { ACCOUNT_BODY_LIMIT_BYTES, json, readBody } from "../http/json";
 import { publish } from "../runtime/events";
 import { newTotpSecret, otpauthUrl, qrCodeDataUrl } from "../accounts/totp";
 import { newBackupCodes } from "../accounts/backup-codes";
@@ -22,7 +22,14 @@ export const TWO_FACTOR_KEY_REFUSAL =
 
 export const BACKUP_CODE_COUNT = 10;
 
-export const codeSchema = z.object({ code: z.string().trim().min(1, "is required").max(100, "is too long") });
+const CODE_HINT = "the 6-digit code from your authenticator app (or one of your backup codes)";
+export const codeSchema = z.object({
+  code: z
+    .string({ error: (issue) => (issue.input === undefined ? `Send 'code': ${CODE_HINT}` : `'code' must be text: ${CODE_HINT}`) })
+    .trim()
+    .min(1, `Send 'code': ${CODE_HINT}`)
+    .max(100, "is too long"),
+});
 
 /** Throttle check → `verify` → record; throws 429 when locked and 400 when the code is refused. */
 async function checkCode<T>(context: SessionContext, verify: () => Promise<T | null>): Promise<T> {
@@ -66,7 +73,7 @@ export const setupTwoFactor = sessionRoute(
 export const enableTwoFactor = sessionRoute(
   async (request, _params, context) => {
     const { user } = context;
-    const body = await readBody(request, codeSchema);
+    const body = await readBody(request, codeSchema, ACCOUNT_BODY_LIMIT_BYTES);
     if (user.totpEnabled) throw new GatewayError("conflict", "Two-factor authentication is already on");
     const secret = readTotpSecret(user.totpSecret);
     if (!secret) throw new GatewayError("conflict", "Start with POST /api/user/2fa/setup, then send a code from your authenticator app");
@@ -77,7 +84,7 @@ export const enableTwoFactor = sessionRoute(
       data: { totpEnabled: true, sessionVersion: { increment: 1 } },
     });
     if (enabled.count === 0) throw new GatewayError("conflict", "Two-factor settings changed meanwhile; start again with setup");
-    const codes = newBackupCodes(BACKUP_CODE_COUNT);
+    const codes = newBackupCodes(env().secret, BACKUP_CODE_COUNT);
     await db().$transaction([
       db().backupCode.deleteMany({ where: { userId: user.id } }),
       db().backupCode.createMany({ data: codes.hashes.map((codeHash) => ({ userId: user.id, codeHash })) }),
@@ -92,7 +99,7 @@ export const enableTwoFactor = sessionRoute(
 export const disableTwoFactor = sessionRoute(
   async (request, _params, context) => {
     const { user } = context;
-    const body = await readBody(request, codeSchema);
+    const body = await readBody(request, codeSchema, ACCOUNT_BODY_LIMIT_BYTES);
     if (!user.totpEnabled) throw new GatewayError("conflict", "Two-factor authentication is not on");
     await checkCode(context, () => consumeSecondFactor(user, body.code));
     const disabled = await db().user.updateMany({

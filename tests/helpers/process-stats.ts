@@ -26,7 +26,7 @@ export function sockets(pid: number): number {
 }
 
 async function metrics(gateway: Gateway): Promise<string> {
-  return (await fetch(`${gateway.url}/metrics`)).text();
+  return (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.masterKey}` } })).text();
 }
 
 /** The V8 heap in use and the memory outside it that V8 tracks (Buffers), from prom-client's default metrics. */

@@ -13,16 +13,17 @@ export function cookieHeader(jar: Map<string, string>): string {
   return [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
 }
 
-export async function signIn(baseUrl: string, email: string, password: string, code?: string): Promise<SignInResult> {
+/** `headers` go with both requests (e.g. X-Forwarded-For, as a trusted proxy would send it). */
+export async function signIn(baseUrl: string, email: string, password: string, code?: string, headers: Record<string, string> = {}): Promise<SignInResult> {
   const jar = new Map<string, string>();
-  const csrfResponse = await fetch(`${baseUrl}/api/auth/csrf`);
+  const csrfResponse = await fetch(`${baseUrl}/api/auth/csrf`, { headers });
   collectCookies(csrfResponse, jar);
   const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
   const form = new URLSearchParams({ csrfToken, email, password, json: "true", callbackUrl: `${baseUrl}/` });
   if (code) form.set("code", code);
   const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookieHeader(jar) },
+    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: cookieHeader(jar) },
     body: form,
     redirect: "manual",
   });

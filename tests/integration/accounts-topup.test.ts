@@ -32,7 +32,7 @@ function topupTests(database: "sqlite" | "postgres") {
     assert.equal(await balanceOf(gateway, user.userId), 3500);
 
     const again = await browser.call("POST", "/api/user/topup", { key: code });
-    assert.deepEqual(again.body, { error: { code: "invalid_request", message: "This redeem code has already been used", param: "key" } });
+    assert.deepEqual(again.body, { error: { message: "This redeem code has already been used", type: "invalid_request_error", code: "invalid_request", param: "key" } });
     assert.equal(again.status, 400);
     const unknown = await browser.call("POST", "/api/user/topup", { key: "GW-AAAAA-BBBBB-CCCCC-DDDDD" });
     assert.equal(unknown.status, 400);

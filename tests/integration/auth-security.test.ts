@@ -95,7 +95,8 @@ const CASES: Case[] = [
   { cause: "no key at all", headers: () => ({}), status: 401, code: "missing_api_key", message: () => `Missing API key; send ${BEARER}` },
   { cause: "x-api-key alone (the Messages form) is refused", headers: () => ({ "x-api-key": keys.valid! }), status: 401, code: "wrong_auth_scheme", message: () => `This endpoint takes the key as a Bearer token, not in x-api-key; send ${BEARER}` },
   { cause: "a Basic authorization header", headers: () => ({ authorization: `Basic ${Buffer.from("user:pass").toString("base64")}` }), status: 401, code: "wrong_auth_scheme", message: () => `Authorization must use the Bearer scheme; send ${BEARER}` },
-  { cause: "a lowercase bearer scheme", headers: () => ({ authorization: `bearer ${keys.valid}` }), status: 401, code: "wrong_auth_scheme", message: () => `Authorization must use the Bearer scheme; send ${BEARER}` },
+  // A lowercase "bearer" is the same scheme (RFC 9110); tests/clients/sdk-models-and-counting.test.ts serves it.
+  { cause: "another scheme's name", headers: () => ({ authorization: `Token ${keys.valid}` }), status: 401, code: "wrong_auth_scheme", message: () => `Authorization must use the Bearer scheme; send ${BEARER}` },
   { cause: "a key with an extra space", headers: () => ({ authorization: `Bearer  ${keys.valid}` }), status: 401, code: "invalid_api_key", message: () => MALFORMED },
   { cause: "a key with a space inside", headers: () => bearer(keys.valid!.replace("sk-", "sk- ")), status: 401, code: "invalid_api_key", message: () => MALFORMED },
   { cause: "a key with characters missing", headers: () => bearer(keys.valid!.slice(0, -3)), status: 401, code: "invalid_api_key", message: () => "Invalid API key: no such key" },
@@ -105,9 +106,9 @@ const CASES: Case[] = [
   { cause: "a disabled key", headers: () => bearer(keys.disabled!), status: 401, code: "disabled_api_key", message: () => "This API key is disabled" },
   { cause: "a deleted key", headers: () => bearer(keys.deleted!), status: 401, code: "invalid_api_key", message: () => "This API key was deleted" },
   { cause: "a key whose owner is disabled", headers: () => bearer(keys.ownerDisabled!), status: 401, code: "disabled_api_key", message: () => "The account that owns this API key is disabled" },
-  { cause: "a group without the model", headers: () => bearer(keys.otherGroup!), status: 403, code: "model_not_allowed", message: (endpoint) => `This key's group 'haiku-only' does not include the model '${MODEL_OF[endpoint]}'` },
-  { cause: "a used-up key quota", headers: () => bearer(keys.noQuota!), status: 403, code: "quota_exhausted", message: () => /^This API key's quota is used up: the request needs up to \$\d+\.\d+ and the key has less left$/ },
-  { cause: "a used-up balance", headers: () => bearer(keys.noBalance!), status: 403, code: "insufficient_balance", message: () => /^The account's balance is used up: the request needs up to \$\d+\.\d+; redeem a code or ask an operator to top it up$/ },
+  { cause: "a group without the model", headers: () => bearer(keys.otherGroup!), status: 403, code: "model_not_allowed", message: (endpoint) => `This key's group 'haiku-only' does not include the model '${MODEL_OF[endpoint]}'; GET /v1/models lists the models this key may use` },
+  { cause: "a used-up key quota", headers: () => bearer(keys.noQuota!), status: 403, code: "quota_exhausted", message: () => /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and this API key has \$0\.000000 of quota left\.( [^.]+\.)? An operator can raise the key's quota\.$/ },
+  { cause: "a used-up balance", headers: () => bearer(keys.noBalance!), status: 403, code: "insufficient_balance", message: () => /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and the account's balance is \$0\.000000\.( [^.]+\.)? Redeem a code or ask an operator to top it up\.$/ },
 ];
 
 const refusedIds: string[] = [];
@@ -286,7 +287,7 @@ describe("a flood of invalid keys", () => {
 
 describe("a key's full value appears nowhere but in the answer that created it", () => {
   test("logs (at debug level), error bodies, usage rows and the operator's lists carry at most the display prefix", async () => {
-    const user = await createUserWithKey(gateway, { balance: 1_000_000, quota: 30 });
+    const user = await createUserWithKey(gateway, { balance: 1_000_000, quota: 200 });
     // An upstream that refuses the request (a 400 is passed on, not failed over to the simulator).
     const failing = await fake((_request, response) => sendJson(response, 400, { error: { message: "upstream refused it" } }));
     const channel = await gateway.admin("POST", "/api/admin/channels", { name: "failing", type: "openai", baseUrl: `${failing.url}/v1`, apiKey: "upstream-secret-value-123", models: ["msg-opus-4-6"], priority: 500 });
@@ -300,7 +301,7 @@ describe("a key's full value appears nowhere but in the answer that created it",
       // A success, a refusal for quota, a refusal for the model, an upstream failure, a wrong scheme, a topup try.
       assert.equal(await post("/v1/messages", { "x-api-key": user.key }, { model: "msg-haiku-4-5-20251001", max_tokens: 1, messages: [{ role: "user", content: "a" }] }), 200);
       assert.equal(await post("/v1/chat/completions", bearer(user.key), { model: "std-5.5", max_tokens: 1000, messages: [{ role: "user", content: "a" }] }), 403);
-      assert.equal(await post("/v1/chat/completions", bearer(user.key), { model: "no-such-model", messages: [{ role: "user", content: "a" }] }), 403);
+      assert.equal(await post("/v1/chat/completions", bearer(user.key), { model: "no-such-model", messages: [{ role: "user", content: "a" }] }), 404);
       await gateway.admin("PATCH", `/api/admin/keys/${user.keyId}`, { quota: 1_000_000 });
       assert.equal(await post("/v1/chat/completions", bearer(user.key), { model: "msg-opus-4-6", max_tokens: 5, messages: [{ role: "user", content: "a" }] }), 400);
       assert.equal(await post("/v1/messages", bearer(user.key), { model: "msg-opus-4-6", max_tokens: 5, messages: [{ role: "user", content: "a" }] }), 401);

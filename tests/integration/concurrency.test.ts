@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { CHAT_USAGE, startFaultUpstream, type FaultUpstream } from "../helpers/fault-upstream";
 import { countTextTokens } from "../../lib/billing/tokens";
-import { costOf, type Price } from "../../lib/billing/prices";
+import { costOf, priceFromRow, type Price } from "../../lib/billing/prices";
 import sharp from "sharp";
 
 const upstreams: FaultUpstream[] = [];
@@ -66,8 +66,8 @@ async function setUp(gateway: Gateway, upstream: FaultUpstream) {
   const simulator = (await gateway.admin("GET", "/api/admin/channels")).data.find((row: { type: string }) => row.type === "simulator");
   await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { models: ["msg-haiku-4-5-20251001"] });
   await gateway.admin("POST", "/api/admin/channels", { name: "slow stream", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "k", models: ["std-5.5", "std-image-2"], priority: 100 });
-  const prices = (await gateway.admin("GET", "/api/admin/prices")).data as Price[];
-  return prices.find((price) => price.model === "std-5.5")!;
+  const prices = (await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][];
+  return priceFromRow(prices.find((price) => price.model === "std-5.5")!);
 }
 
 for (const database of ["sqlite", "postgres"] as const) {
@@ -211,8 +211,10 @@ for (const database of ["sqlite", "postgres"] as const) {
         keys.push(created.key);
         keyIds.push(created.id);
       }
-      // max_tokens 1 reserves less than the 7 output tokens the upstream reports (the settlement takes the rest from
-      // the key and the balance); max_tokens 500 reserves more (the settlement gives some back).
+      // max_tokens 1 reserves less than the 300 output tokens this upstream reports, past the cap it was sent (the
+      // settlement charges the rest to the key and the balance, and flags it); max_tokens 500 reserves more (the
+      // settlement gives some back).
+      upstream.options.chatUsage = { prompt_tokens: 11, completion_tokens: 300 };
       let next = 0;
       const statuses: number[] = [];
       await Promise.all(
@@ -225,10 +227,13 @@ for (const database of ["sqlite", "postgres"] as const) {
           }
         }),
       );
+      upstream.options.chatUsage = CHAT_USAGE;
       assert.deepEqual([...new Set(statuses)], [200], `statuses: ${JSON.stringify(statuses.filter((status) => status !== 200))}`);
-      const rows = (await gateway.admin("GET", `/api/admin/usage?userId=${owner.userId}&limit=1000`)).data as { keyId: string; cost: number; reserved: number }[];
+      const rows = (await gateway.admin("GET", `/api/admin/usage?userId=${owner.userId}&limit=1000`)).data as { keyId: string; cost: number; reserved: number; overReservation: number }[];
       assert.equal(rows.length, 400);
-      assert.ok(rows.filter((row) => row.cost > row.reserved).length >= 150, "many settlements took more than was reserved");
+      const over = rows.filter((row) => row.cost > row.reserved);
+      assert.ok(over.length >= 150, "many settlements took more than was reserved");
+      for (const row of over) assert.equal(row.overReservation, row.cost - row.reserved, "charged in full and flagged");
       const users = (await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number }[];
       assert.equal(users.find((user) => user.id === owner.userId)!.balance, 100_000_000 - rows.reduce((sum, row) => sum + row.cost, 0));
       const listed = (await gateway.admin("GET", `/api/admin/keys?userId=${owner.userId}`)).data as { id: string; quotaRemaining: number }[];

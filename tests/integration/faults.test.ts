@@ -15,7 +15,7 @@ import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { startFaultUpstream, TINY_PNG_B64, type FaultMode, type FaultOptions, type FaultUpstream } from "../helpers/fault-upstream";
-import { costOf, type Price } from "../../lib/billing/prices";
+import { costOf, priceFromRow, type Price } from "../../lib/billing/prices";
 import { countTextTokens } from "../../lib/billing/tokens";
 
 type Kind = "chat" | "messages" | "images";
@@ -39,7 +39,7 @@ before(async () => {
   await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { models: [PROBE_MODEL] });
   payer = await createUserWithKey(gateway, { balance: 100_000_000, quota: 100_000_000 });
   prober = await createUserWithKey(gateway);
-  for (const row of (await gateway.admin("GET", "/api/admin/prices")).data as Price[]) prices.set(row.model, row);
+  for (const row of (await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][]) prices.set(row.model, priceFromRow(row));
   healthy = await startFaultUpstream("ok");
   upstreams.push(healthy);
   healthyChannels = await addChannels(healthy, "healthy", 50, {}, "disabled");
@@ -309,12 +309,12 @@ async function errorBeforeHeaders(mode: FaultMode, options: Partial<FaultOptions
 }
 
 describe("an upstream that fails before its headers", () => {
-  test("5xx: 502 in the dialect with the upstream's reason, nothing charged; the next channel serves it", async () => {
-    await errorBeforeHeaders("5xx", { status: 503 }, {}, { status: 502, code: "upstream_error", message: /^The upstream failed \(503\): The upstream is overloaded$/ });
+  test("5xx: 502 in the dialect with the gateway's own reason (the upstream's is logged), nothing charged; the next channel serves it", async () => {
+    await errorBeforeHeaders("5xx", { status: 503 }, {}, { status: 502, code: "upstream_error", message: /^The upstream failed \(503\); try again later$/ });
   });
 
   test("429 with retry-after: 429 in the dialect with the upstream's Retry-After, nothing charged; the next channel serves it", async () => {
-    await errorBeforeHeaders("429", { retryAfter: "7" }, {}, { status: 429, code: "rate_limited", message: /^The upstream is rate limiting: Rate limit reached, slow down$/ }, (kind, answer) => {
+    await errorBeforeHeaders("429", { retryAfter: "7" }, {}, { status: 429, code: "rate_limited", message: /^The upstream is rate limiting this gateway; try again later$/ }, (kind, answer) => {
       assert.equal(answer.headers.get("retry-after"), "7", `${kind}: Retry-After is passed on`);
     });
   });

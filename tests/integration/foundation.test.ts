@@ -1,6 +1,7 @@
 // Foundation: start-up on SQLite and PostgreSQL, the operator API's auth and contract, restarts, config errors.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import Sqlite from "better-sqlite3";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -190,6 +191,29 @@ describe("seeding and restarts", () => {
     const users = (await second.admin("GET", "/api/admin/users")).data as { id: string; balance: number }[];
     assert.equal(users.find((row) => row.id === user.id)?.balance, 7);
     assert.equal(users.length, 2, "one admin and the user, no second admin");
+  });
+});
+
+describe("seed steps", () => {
+  test("a database seeded at version 1 gets version 2's prices on the next start, except the rows an operator edited", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "gateway-seed-step-"));
+    const first = await startGateway({ dataDir });
+    const file = first.databaseUrl.slice("file:".length);
+    await first.admin("POST", "/api/admin/prices", { model: "msg-opus-4-6", textInput: 4 });
+    await first.stop();
+    // Back to what version 1 left: flat [1m] prices, no caching or tiers, and the version-1 marker.
+    const database = new Sqlite(file);
+    database.prepare(`UPDATE "ModelPrice" SET "textInput" = 6, "textOutput" = 22.5, "tierThreshold" = NULL, "tierTextInput" = NULL, "tierTextOutput" = NULL, "cacheReadMultiplier" = 1, "toolPrices" = '{}' WHERE "model" = 'msg-sonnet-4-6[1m]'`).run();
+    database.prepare(`UPDATE "Setting" SET "value" = '1' WHERE "key" = 'seed.version'`).run();
+    database.close();
+
+    const second = await startGateway({ dataDir, databaseUrl: first.databaseUrl, env: { GATEWAY_LOG: "info" } });
+    const prices = (await second.admin("GET", "/api/admin/prices")).data as { model: string; textInput: number; textOutput: number; tierThreshold: number | null; tierTextInput: number | null; cacheReadMultiplier: number; toolPrices: Record<string, number>; editedByOperator: boolean }[];
+    const sonnet1m = prices.find((price) => price.model === "msg-sonnet-4-6[1m]")!;
+    assert.deepEqual([sonnet1m.textInput, sonnet1m.textOutput, sonnet1m.tierThreshold, sonnet1m.tierTextInput, sonnet1m.cacheReadMultiplier, sonnet1m.toolPrices.web_search], [3, 15, 200_000, 6, 0.1, 10_000]);
+    const opus = prices.find((price) => price.model === "msg-opus-4-6")!;
+    assert.deepEqual([opus.textInput, opus.editedByOperator], [4, true], "the edited row is left as the operator set it (the default is 5)");
+    assert.match(second.output(), /seeded prices left as the operator edited them.*msg-opus-4-6/);
   });
 });
 

@@ -46,8 +46,8 @@ const CASES: Case[] = [
   { cause: "a deleted key", headers: right(() => keys.deleted!), status: 401, code: "invalid_api_key", message: "This API key was deleted" },
   { cause: "a key whose owner is disabled", headers: right(() => keys.ownerDisabled!), status: 401, code: "disabled_api_key", message: "The account that owns this API key is disabled" },
   { cause: "a group without the model", headers: right(() => keys.otherGroup!), status: 403, code: "model_not_allowed", message: "" },
-  { cause: "a used-up key quota", headers: right(() => keys.noQuota!), status: 403, code: "quota_exhausted", message: /^This API key's quota is used up: the request needs up to \$0\.\d+ and the key has less left$/ },
-  { cause: "a used-up balance", headers: right(() => keys.noBalance!), status: 403, code: "insufficient_balance", message: /^The account's balance is used up: the request needs up to \$0\.\d+; redeem a code or ask an operator to top it up$/ },
+  { cause: "a used-up key quota", headers: right(() => keys.noQuota!), status: 403, code: "quota_exhausted", message: /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and this API key has \$0\.000000 of quota left\.( [^.]+\.)? An operator can raise the key's quota\.$/ },
+  { cause: "a used-up balance", headers: right(() => keys.noBalance!), status: 403, code: "insufficient_balance", message: /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and the account's balance is \$0\.000000\.( [^.]+\.)? Redeem a code or ask an operator to top it up\.$/ },
 ];
 
 const ENDPOINTS = {
@@ -66,7 +66,7 @@ function expectedMessage(kase: Case, endpoint: "chat" | "messages"): string | Re
   if (kase.cause === "a Basic authorization header") {
     return endpoint === "chat" ? `Authorization must use the Bearer scheme; send ${scheme}` : `This endpoint takes the key in the x-api-key header, not in Authorization; send ${scheme}`;
   }
-  if (kase.code === "model_not_allowed") return `This key's group 'images-only' does not include the model '${ENDPOINTS[endpoint].model}'`;
+  if (kase.code === "model_not_allowed") return `This key's group 'images-only' does not include the model '${ENDPOINTS[endpoint].model}'; GET /v1/models lists the models this key may use`;
   return kase.message;
 }
 

@@ -225,13 +225,18 @@ describe("the official openai client against the built-in simulator", () => {
     assert.equal(row.imageOutputTokens, 21_258);
     assert.equal(row.textInputTokens, text);
     assert.equal(row.cost, text * PRICE.textInput + 21_258 * PRICE.imageOutput);
-    assert.equal(row.reserved, row.cost, "quality high is reserved as what it costs");
+    assert.equal(row.reserved, row.cost + (promptBound("a 4K skyline at night") - text) * PRICE.textInput, "quality high is reserved as what it costs, plus the prompt's margin");
     assert.equal(row.detail.experimental, true, "above 2560x1440 is experimental");
     context.diagnostic(`3840x2160 high: ${elapsed.toFixed(0)} ms end to end through the SDK, ${(result.data![0]!.b64_json!.length / MB).toFixed(2)} MB of base64, $${(row.cost / 1e6).toFixed(4)}`);
   });
 });
 
 // ---------------------------------------------------------------------------------------------------- ledger
+
+/** The prompt's tokens as reserved (docs/billing.md): 1.2x the count or a quarter of its bytes, plus 32. */
+function promptBound(prompt: string): number {
+  return Math.max(Math.ceil(countTextTokens(prompt) * 1.2), Math.ceil(Buffer.byteLength(prompt) / 4)) + 32;
+}
 
 describe("ledger rows", () => {
   test("a generation: text input + image output tokens, cost per part, reservation settled to the real cost", async () => {
@@ -260,7 +265,7 @@ describe("ledger rows", () => {
     const auto = await openai(user.key).images.generate({ model: "std-image-2", prompt, size: "1536x1024" }).withResponse();
     const autoRow = await ledgerFor(auto.response.headers.get("x-request-id")!);
     assert.equal(autoRow.imageOutputTokens, imageOutputTokens(1536, 1024, "medium"));
-    assert.equal(autoRow.reserved, text * PRICE.textInput + imageOutputTokens(1536, 1024, "high") * PRICE.imageOutput);
+    assert.equal(autoRow.reserved, promptBound(prompt) * PRICE.textInput + imageOutputTokens(1536, 1024, "high") * PRICE.imageOutput);
     assert.equal(autoRow.cost, text * PRICE.textInput + imageOutputTokens(1536, 1024, "medium") * PRICE.imageOutput);
     assert.ok(autoRow.cost < autoRow.reserved);
 
@@ -279,7 +284,7 @@ describe("ledger rows", () => {
   test("a key whose quota cannot cover the upper bound is refused before anything is rendered", async () => {
     const user = await createUserWithKey(gateway, { balance: 5_000_000, quota: 100_000 });
     const response = await postJson("/v1/images/generations", { model: "std-image-2", prompt: "a 4K harbour", size: "3840x2160", quality: "high" }, user.key);
-    await expectError(response, 403, "quota_exhausted", null, /quota is used up: the request needs up to \$0\.68/);
+    await expectError(response, 403, "quota_exhausted", null, /reserves up to \$0\.68/);
     assert.deepEqual(await account(user.userId), { balance: 5_000_000, quota: 100_000 });
   });
 });
@@ -849,7 +854,7 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
       await withChannel(upstream, async () => {
         const request = { model: "std-image-2", prompt: "anything", size: "1024x1024", quality: "low" };
         const refused = await postJson("/v1/images/generations", request, user.key);
-        const first = await expectError(refused, 400, "invalid_request", null, /The upstream refused the request: Your request was rejected by the safety system/);
+        const first = await expectError(refused, 400, "moderation_blocked", null, /^Your request was rejected by the safety system/);
         mode = "link";
         const second = await expectError(await postJson("/v1/images/generations", request, user.key), 502, "upstream_error", null, /links to images are not fetched/);
         assert.equal(trap.received.length, 0, "the gateway fetched nothing");

@@ -156,7 +156,7 @@ const CASES: Record<string, Case[]> = {
     { name: "max_tokens is absurd", path: "/v1/chat/completions", auth: "bearer", body: chat({ max_tokens: 1e12 }), status: 400, code: "invalid_request" },
     { name: "stream is a string", path: "/v1/chat/completions", auth: "bearer", body: chat({ stream: "yes" }), status: 400, code: "invalid_request", message: /stream/ },
     { name: "n = 2", path: "/v1/chat/completions", auth: "bearer", body: chat({ n: 2 }), status: 400, code: "invalid_request", message: /'n'/ },
-    { name: "a 100 KB model name (refused without echoing it)", path: "/v1/chat/completions", auth: "bearer", body: chat({ model: huge }), status: 403, code: "model_not_allowed" },
+    { name: "a 100 KB model name (refused without echoing it)", path: "/v1/chat/completions", auth: "bearer", body: chat({ model: huge }), status: 404, code: "model_not_found" },
     { name: "a body over 32 MB", path: "/v1/chat/completions", auth: "bearer", body: JSON.stringify(chat({ messages: [{ role: "user", content: "y".repeat(33 * MB) }] })), status: 413, code: "body_too_large" },
   ],
   "/v1/messages": [
@@ -165,13 +165,14 @@ const CASES: Record<string, Case[]> = {
     { name: "max_tokens missing", path: "/v1/messages", auth: "x-api-key", body: { model: "msg-sonnet-4-6", messages: [{ role: "user", content: "hi" }] }, status: 400, code: "invalid_request_error", message: /^max_tokens: Field required$/ },
     { name: "max_tokens is a string", path: "/v1/messages", auth: "x-api-key", body: message({ max_tokens: "ten" }), status: 400, code: "invalid_request_error", message: /max_tokens/ },
     { name: "max_tokens is zero", path: "/v1/messages", auth: "x-api-key", body: message({ max_tokens: 0 }), status: 400, code: "invalid_request_error" },
-    { name: "a system role in messages", path: "/v1/messages", auth: "x-api-key", body: message({ messages: [{ role: "system", content: "x" }] }), status: 400, code: "invalid_request_error", message: /user or assistant/ },
+    // (A `system` turn in messages is accepted: tests/integration/claude-code-shape.test.ts.)
+    { name: "a tool role in messages", path: "/v1/messages", auth: "x-api-key", body: message({ messages: [{ role: "tool", content: "x" }] }), status: 400, code: "invalid_request_error", message: /user, assistant or system/ },
     { name: "a message without content", path: "/v1/messages", auth: "x-api-key", body: message({ messages: [{ role: "user" }] }), status: 400, code: "invalid_request_error" },
     { name: "a content block without a type", path: "/v1/messages", auth: "x-api-key", body: message({ messages: [{ role: "user", content: [{ text: "x" }] }] }), status: 400, code: "invalid_request_error" },
     { name: "system is a number", path: "/v1/messages", auth: "x-api-key", body: message({ system: 42 }), status: 400, code: "invalid_request_error", message: /system/ },
     { name: "stream is a string", path: "/v1/messages", auth: "x-api-key", body: message({ stream: "yes" }), status: 400, code: "invalid_request_error" },
     { name: "model is an object", path: "/v1/messages", auth: "x-api-key", body: message({ model: { name: "x" } }), status: 400, code: "invalid_request_error" },
-    { name: "a 100 KB model name", path: "/v1/messages", auth: "x-api-key", body: message({ model: huge }), status: 403, code: "permission_error" },
+    { name: "a 100 KB model name", path: "/v1/messages", auth: "x-api-key", body: message({ model: huge }), status: 404, code: "not_found_error" },
     { name: "a body over 32 MB", path: "/v1/messages", auth: "x-api-key", body: JSON.stringify(message({ messages: [{ role: "user", content: "y".repeat(33 * MB) }] })), status: 413, code: "request_too_large" },
   ],
   "/v1/images/generations": [
@@ -215,7 +216,8 @@ const CASES: Record<string, Case[]> = {
     { name: "n is sent", path: "/v1/responses", auth: "bearer", body: responses({ n: 2 }), status: 400, code: "invalid_request", message: /'n'/ },
     { name: "previous_response_id is sent", path: "/v1/responses", auth: "bearer", body: responses({ previous_response_id: "resp_1" }), status: 400, code: "invalid_request", message: /previous_response_id/ },
     { name: "instructions is a number", path: "/v1/responses", auth: "bearer", body: responses({ instructions: 7 }), status: 400, code: "invalid_request", message: /instructions/ },
-    { name: "no tools", path: "/v1/responses", auth: "bearer", body: responses({ tools: [] }), status: 400, code: "invalid_request", message: /tools/ },
+    // (No tools at all is a text response, served: tests/clients/responses-text.test.ts.)
+    { name: "a tool of another kind", path: "/v1/responses", auth: "bearer", body: responses({ tools: [{ type: "web_search" }] }), status: 400, code: "invalid_request", message: /tools/ },
     { name: "a tool of another type", path: "/v1/responses", auth: "bearer", body: responses({ tools: [{ type: "web_search" }] }), status: 400, code: "invalid_request", message: /tools/ },
     { name: "a bad tool quality enum", path: "/v1/responses", auth: "bearer", body: responses({ tools: [{ type: "image_generation", quality: "ultra" }] }), status: 400, code: "invalid_request", message: /quality/ },
     { name: "a bad tool action enum", path: "/v1/responses", auth: "bearer", body: responses({ tools: [{ type: "image_generation", action: "paint" }] }), status: 400, code: "invalid_request", message: /action/ },
@@ -233,13 +235,14 @@ const CASES: Record<string, Case[]> = {
   "/api/user/*": [
     { name: "signup: bad JSON", path: "/api/user/signup", auth: "none", body: "{", status: 400, code: "invalid_json" },
     { name: "signup: email is a number", path: "/api/user/signup", auth: "none", body: { email: 42, password: "a-fine-password-1" }, status: 400, code: "invalid_request", message: /email/ },
-    { name: "signup: a 100 KB password", path: "/api/user/signup", auth: "none", body: { email: "long@example.com", password: huge }, status: 400, code: "invalid_request", message: /too long/ },
+    { name: "signup: a 100 KB password (a body over the 16 KB account limit)", path: "/api/user/signup", auth: "none", body: { email: "long@example.com", password: huge }, status: 413, code: "body_too_large", message: /16 KB limit/ },
+    { name: "signup: a 10 KB password", path: "/api/user/signup", auth: "none", body: { email: "long@example.com", password: "x".repeat(10_000) }, status: 400, code: "invalid_request", message: /too long/ },
     { name: "signup: a 400-character email", path: "/api/user/signup", auth: "none", body: { email: `${"e".repeat(390)}@example.com`, password: "a-fine-password-1" }, status: 400, code: "invalid_request" },
     { name: "password: wrong types", path: "/api/user/password", auth: "session", body: { current: 1, next: 2 }, status: 400, code: "invalid_request" },
-    { name: "password: a 100 KB new password", path: "/api/user/password", auth: "session", body: { current: "x", next: huge }, status: 400, code: "invalid_request", message: /too long/ },
+    { name: "password: a 100 KB new password (a body over the 16 KB account limit)", path: "/api/user/password", auth: "session", body: { current: "x", next: huge }, status: 413, code: "body_too_large", message: /16 KB limit/ },
     { name: "topup: key missing", path: "/api/user/topup", auth: "session", body: {}, status: 400, code: "invalid_request", message: /key/ },
     { name: "topup: key is a number", path: "/api/user/topup", auth: "bearer", body: { key: 12 }, status: 400, code: "invalid_request" },
-    { name: "topup: a 100 KB code", path: "/api/user/topup", auth: "session", body: { key: huge }, status: 400, code: "invalid_request", message: /too long/ },
+    { name: "topup: a 100 KB code (a body over the 16 KB account limit)", path: "/api/user/topup", auth: "session", body: { key: huge }, status: 413, code: "body_too_large", message: /16 KB limit/ },
     { name: "topup: bad JSON with a key", path: "/api/user/topup", auth: "bearer", body: "{key", status: 400, code: "invalid_json" },
     { name: "keys: quota is a string", path: "/api/user/keys", auth: "session", body: { quota: "lots" }, status: 400, code: "invalid_request", message: /quota/ },
     { name: "keys: unlimited is a string", path: "/api/user/keys", auth: "session", body: { quota: 1, unlimited: "yes" }, status: 400, code: "invalid_request" },
@@ -259,7 +262,7 @@ const CASES: Record<string, Case[]> = {
     { name: "reset request: not an email", path: "/api/user/reset/request", auth: "none", body: { email: "nope" }, status: 400, code: "invalid_request", message: /email/ },
     { name: "reset request: bad JSON", path: "/api/user/reset/request", auth: "none", body: "{\"email\"", status: 400, code: "invalid_json" },
     { name: "reset: token is a number", path: "/api/user/reset", auth: "none", body: { email: "a@example.com", token: 5 }, status: 400, code: "invalid_request", message: /token/ },
-    { name: "reset: a 100 KB token", path: "/api/user/reset", auth: "none", body: { email: "a@example.com", token: huge }, status: 400, code: "invalid_request", message: /too long/ },
+    { name: "reset: a 100 KB token (a body over the 16 KB account limit)", path: "/api/user/reset", auth: "none", body: { email: "a@example.com", token: huge }, status: 413, code: "body_too_large", message: /16 KB limit/ },
   ],
   "/api/admin/*": [
     { name: "users: bad JSON", path: "/api/admin/users", auth: "master", body: "{", status: 400, code: "invalid_json" },
@@ -330,7 +333,8 @@ describe("malformed requests: 400 (or 413) in the endpoint's dialect, never a 50
     assert.deepEqual({ balance: after.balance, quota: after.quota }, { balance: before.balance, quota: before.quota });
     // Every refusal above happens before the reservation, except one: a PNG whose header is valid but whose data is
     // cut passes the upload inspection (header only) and is refused when the image is decoded for the edit. Its
-    // reservation is released in full, and its row records the refusal at cost 0.
+    // reservation is released in full, and its row records the refusal at cost 0. (/v1/responses also decodes its
+    // images after the reservation, money before work: a refusal there gives the reservation back with no row.)
     const rows = (await gateway.admin("GET", `/api/admin/usage?keyId=${payer.keyId}&limit=1000`)).data as { cost: number; endpoint: string; status: string; httpStatus: number; error: string }[];
     assert.equal(rows.length - before.rows, rows.filter((row) => row.cost === 0).length - before.rows, "no row charges anything");
     assert.deepEqual(

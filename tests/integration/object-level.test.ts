@@ -196,6 +196,8 @@ const ADMIN_ROUTES: Record<string, () => { path: string; body?: unknown }> = {
   "POST /api/admin/channels/{id}/test": () => ({ path: `/api/admin/channels/${channelId}/test`, body: {} }),
   "POST /api/admin/prices": () => ({ path: "/api/admin/prices", body: { model: "std-5.5", textInput: 0, textOutput: 0 } }),
   "GET /api/admin/prices": () => ({ path: "/api/admin/prices" }),
+  "GET /api/admin/catalog": () => ({ path: "/api/admin/catalog" }),
+  "PUT /api/admin/catalog/{model}": () => ({ path: "/api/admin/catalog/std-5.5", body: { override: { defaultOutputTokens: 1 } } }),
   "POST /api/admin/redeem-codes": () => ({ path: "/api/admin/redeem-codes", body: { quota: 1_000_000, count: 1 } }),
   "GET /api/admin/redeem-codes": () => ({ path: "/api/admin/redeem-codes" }),
   "GET /api/admin/usage": () => ({ path: `/api/admin/usage?userId=${alice.userId}` }),
@@ -246,6 +248,7 @@ describe("object-level checks", () => {
         (await gateway.admin("GET", "/api/admin/redeem-codes")).data.length,
         await gateway.admin("GET", "/api/admin/settings"),
         (await gateway.admin("GET", "/api/admin/moderation")).updatedAt,
+        (await gateway.admin("GET", "/api/admin/catalog")).data,
       ]);
     const before = await snapshot();
     const userKey = bob.key;

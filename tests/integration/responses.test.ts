@@ -186,7 +186,7 @@ describe("built-in simulator through the official client", () => {
     assert.equal(completed.id, created.id);
     assert.equal(completed.output.length, 1);
     assert.equal(completed.output[0].id, added.item.id);
-    assert.equal(completed.output[0].result, undefined, "the image is not repeated a third time");
+    assert.equal(completed.output[0].result, partial.partial_image_b64, "response.completed carries the image as the vendor's does (the SDKs' finalResponse() reads it)");
     const { usage, tool_usage } = completed;
     const total = usage.input_tokens + usage.output_tokens;
     assert.ok(total >= 1_600 && total <= 2_300, `about 1,600-2,300 text tokens per call (got ${total})`);
@@ -342,8 +342,9 @@ describe("validation: status, message, nothing charged", () => {
     { name: "action edit with no image", body: withTool({ action: "edit" }), message: /^action 'edit' needs an image to edit: add an input_image/, param: "tools[0].action" },
     { name: "model missing", body: without("model"), message: "Invalid 'model': is required; use 'std-5.5'", param: "model" },
     { name: "model is the image model", body: { ...base(), model: "std-image-2" }, message: /^Invalid 'model': \/v1\/responses serves the text model 'std-5.5'; got 'std-image-2' \('std-image-2' is the image model/, param: "model" },
-    { name: "tools missing", body: without("tools"), message: /^Invalid 'tools': add a tool of type 'image_generation'/, param: "tools" },
-    { name: "a function tool", body: { ...base(), tools: [{ type: "function", name: "x" }] }, message: "Invalid 'tools[0].type': only 'image_generation' tools are available on this endpoint; got 'function'", param: "tools[0].type" },
+    // Without the image tool (no tools, or function tools) the request is served as text: tests/clients/responses-text.test.ts.
+    { name: "a tool of another kind", body: { ...base(), tools: [{ type: "web_search" }] }, message: /^Invalid 'tools\[0\]': this endpoint offers function tools/, param: "tools[0]" },
+    { name: "an image tool beside another", body: { ...base(), tools: [{ type: "image_generation" }, { type: "function", name: "x" }] }, message: "Invalid 'tools[1].type': only 'image_generation' tools are available on this endpoint; got 'function'", param: "tools[1].type" },
     { name: "two image tools", body: { ...base(), tools: [{ type: "image_generation" }, { type: "image_generation" }] }, message: "Invalid 'tools': send one tool of type 'image_generation'", param: "tools" },
     { name: "unknown quality", body: withTool({ quality: "ultra" }), message: "Invalid 'tools[0].quality': must be one of 'low', 'medium', 'high', 'auto'; got 'ultra'", param: "tools[0].quality" },
     { name: "size not a multiple of 16", body: withTool({ size: "1000x1000" }), message: "Invalid 'tools[0].size': '1000x1000' width and height must both be multiples of 16 px.", param: "tools[0].size" },
@@ -500,7 +501,7 @@ describe("tool loop run by the gateway", () => {
       assert.equal(JSON.stringify(first.headers).includes(key), false, "the caller's key never goes upstream");
       assert.equal(first.body.model, "real-text");
       assert.equal(first.body.stream, undefined);
-      assert.equal(first.body.max_tokens, 1024);
+      assert.equal(first.body.max_completion_tokens, 1024, "each call carries the cap the reservation counted");
       assert.deepEqual(first.body.messages[0], { role: "system", content: "Be a harbour painter." });
       assert.equal(first.body.messages[1].role, "system");
       assert.deepEqual(first.body.messages[2], { role: "user", content: [{ type: "text", text: "Two pictures of a harbour" }] });
@@ -725,6 +726,9 @@ describe("native Responses relay", () => {
         input: [{ role: "user", content: [{ type: "input_text", text: "Two images of the sea" }] }],
         tools: [{ type: "image_generation", quality: "high", size: "1536x1024", model: "gpt-image-real" }],
         stream: true,
+        // The limits the reservation counted (docs/billing.md).
+        max_output_tokens: 6_144,
+        max_tool_calls: 4,
       });
 
       assert.deepEqual(withoutKeepalives(events), expectedOrder(2));

@@ -155,7 +155,7 @@ describe("metrics", () => {
     for (let index = 0; index < 3; index++) assert.equal((await chat(gateway, user.key)).status, 200);
     for (let index = 0; index < 2; index++) assert.equal((await chat(gateway, "sk-unknownunknownunknownunknown")).status, 401);
     await gateway.admin("GET", "/api/admin/usage?limit=1");
-    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.masterKey}` } })).text();
     const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? "NaN");
     assert.equal(value(/gateway_requests_total\{endpoint="\/v1\/chat\/completions",status="200"\} (\d+)/), 3);
     assert.equal(value(/gateway_requests_total\{endpoint="\/v1\/chat\/completions",status="401"\} (\d+)/), 2);

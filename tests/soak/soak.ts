@@ -17,7 +17,7 @@ import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "
 import { startFaultUpstream, type FaultMode, type FaultUpstream } from "../helpers/fault-upstream";
 import { withDatabase } from "../helpers/database";
 import { activeStreams, collectGarbage, heap, mb, rss, settledMemory, sockets } from "../helpers/process-stats";
-import { costOf, type Price, type Usage } from "../../lib/billing/prices";
+import { costOf, priceFromRow, type Price, type Usage } from "../../lib/billing/prices";
 import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens } from "../../lib/billing/tokens";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 90);
@@ -161,7 +161,7 @@ async function main() {
       await gateway.admin("POST", "/api/admin/channels", { name: `${name} (openai)`, type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "k", models: ["std-5.5", "std-image-2"], priority, weight, settings });
       await gateway.admin("POST", "/api/admin/channels", { name: `${name} (anthropic)`, type: "anthropic", baseUrl: upstream.url, apiKey: "k", models: ["msg-sonnet-4-6"], priority, weight, settings });
     }
-    const prices = new Map(((await gateway.admin("GET", "/api/admin/prices")).data as Price[]).map((price) => [price.model, price]));
+    const prices = new Map(((await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][]).map((price) => [price.model, priceFromRow(price)]));
     const STARTING = 10_000_000_000;
     const users = await Promise.all(Array.from({ length: KEYS }, () => createUserWithKey(gateway, { balance: STARTING, quota: STARTING })));
     const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: "#4477aa" } }).png().toBuffer();

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { weightedOrder, upstreamModel, type Channel } from "../../lib/gateway/channels";
-import { costOf } from "../../lib/billing/prices";
+import { costOf, plainPrice } from "../../lib/billing/prices";
 import { extractKey } from "../../lib/gateway/pipeline";
 import { GatewayError } from "../../lib/errors";
 import { splitLongContext } from "../../lib/models";
@@ -32,7 +32,7 @@ test("upstreamModel maps the full name first, then the name without [1m]", () =>
 });
 
 test("costOf is prices x tokens in micro-USD, rounded up, never down", () => {
-  const price = { model: "m", textInput: 1.25, textOutput: 10, imageInput: 8, imageOutput: 32, version: 1 };
+  const price = plainPrice({ model: "m", textInput: 1.25, textOutput: 10, imageInput: 8, imageOutput: 32 });
   assert.equal(costOf({ textInputTokens: 1000, textOutputTokens: 100, imageInputTokens: 0, imageOutputTokens: 0 }, price), 2250);
   assert.equal(costOf({ textInputTokens: 1, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 }, price), 2, "1.25 micro-USD is charged as 2");
   assert.equal(costOf({ textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 196 }, price), 6272, "low 1024x1024 ~ $0.006");

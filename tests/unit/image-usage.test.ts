@@ -4,13 +4,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_PRICES } from "@/lib/db/seed";
 import { IMAGE_MODEL } from "@/lib/models";
-import { costOf, type Price } from "@/lib/billing/prices";
+import { costOf, priceFromRow, type Price } from "@/lib/billing/prices";
 import { countTextTokens } from "@/lib/billing/tokens";
 import { imageInputTokens, imageOutputTokens } from "@/lib/images/tokens";
 import { imageUsage, imageUsageUpperBound } from "@/lib/images/usage";
 import { sniffFormat, usageFromUpstream } from "@/lib/providers/openai/images";
 
-const price: Price = { model: IMAGE_MODEL, version: 1, ...DEFAULT_PRICES[IMAGE_MODEL]! };
+const price: Price = priceFromRow({ model: IMAGE_MODEL, version: 1, ...DEFAULT_PRICES[IMAGE_MODEL]! });
 
 // Spec §8, reference image cost in USD per image.
 const REFERENCE = {

@@ -92,7 +92,7 @@ test("the simulator reads how many images a prompt asks for", () => {
     ["two pictures of a boat", 2],
     ["a couple of photos of the beach", 2],
     ["4 different images of clouds", 4],
-    ["10 images of cats", 4],
+    ["10 images of cats", 10],
     ["one image of a cat", 1],
     ["0 images", 1],
     ["a 4K image of mountains", 1],

@@ -10,8 +10,11 @@ import {
   checkSignInAllowed,
   recordSecondFactorFailure,
   recordSecondFactorSuccess,
+  recordSignInComplete,
   recordSignInFailure,
   recordSignInSuccess,
+  SPRAY_THRESHOLD,
+  sprayInterval,
   useLimiter,
 } from "@/lib/accounts/throttle";
 import { MemoryLimiter, RedisLimiter } from "@/lib/runtime/limiter";
@@ -31,15 +34,17 @@ async function failedSignIn(email: string, ip?: string | null) {
   return decision;
 }
 
-test("five wrong passwords lock the account until the 15-minute window ends", async () => {
+test("five wrong passwords lock the account for that address until the 15-minute window ends; other addresses are not locked", async () => {
   for (let attempt = 1; attempt <= ACCOUNT_FAILURE_LIMIT; attempt++) {
     assert.deepEqual(await failedSignIn("alice@example.com", "203.0.113.1"), { allowed: true }, `attempt ${attempt}`);
     now += 10_000;
   }
   assert.equal(ACCOUNT_FAILURE_LIMIT, 5);
-  // Locked from any address, and the right password would not even be checked.
-  const locked = await checkSignInAllowed({ email: "alice@example.com", ip: "198.51.100.7" });
+  // Locked from that address, and the right password would not even be checked.
+  const locked = await checkSignInAllowed({ email: "alice@example.com", ip: "203.0.113.1" });
   assert.deepEqual(locked, { allowed: false, retryAfterSeconds: 15 * 60 - 50 });
+  // Someone else's failures never lock the owner out from their own address.
+  assert.deepEqual(await checkSignInAllowed({ email: "alice@example.com", ip: "198.51.100.7" }), { allowed: true });
   // Knocking on a locked account does not extend the lock.
   now += 5 * 60_000;
   assert.deepEqual(await checkSignInAllowed({ email: "alice@example.com", ip: "203.0.113.1" }), { allowed: false, retryAfterSeconds: 10 * 60 - 50 });
@@ -70,9 +75,9 @@ test("an unknown email is counted exactly like a known one (the throttle never l
 test("a correct password clears the account counter but not the address counter", async () => {
   for (let attempt = 0; attempt < 4; attempt++) await failedSignIn("dave@example.com", "203.0.113.2");
   assert.deepEqual(await checkSignInAllowed({ email: "dave@example.com", ip: "203.0.113.2" }), { allowed: true });
-  await recordSignInSuccess({ email: "DAVE@example.com" });
+  await recordSignInSuccess({ email: "DAVE@example.com", ip: "203.0.113.2" });
   for (let attempt = 0; attempt < 5; attempt++) assert.equal((await failedSignIn("dave@example.com", "203.0.113.2")).allowed, true);
-  assert.equal((await checkSignInAllowed({ email: "dave@example.com" })).allowed, false);
+  assert.equal((await checkSignInAllowed({ email: "dave@example.com", ip: "203.0.113.2" })).allowed, false);
   // The address saw 4 + 5 failures (not reset by the success): 21 more across other accounts reach its limit of 30.
   for (let index = 0; index < ADDRESS_FAILURE_LIMIT - 9; index++) assert.equal((await failedSignIn(`spray-${index}@example.com`, "203.0.113.2")).allowed, true);
   assert.equal((await checkSignInAllowed({ email: "fresh@example.com", ip: "203.0.113.2" })).allowed, false);
@@ -92,11 +97,36 @@ test("thirty failures from one address across many accounts block that address o
   assert.deepEqual(await checkSignInAllowed({ email: "victim@example.com", ip: "198.51.100.99" }), { allowed: true });
 });
 
-test("a parallel burst of guesses gets at most five through for one account", async () => {
-  const decisions = await Promise.all(
-    Array.from({ length: 50 }, (_, index) => checkSignInAllowed({ email: "erin@example.com", ip: `192.0.2.${index}` })),
-  );
-  assert.equal(decisions.filter((decision) => decision.allowed).length, ACCOUNT_FAILURE_LIMIT);
+test("a parallel burst of guesses gets at most five through from one address, eleven from many", async () => {
+  const fromOne = await Promise.all(Array.from({ length: 50 }, () => checkSignInAllowed({ email: "erin@example.com", ip: "192.0.2.1" })));
+  assert.equal(fromOne.filter((decision) => decision.allowed).length, ACCOUNT_FAILURE_LIMIT);
+  const fromMany = await Promise.all(Array.from({ length: 50 }, (_, index) => checkSignInAllowed({ email: "erin-2@example.com", ip: `192.0.2.${index}` })));
+  assert.equal(fromMany.filter((decision) => decision.allowed).length, SPRAY_THRESHOLD + 1);
+});
+
+test("passwords sprayed from many addresses slow the account down for unknown addresses, one attempt per interval; an address that signed in before is not slowed", async () => {
+  assert.equal(SPRAY_THRESHOLD, 10);
+  await recordSignInComplete({ email: "owner@example.com", ip: "203.0.113.50" });
+  for (let index = 0; index < SPRAY_THRESHOLD; index++) assert.equal((await failedSignIn("owner@example.com", `198.51.100.${index}`)).allowed, true);
+  // The eleventh unknown address takes the interval's one attempt; the twelfth waits for the next interval.
+  assert.equal((await failedSignIn("owner@example.com", "198.51.100.100")).allowed, true);
+  assert.deepEqual(await failedSignIn("owner@example.com", "198.51.100.101"), { allowed: false, retryAfterSeconds: 30 });
+  // The owner's address is not slowed, and its success ends the slow-down for everyone.
+  assert.deepEqual(await checkSignInAllowed({ email: "owner@example.com", ip: "203.0.113.50" }), { allowed: true });
+  now += 30_000;
+  assert.equal((await failedSignIn("owner@example.com", "198.51.100.102")).allowed, true);
+  assert.equal((await failedSignIn("owner@example.com", "198.51.100.103")).allowed, false);
+  await recordSignInSuccess({ email: "owner@example.com", ip: "203.0.113.50" });
+  assert.equal((await failedSignIn("owner@example.com", "198.51.100.104")).allowed, true);
+});
+
+test("the slow-down interval doubles every ten further attempts, up to 15 minutes", () => {
+  assert.equal(sprayInterval(9), 0);
+  assert.equal(sprayInterval(10), 30_000);
+  assert.equal(sprayInterval(19), 30_000);
+  assert.equal(sprayInterval(20), 60_000);
+  assert.equal(sprayInterval(30), 120_000);
+  assert.equal(sprayInterval(1_000), 15 * 60_000);
 });
 
 test("without a client address only the account is counted (no shared 'unknown' bucket)", async () => {
@@ -113,7 +143,7 @@ test("second-factor failures have their own counters with the same policy", asyn
   assert.deepEqual(await checkSecondFactorAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), { allowed: false, retryAfterSeconds: 900 });
   // The password step is unaffected, and vice versa.
   assert.deepEqual(await checkSignInAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), { allowed: true });
-  await recordSecondFactorSuccess({ email: "frank@example.com" });
+  await recordSecondFactorSuccess({ email: "frank@example.com", ip: "203.0.113.5" });
   assert.deepEqual(await checkSecondFactorAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), { allowed: true });
 });
 
@@ -157,11 +187,11 @@ test("works unchanged on the Redis limiter, shared across two processes' clients
     assert.equal((await failedSignIn("grace@example.com", "203.0.113.77")).allowed, true);
   }
   useLimiter(first!);
-  const locked = await checkSignInAllowed({ email: "grace@example.com" });
+  const locked = await checkSignInAllowed({ email: "grace@example.com", ip: "203.0.113.77" });
   assert.equal(locked.allowed, false);
   if (!locked.allowed) assert.ok(locked.retryAfterSeconds > 890 && locked.retryAfterSeconds <= 900);
   const keys = await clients[0]!.keys(`${prefix}*`);
   assert.ok(keys.every((key) => !key.includes("grace")), "no email address is stored in Redis");
-  await recordSignInSuccess({ email: "grace@example.com" });
-  assert.equal((await checkSignInAllowed({ email: "grace@example.com" })).allowed, true);
+  await recordSignInSuccess({ email: "grace@example.com", ip: "203.0.113.77" });
+  assert.equal((await checkSignInAllowed({ email: "grace@example.com", ip: "203.0.113.77" })).allowed, true);
 });

@@ -1,7 +1,7 @@
 // `anthropic` channels: the vendor's Messages API. baseUrl is the API root without /v1
 // (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
-// (settings.longContextBeta) because the vendor may rename or drop it.
+// (settings.longContextBeta) because the vendor may rename or drop it. Client betas pass only by allowlist (./betas.ts).
 import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
 import { jsonText } from "../../http/json";
 import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
@@ -10,22 +10,45 @@ import { encodeSse } from "../../sse/parse";
 import { countTextTokens } from "../../billing/tokens";
 import { chatRequestSchema, chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert";
 import { parseWith } from "../../http/json";
+import { allowedBetas } from "./betas";
 
 export const DEFAULT_VERSION = "2023-06-01";
 export const DEFAULT_LONG_CONTEXT_BETA = "context-1m-2025-08-07";
 
-type MessageUsage = { input_tokens?: number; output_tokens?: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
+type MessageUsage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+  server_tool_use?: Record<string, number> | null;
+};
 
-/** Input tokens as billed: fresh input plus cache writes and reads. */
-function inputOf(usage: MessageUsage | undefined): number | undefined {
+/** Input as the vendor bills it: fresh input, cache reads and cache writes (of which 1-hour ones) apart. */
+function inputOf(usage: MessageUsage | undefined): Pick<UsageReport, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "cacheWrite1hTokens"> | undefined {
   if (!usage || usage.input_tokens === undefined) return undefined;
-  return usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+  return {
+    inputTokens: usage.input_tokens,
+    cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
+    cacheWrite1hTokens: usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
+  };
+}
+
+/** Server tool uses (`server_tool_use: { web_search_requests: 2 }`) by tool name (`web_search`). */
+function toolUsesOf(usage: MessageUsage | undefined): Record<string, number> | undefined {
+  if (!usage?.server_tool_use) return undefined;
+  const uses: Record<string, number> = {};
+  for (const [field, count] of Object.entries(usage.server_tool_use)) {
+    if (typeof count === "number" && count > 0) uses[field.replace(/_requests$/, "")] = count;
+  }
+  return Object.keys(uses).length ? uses : undefined;
 }
 
 export function anthropicHeaders(call: TextCall): Record<string, string> {
   // The vendor's version header is passed on; the product's `msg-version` alias is accepted as the same thing.
   const version = call.headers.get("anthropic-version") ?? call.headers.get("msg-version") ?? DEFAULT_VERSION;
-  const betas = (call.headers.get("anthropic-beta") ?? "").split(",").map((beta) => beta.trim()).filter(Boolean);
+  const betas = allowedBetas(call.headers.get("anthropic-beta"), call.channel.settings).allowed;
   if (call.longContext) {
     const beta = typeof call.channel.settings.longContextBeta === "string" ? call.channel.settings.longContextBeta : DEFAULT_LONG_CONTEXT_BETA;
     if (beta && !betas.includes(beta)) betas.push(beta);
@@ -59,10 +82,11 @@ export const anthropicAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(message)),
-        usage: Promise.resolve({ inputTokens: inputOf(message.usage) ?? call.inputTokens, outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({ ...(inputOf(message.usage) ?? { inputTokens: call.inputTokens }), outputTokens: message.usage?.output_tokens ?? 0, toolUses: toolUsesOf(message.usage), complete: true }),
       };
     }
-    let inputTokens: number | undefined;
+    let input: ReturnType<typeof inputOf>;
+    let toolUses: Record<string, number> | undefined;
     let outputTokens: number | undefined;
     let delivered = "";
     return relayedOutcome({
@@ -77,19 +101,25 @@ export const anthropicAdapter: TextAdapter = {
           delta?: { type?: string; text?: string };
         };
         if (data.type === "message_start" && data.message) {
-          inputTokens = inputOf(data.message.usage);
+          input = inputOf(data.message.usage);
           outputTokens = data.message.usage?.output_tokens;
           data.message.model = call.publicModel;
           return encodeSse({ event: event.event ?? data.type, data: JSON.stringify(data) });
         }
-        if (data.type === "message_delta" && data.usage?.output_tokens !== undefined) outputTokens = data.usage.output_tokens;
+        if (data.type === "message_delta" && data.usage) {
+          // The final delta carries cumulative usage, server tool uses included (and input when tools ran).
+          if (data.usage.output_tokens !== undefined) outputTokens = data.usage.output_tokens;
+          if (data.usage.input_tokens !== undefined) input = inputOf(data.usage);
+          toolUses = toolUsesOf(data.usage) ?? toolUses;
+        }
         if (data.type === "content_block_delta" && data.delta?.type === "text_delta") delivered += data.delta.text ?? "";
         // Unchanged events go out byte for byte.
         return encodeSse({ event: event.event, data: event.data });
       },
       usage(end) {
         return {
-          inputTokens: inputTokens ?? call.inputTokens,
+          ...(input ?? { inputTokens: call.inputTokens }),
+          toolUses,
           outputTokens: end.complete ? outputTokens ?? countTextTokens(delivered) : Math.max(outputTokens ?? 0, countTextTokens(delivered)),
           complete: end.complete,
           error: end.error,
@@ -113,7 +143,7 @@ export const anthropicAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({ inputTokens: inputOf(message.usage) ?? call.inputTokens, outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({ ...(inputOf(message.usage) ?? { inputTokens: call.inputTokens }), outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
       };
     }
     const converter = new MessagesStreamToChat({ publicModel: call.publicModel, includeUsage: call.includeUsage });

@@ -10,7 +10,19 @@ import { countTextTokens } from "../../billing/tokens";
 import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages, messagesRequestSchema } from "../anthropic/convert";
 import { parseWith } from "../../http/json";
 
-type ChatUsage = { prompt_tokens?: number; completion_tokens?: number } | null | undefined;
+type ChatUsage = { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null | undefined;
+
+/** Input as billed: prompt tokens served from the vendor's cache are priced apart (prompt_tokens includes them). */
+function inputOf(usage: ChatUsage, fallback: number): Pick<UsageReport, "inputTokens" | "cacheReadTokens"> {
+  if (usage?.prompt_tokens === undefined) return { inputTokens: fallback };
+  const cached = Math.min(usage.prompt_tokens, usage.prompt_tokens_details?.cached_tokens ?? 0);
+  return { inputTokens: usage.prompt_tokens - cached, cacheReadTokens: cached };
+}
+
+/** The field this channel's upstream reads the output cap from: `max_completion_tokens` unless set otherwise. */
+function maxTokensField(call: TextCall): "max_completion_tokens" | "max_tokens" {
+  return call.channel.settings.maxTokensField === "max_tokens" ? "max_tokens" : "max_completion_tokens";
+}
 
 function headersFor(call: TextCall): Record<string, string> {
   return { "content-type": "application/json", accept: "application/json", ...(call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {}) };
@@ -25,7 +37,7 @@ async function postChat(call: TextCall, body: Record<string, unknown>) {
 
 function settled(call: TextCall, usage: ChatUsage, deliveredText: string, end: StreamEnd): UsageReport {
   return {
-    inputTokens: usage?.prompt_tokens ?? call.inputTokens,
+    ...inputOf(usage, call.inputTokens),
     // Without the upstream's count (a cut stream), bill what reached the client.
     outputTokens: usage?.completion_tokens ?? countTextTokens(deliveredText),
     complete: end.complete,
@@ -34,9 +46,16 @@ function settled(call: TextCall, usage: ChatUsage, deliveredText: string, end: S
   };
 }
 
-/** The upstream's chat request: the client's body with the upstream model, and usage asked for when streaming. */
+/**
+ * The upstream's chat request: the client's body with the upstream model, the output cap the gateway reserved for in
+ * the field this upstream reads (the gateway has put it in `max_completion_tokens`), and usage asked for when streaming.
+ */
 function upstreamChatBody(call: TextCall): Record<string, unknown> {
   const body: Record<string, unknown> = { ...call.body, model: call.upstreamModel };
+  if (maxTokensField(call) === "max_tokens" && body.max_completion_tokens !== undefined) {
+    body.max_tokens = body.max_completion_tokens;
+    delete body.max_completion_tokens;
+  }
   if (call.stream) body.stream_options = { ...(call.body.stream_options as object | undefined), include_usage: true };
   return body;
 }
@@ -54,7 +73,7 @@ export const openaiAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({ inputTokens: completion.usage?.prompt_tokens ?? call.inputTokens, outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({ ...inputOf(completion.usage, call.inputTokens), outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
       };
     }
     let usage: ChatUsage = null;
@@ -82,7 +101,7 @@ export const openaiAdapter: TextAdapter = {
 
   async messages(call): Promise<Outcome> {
     // The converter reads the fields its own schema types; the gateway's schema is looser (a 400 naming the field here).
-    const request = chatRequestFromMessages(parseWith(messagesRequestSchema, call.body), call.upstreamModel) as unknown as Record<string, unknown>;
+    const request = chatRequestFromMessages(parseWith(messagesRequestSchema, call.body), call.upstreamModel, { maxTokensField: maxTokensField(call) }) as unknown as Record<string, unknown>;
     const result = await postChat(call, request);
     if (!result.ok) return result;
     const { response, abort } = result;
@@ -94,7 +113,7 @@ export const openaiAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(message)),
-        usage: Promise.resolve({ inputTokens: completion.usage?.prompt_tokens ?? call.inputTokens, outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({ ...inputOf(completion.usage, call.inputTokens), outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
       };
     }
     const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });

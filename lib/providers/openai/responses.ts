@@ -18,7 +18,7 @@ import { imageUsage, type ImageUsage } from "../../images/usage";
 import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "../../gateway/responses-events";
 import { joinUrl, upstreamBody, upstreamFetch } from "../http";
 import { usageFromUpstream } from "./images";
-import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "../responses-types";
+import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome, type ResponsesUsage } from "../responses-types";
 
 const count = z.number().int().min(0).finite();
 const tokenDetails = z.looseObject({ text_tokens: count.optional(), image_tokens: count.optional() }).nullish();
@@ -62,7 +62,17 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   const tool: Record<string, string | number> = { ...request.tool.fields };
   const mappedImageModel = channel.modelMapping[IMAGE_MODEL];
   if (mappedImageModel) tool.model = mappedImageModel;
-  const body = { model: call.upstreamModel, instructions: request.instructions, input: upstreamInput(call), tools: [tool], stream: true };
+  // The limits the reservation counted go upstream with the request (docs/billing.md): the text output of all rounds
+  // and one tool call per image.
+  const body = {
+    model: call.upstreamModel,
+    instructions: request.instructions,
+    input: upstreamInput(call),
+    tools: [tool],
+    stream: true,
+    max_output_tokens: RESPONSES_LIMITS.turnOutputTokens * RESPONSES_LIMITS.rounds,
+    max_tool_calls: RESPONSES_LIMITS.images,
+  };
   const result = await upstreamFetch(
     joinUrl(channel.baseUrl, "responses"),
     {

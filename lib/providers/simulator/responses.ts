@@ -18,12 +18,12 @@ import { autoEditSize } from "../../gateway/image-request";
 import { ResponseBuilder, type ResponsesEvent } from "../../gateway/responses-events";
 import { userText, type ImageAction } from "../../gateway/responses-request";
 import { toolEcho } from "../../gateway/responses-tool";
-import type { ResponsesCall, ResponsesSource, ResponsesUsage } from "../responses-types";
+import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesSource, type ResponsesUsage } from "../responses-types";
 
 export const DEFAULT_THINK_MS = 800;
 export const DEFAULT_IMAGE_MS = 2_500;
 /** At most this many images per response, however many the prompt asks for. */
-export const MAX_IMAGES_PER_RESPONSE = 4;
+export const MAX_IMAGES_PER_RESPONSE = RESPONSES_LIMITS.images;
 /** The image tool's own instructions, which the real service adds to every call's input. */
 const TOOL_PROMPT_TOKENS = 1_400;
 /** Tokens of one tool call besides its prompt (name, arguments' JSON). */
@@ -47,13 +47,13 @@ const STYLES = [
 ];
 const VARIATIONS = ["seen from the front", "from a low angle", "as a wide shot showing more of the surroundings", "as a close-up with fine detail"];
 
-/** How many images the prompt asks for: 1 unless it names a number of images, at most 4. */
+/** How many images the prompt asks for: 1 unless it names a number of images (the response makes at most 4). */
 export function requestedImageCount(text: string): number {
   const match = COUNT_PATTERN.exec(text);
   if (!match) return 1;
   const word = match[1]!.toLowerCase();
   const count = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word] ?? 1;
-  return Math.min(MAX_IMAGES_PER_RESPONSE, Math.max(1, count));
+  return Math.max(1, count);
 }
 
 /** What action `auto` means for this prompt: edit when there is an image and the prompt asks for a change. */
@@ -133,7 +133,8 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
   const text = userText(request.messages, "last") || userText(request.messages);
   const action = chooseAction(tool.action, text, call.images.length > 0);
   const count = requestedImageCount(text);
-  const prompts = revisePrompts(text, count, action);
+  // Past the limit the response makes what it may and ends incomplete, saying why (never a silent "completed").
+  const prompts = revisePrompts(text, Math.min(count, MAX_IMAGES_PER_RESPONSE), action);
   const first = call.images[0]?.info;
   const { width, height } = !tool.size.auto ? tool.size : action === "edit" && first ? autoEditSize(first.width, first.height) : tool.size;
   const quality = resolveQuality(tool.quality);
@@ -197,7 +198,8 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
         revisedPrompt: prompt,
       });
     }
-    yield builder.completed(textCounts(), imageTotals(started));
+    if (count > MAX_IMAGES_PER_RESPONSE) yield builder.incomplete(textCounts(), imageTotals(started), "max_images");
+    else yield builder.completed(textCounts(), imageTotals(started));
   }
 
   return {

@@ -1,0 +1,3 @@
+import { countTokens } from "@/lib/gateway/models";
+
+export const POST = countTokens;

@@ -1,0 +1,3 @@
+import { retrieveModel } from "@/lib/gateway/models";
+
+export const GET = retrieveModel;

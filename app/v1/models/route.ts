@@ -1,0 +1,3 @@
+import { listModels } from "@/lib/gateway/models";
+
+export const GET = listModels;

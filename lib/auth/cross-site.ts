@@ -1,0 +1,35 @@
+// The one check every cookie-authenticated state change passes (/api/user, /api/admin with an admin's session): a
+// hostile page on another origin, even a same-site one (another port, a sibling subdomain), cannot make the browser
+// send a write with the user's cookie. SameSite=Lax stops only cross-site requests, and a `text/plain` no-cors POST
+// needs no preflight, so: the Origin (or Sec-Fetch-Site) must say the request comes from the portal itself, and the
+// body must be declared as JSON (a no-cors form or text POST cannot declare it). Requests with neither header (not
+// from a browser) pass: they carry no ambient cookie by accident.
+import { GatewayError } from "../errors";
+import { env } from "../env";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function checkCookieWrite(request: Request): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const refused = () => new GatewayError("forbidden", "Cross-site request refused: call this endpoint from the portal's own pages");
+  const origin = request.headers.get("origin");
+  const fetchSite = request.headers.get("sec-fetch-site");
+  if (origin !== null) {
+    let host: string;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      throw refused();
+    }
+    // The configured public address, or (when none is configured) the host the request was sent to.
+    const allowed = env().APP_URL ? new URL(env().appUrl).host : request.headers.get("host") ?? "";
+    if (host !== allowed) throw refused();
+  } else if (fetchSite !== null && fetchSite !== "same-origin" && fetchSite !== "none") {
+    throw refused();
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  const hasBody = declared > 0 || request.headers.has("transfer-encoding");
+  if (hasBody && !/^application\/json(\s*;|$)/i.test(request.headers.get("content-type") ?? "")) {
+    throw new GatewayError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'");
+  }
+}

@@ -1,0 +1,15 @@
+-- AlterTable
+ALTER TABLE "ModelPrice" ADD COLUMN     "cacheReadMultiplier" DOUBLE PRECISION NOT NULL DEFAULT 1,
+ADD COLUMN     "cacheWrite1hMultiplier" DOUBLE PRECISION NOT NULL DEFAULT 1,
+ADD COLUMN     "cacheWriteMultiplier" DOUBLE PRECISION NOT NULL DEFAULT 1,
+ADD COLUMN     "editedByOperator" BOOLEAN NOT NULL DEFAULT false,
+ADD COLUMN     "tierTextInput" DOUBLE PRECISION,
+ADD COLUMN     "tierTextOutput" DOUBLE PRECISION,
+ADD COLUMN     "tierThreshold" INTEGER,
+ADD COLUMN     "toolPrices" JSONB NOT NULL DEFAULT '{}';
+
+-- AlterTable
+ALTER TABLE "UsageLog" ADD COLUMN     "cacheReadTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "cacheWriteTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "overReservation" BIGINT NOT NULL DEFAULT 0;
+
