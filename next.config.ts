@@ -8,13 +8,13 @@ const config: NextConfig = {
   // Types are checked once by `npm test` (tsc --noEmit); checking again inside every build doubles its time.
   typescript: { ignoreBuildErrors: true },
   // Portal pages may not be framed (clickjacking) nor leak their URLs; /v1 and /api answer with their own headers.
-  // HSTS is added by server.ts when APP_URL is https (it is known only at run time).
+  // HSTS is added by server.ts when APP_URL is https (it is known only at run time). The full Content-Security-Policy
+  // with a per-view script nonce is set by proxy.ts on pages.
   async headers() {
     return [
       {
         source: "/((?!v1/|api/).*)",
         headers: [
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'; img-src 'self' data: blob:" },
           { key: "X-Frame-Options", value: "DENY" },
           { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
           { key: "X-Content-Type-Options", value: "nosniff" },

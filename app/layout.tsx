@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { headers } from "next/headers";
 import { ColorSchemeScript, mantineHtmlProps } from "@mantine/core";
 import "@mantine/core/styles.css";
 import "@mantine/charts/styles.css";
@@ -12,11 +13,13 @@ export const metadata: Metadata = {
   description: "A self-hosted gateway in front of image and text model back-ends, with a portal for keys, usage and top-ups.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+// The nonce of this page view (proxy.ts); reading it renders every page per request, as nonces require.
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     <html lang="en" {...mantineHtmlProps}>
       <head>
-        <ColorSchemeScript defaultColorScheme="light" />
+        <ColorSchemeScript defaultColorScheme="light" nonce={nonce} />
       </head>
       <body>
         <Providers>{children}</Providers>

@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
+import { dropPlaygroundKeysOnSignOut } from "@/lib/portal/playground-key";
 import {
   ActionIcon,
   AppShell,
@@ -42,6 +43,7 @@ import {
   IconTicket,
   IconUsers,
   IconUsersGroup,
+  IconSettings,
 } from "@tabler/icons-react";
 
 export type ShellUser = { email: string; role: "user" | "admin" };
@@ -64,12 +66,27 @@ const ADMIN_ITEMS: Item[] = [
   { href: "/admin/codes", label: "Redeem codes", icon: IconTicket },
   { href: "/admin/usage", label: "Ledger", icon: IconReceipt },
   { href: "/admin/outbox", label: "Email outbox", icon: IconMail },
+  { href: "/admin/settings", label: "Settings", icon: IconSettings },
 ];
 
 /**
  * Light/dark switch. What it renders must not depend on the stored scheme (the server cannot know it, and a
  * difference would break hydration), so both icons are rendered and CSS shows the right one.
  */
+/**
+ * Sign-out: the playground's keys of this browser are revoked and forgotten, then next-auth's sign-out revokes the
+ * session on the server (lib/auth/options.ts, events.signOut). No redirect by next-auth: without NEXTAUTH_URL it
+ * would build the URL from localhost:3000.
+ */
+async function signOutHere(): Promise<void> {
+  try {
+    await dropPlaygroundKeysOnSignOut();
+    await signOut({ redirect: false });
+  } finally {
+    window.location.assign("/sign-in");
+  }
+}
+
 function ColorSchemeToggle() {
   const { setColorScheme } = useMantineColorScheme();
   const computed = useComputedColorScheme("light", { getInitialValueInEffect: true });
@@ -152,8 +169,7 @@ export function PortalShell({ user, children }: { user: ShellUser; children: Rea
                 <Menu.Item component={Link} href="/security" leftSection={<IconShieldLock size={16} />}>
                   Security
                 </Menu.Item>
-                {/* No redirect by next-auth: without NEXTAUTH_URL it would build the URL from localhost:3000. */}
-                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOut({ redirect: false }).finally(() => window.location.assign("/sign-in"))}>
+                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOutHere()}>
                   Sign out
                 </Menu.Item>
               </Menu.Dropdown>

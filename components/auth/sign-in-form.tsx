@@ -10,6 +10,8 @@ import { FormError } from "@/components/feedback";
 
 const SECOND_FACTOR_REQUIRED = "Second factor required";
 const INVALID_CODE = "Invalid authentication code";
+/** The start of SIGN_IN_MESSAGES.unverified (lib/accounts/sign-in.ts): said only after the right password. */
+const UNVERIFIED = "Confirm your email first";
 
 export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false }: { callbackUrl: string; initialEmail?: string; afterReset?: boolean }) {
   const [email, setEmail] = useState(initialEmail);
@@ -19,6 +21,8 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  const [unverified, setUnverified] = useState(false);
+  const [resent, setResent] = useState<string | null>(null);
   const codeInput = useRef<HTMLInputElement>(null);
 
   async function submit(event: FormEvent) {
@@ -29,6 +33,7 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
     if (needsCode && !code.trim()) errors.code = "Enter the code from your authenticator app, or a backup code";
     setFieldErrors(errors);
     setFormError(null);
+    setUnverified(false);
     if (Object.keys(errors).length) return;
     setSubmitting(true);
     try {
@@ -46,6 +51,9 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
         setFieldErrors({ code: "That code is not valid or was already used. Enter the current code." });
         setCode("");
         codeInput.current?.focus();
+      } else if (message.startsWith(UNVERIFIED)) {
+        setUnverified(true);
+        setFormError(message);
       } else if (message === "CredentialsSignin" || message === "Invalid email or password") {
         setFormError("Invalid email or password.");
       } else {
@@ -55,6 +63,16 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
       setFormError("Could not reach the server. Check your connection and try again.");
     } finally {
       setSubmitting(false);
+    }
+  }
+
+  async function resend() {
+    try {
+      const response = await fetch("/api/user/verify-email/resend", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
+      const body = (await response.json().catch(() => null)) as { message?: string; error?: { message?: string } } | null;
+      setResent(body?.message ?? body?.error?.message ?? "Could not send a new link. Try again later.");
+    } catch {
+      setResent("Could not reach the server. Check your connection and try again.");
     }
   }
 
@@ -76,6 +94,17 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
       <form onSubmit={submit} noValidate aria-label="Sign in">
         <Stack gap="md">
           <FormError message={formError} />
+          {unverified ? (
+            resent ? (
+              <Alert color="indigo" variant="light" icon={<IconInfoCircle size={18} />} data-testid="verification-resent">
+                {resent}
+              </Alert>
+            ) : (
+              <Button variant="light" onClick={() => void resend()}>
+                Send a new confirmation link
+              </Button>
+            )
+          ) : null}
           <TextInput
             label="Email"
             type="email"

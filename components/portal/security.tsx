@@ -1,7 +1,7 @@
 "use client";
 // Security: two-factor authentication (set up with a QR code and a confirmation code, backup codes shown once,
 // turn off with a code) and the password. Both end the account's other sessions; this one continues (the API
-// answers with a fresh session cookie).
+// answers with a fresh session cookie). And the browsers that are signed in: end one, or all of them.
 import { useState, type FormEvent } from "react";
 import {
   Alert,
@@ -23,9 +23,10 @@ import {
   Title,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconAlertTriangle, IconDownload, IconLock, IconShieldCheck, IconShieldOff } from "@tabler/icons-react";
+import { IconAlertTriangle, IconDevices, IconDownload, IconLock, IconShieldCheck, IconShieldOff } from "@tabler/icons-react";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
-import { dateOnly } from "@/lib/portal/format";
+import { dateOnly, relative } from "@/lib/portal/format";
+import { dropPlaygroundKeysOnSignOut } from "@/lib/portal/playground-key";
 import { download } from "@/lib/portal/csv";
 import type { Self } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
@@ -324,6 +325,92 @@ function PasswordCard({ self }: { self: Self }) {
   );
 }
 
+type SessionRow = { id: string; createdAt: string; expiresAt: string; userAgent: string; address: string; current: boolean };
+
+/** "Mozilla/5.0 (X11; Linux x86_64) … Chrome/131.0 …" → "Chrome on Linux": enough to recognise a browser. */
+function browserName(userAgent: string): string {
+  if (!userAgent) return "Unknown browser";
+  const browser = /Edg\//.test(userAgent) ? "Edge" : /Firefox\//.test(userAgent) ? "Firefox" : /Chrom(e|ium)\//.test(userAgent) ? "Chrome" : /Safari\//.test(userAgent) ? "Safari" : "A browser";
+  const system = /Android/.test(userAgent) ? "Android" : /iPhone|iPad/.test(userAgent) ? "iOS" : /Windows/.test(userAgent) ? "Windows" : /Mac OS X/.test(userAgent) ? "macOS" : /Linux/.test(userAgent) ? "Linux" : null;
+  return system ? `${browser} on ${system}` : browser;
+}
+
+function SessionsCard() {
+  const sessions = useApi<{ data: SessionRow[] }>("/api/user/sessions");
+  const [busy, setBusy] = useState<string | null>(null);
+
+  async function end(row: SessionRow) {
+    setBusy(row.id);
+    try {
+      await api(`/api/user/sessions/${encodeURIComponent(row.id)}`, { method: "DELETE" });
+      if (row.current) {
+        window.location.assign("/sign-in");
+        return;
+      }
+      notifications.show({ color: "teal", title: "Signed out", message: `${browserName(row.userAgent)} is signed out.` });
+      await sessions.reload();
+    } catch (error) {
+      notifications.show({ color: "red", title: "Could not sign that session out", message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function everywhere() {
+    setBusy("all");
+    try {
+      await dropPlaygroundKeysOnSignOut();
+      await api("/api/user/sessions/revoke-all", { method: "POST" });
+      window.location.assign("/sign-in");
+    } catch (error) {
+      notifications.show({ color: "red", title: "Could not sign out everywhere", message: error instanceof Error ? error.message : String(error) });
+      setBusy(null);
+    }
+  }
+
+  return (
+    <Card withBorder radius="lg" padding="lg">
+      <Group gap="sm" mb="xs" wrap="nowrap">
+        <IconDevices size={22} />
+        <Title order={2} fz="lg">
+          Where you are signed in
+        </Title>
+      </Group>
+      <Text size="sm" c="dimmed" mb="md">
+        Each browser that signed in, for up to 7 days. Signing one out ends it at once, even if someone copied its cookie.
+      </Text>
+      {sessions.error ? <LoadError error={sessions.error} onRetry={sessions.reload} /> : null}
+      {!sessions.data ? (
+        sessions.loading ? <Loading /> : null
+      ) : (
+        <Stack gap="xs" data-testid="sessions">
+          {sessions.data.data.map((row) => (
+            <Group key={row.id} justify="space-between" wrap="wrap" gap="xs" data-testid="session-row">
+              <Stack gap={0} style={{ minWidth: 0 }}>
+                <Text size="sm" fw={500}>
+                  {browserName(row.userAgent)} {row.current ? <Badge size="xs" variant="light" ml={4}>this browser</Badge> : null}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  Signed in {relative(row.createdAt)}
+                  {row.address ? ` from ${row.address}` : ""}
+                </Text>
+              </Stack>
+              <Button size="xs" variant="default" loading={busy === row.id} onClick={() => void end(row)}>
+                Sign out
+              </Button>
+            </Group>
+          ))}
+          <Group mt="xs">
+            <Button color="red" variant="light" loading={busy === "all"} onClick={() => void everywhere()}>
+              Sign out everywhere
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Card>
+  );
+}
+
 export function SecurityPage() {
   const self = useApi<Self>("/api/user/self");
   return (
@@ -336,6 +423,7 @@ export function SecurityPage() {
         <Stack gap="md">
           <TwoFactorCard self={self.data} reload={self.reload} />
           <PasswordCard self={self.data} />
+          <SessionsCard />
           {self.data.totpEnabled && self.data.backupCodesRemaining <= 2 ? (
             <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />}>
               You are running out of backup codes. Turn two-factor authentication off and on again to get a new set.

@@ -4,14 +4,17 @@
 //
 // Order (lib/accounts/throttle: the account counter is charged by the check, before anything is verified):
 //   1. sign-in throttle check → locked: "Too many attempts. Try again in …"
-//   2. password (or the dummy hash) → wrong, unknown or disabled: "Invalid email or password" (failure recorded)
-//   3. correct password clears the account's sign-in counter
+//   2. password (or the dummy hash) → wrong or unknown: "Invalid email or password" (failure recorded)
+//   3. correct password clears the account's sign-in counter; only now is a disabled account, or one whose email
+//      is not confirmed yet (while verification is on), told so: nobody without the password learns either
+//      (round-2 decision; SECURITY.md item 9)
 //   4. 2FA on and no code → "Second factor required" (nothing else is said about the account)
 //   5. second-factor throttle check → locked; then the TOTP or backup code → wrong: "Invalid authentication code"
 import { db } from "../db/client";
 import { log } from "../runtime/log";
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from "./password";
 import { consumeSecondFactor } from "./second-factor";
+import { emailVerificationRequired } from "./email-verification";
 import {
   checkSecondFactorAllowed,
   checkSignInAllowed,
@@ -26,11 +29,13 @@ import {
 
 export const SIGN_IN_MESSAGES = {
   invalid: "Invalid email or password",
+  disabled: "This account is disabled. Ask the gateway's operator if you think this is a mistake.",
+  unverified: "Confirm your email first: open the link we sent when you signed up. You can ask for a new link below.",
   secondFactorRequired: "Second factor required",
   secondFactorInvalid: "Invalid authentication code",
 } as const;
 
-export type SignInFailure = "invalid" | "locked" | "second_factor_required" | "second_factor_invalid";
+export type SignInFailure = "invalid" | "locked" | "disabled" | "unverified" | "second_factor_required" | "second_factor_invalid";
 
 export class SignInError extends Error {
   constructor(
@@ -60,11 +65,13 @@ export async function signInWithPassword(input: { email: string; password: strin
 
   const user = email && email.length <= MAX_EMAIL_LENGTH ? await db().user.findUnique({ where: { email } }) : null;
   const valid = user ? await verifyPassword(password, user.passwordHash) : await verifyAgainstDummy(password);
-  if (!user || !valid || user.status !== "active") {
+  if (!user || !valid) {
     await recordSignInFailure(throttle);
     throw new SignInError(SIGN_IN_MESSAGES.invalid, "invalid");
   }
   await recordSignInSuccess(throttle);
+  if (user.status !== "active") throw new SignInError(SIGN_IN_MESSAGES.disabled, "disabled");
+  if (!user.emailVerifiedAt && (await emailVerificationRequired())) throw new SignInError(SIGN_IN_MESSAGES.unverified, "unverified");
 
   if (needsRehash(user.passwordHash)) {
     // Older hash parameters: upgrade now that the plain password is at hand. Conditional, so a password changed

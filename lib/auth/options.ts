@@ -2,7 +2,7 @@
 // The same secret and cookie name are used by lib/auth/session.ts to read sessions outside Next.js.
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { authSecret, clientAddressFrom, SESSION_MAX_AGE_SECONDS, usesSecureCookies } from "./session";
+import { authSecret, clientAddressFrom, revokeSession, SESSION_MAX_AGE_SECONDS, sessionIsLive, startSession, usesSecureCookies } from "./session";
 import { signInWithPassword } from "../accounts/sign-in";
 import { db } from "../db/client";
 import { log } from "../runtime/log";
@@ -15,11 +15,14 @@ class SessionEnded extends Error {
   }
 }
 
-/** The same rule as readSession (lib/auth/session.ts): the user is active and their sessionVersion is unchanged. */
-async function stillValid(token: { sub?: string; sv?: unknown }): Promise<boolean> {
-  if (!token.sub) return false;
-  const user = await db().user.findUnique({ where: { id: token.sub }, select: { status: true, sessionVersion: true } });
-  return Boolean(user && user.status === "active" && (token.sv ?? 0) === user.sessionVersion);
+/** The same rule as readSessionRecord (lib/auth/session.ts): the session row is live and so is its user. */
+async function stillValid(token: { sub?: string; sv?: unknown; sid?: unknown }): Promise<boolean> {
+  if (!token.sub || typeof token.sid !== "string") return false;
+  const session = await db().session.findUnique({
+    where: { id: token.sid },
+    include: { user: { select: { status: true, sessionVersion: true } } },
+  });
+  return Boolean(session && sessionIsLive(session, token));
 }
 
 export function authOptions(): NextAuthOptions {
@@ -55,17 +58,27 @@ export function authOptions(): NextAuthOptions {
             code: credentials?.code || undefined,
             address,
           });
-          return { id: user.id, email: user.email, role: user.role, sessionVersion: user.sessionVersion };
+          const userAgent = headers["user-agent"];
+          const sessionId = await startSession(user.id, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address });
+          return { id: user.id, email: user.email, role: user.role, sessionVersion: user.sessionVersion, sessionId };
         },
       }),
     ],
+    events: {
+      // POST /api/auth/signout: the session row is revoked, so a copy of the cookie taken earlier stops working.
+      async signOut(message) {
+        const sid = (message as { token?: { sid?: unknown } | null }).token?.sid;
+        if (typeof sid === "string") await revokeSession(sid);
+      },
+    },
     callbacks: {
       async jwt({ token, user }) {
         if (user) {
-          const signedIn = user as unknown as { id: string; role: string; sessionVersion: number };
+          const signedIn = user as unknown as { id: string; role: string; sessionVersion: number; sessionId: string };
           token.sub = signedIn.id;
           token.role = signedIn.role;
           token.sv = signedIn.sessionVersion;
+          token.sid = signedIn.sessionId;
           return token;
         }
         // Every later read (GET /api/auth/session, getServerSession) ends a session whose user was disabled or

@@ -49,8 +49,14 @@ function readCookie(request: Request, name: string): string | null {
 
 type UserRow = NonNullable<Awaited<ReturnType<ReturnType<typeof db>["user"]["findUnique"]>>>;
 
-/** The signed-in user's database row, or null. A session ends when the user is disabled or their sessionVersion moved on. */
-export async function readSessionRecord(request: Request): Promise<UserRow | null> {
+/** The user row of a live session, with the id of that session (the `sid` claim). */
+export type SessionRecord = UserRow & { sessionId: string };
+
+/**
+ * The signed-in user's database row, or null. A session ends when it is revoked (sign-out, "sign out everywhere"),
+ * expires, or when the user is disabled or their sessionVersion moved on (password, reset, 2FA changes).
+ */
+export async function readSessionRecord(request: Request): Promise<SessionRecord | null> {
   const token = readCookie(request, sessionCookieName());
   if (!token) return null;
   let claims: Awaited<ReturnType<typeof decode>>;
@@ -59,11 +65,24 @@ export async function readSessionRecord(request: Request): Promise<UserRow | nul
   } catch {
     return null;
   }
-  if (!claims?.sub) return null;
-  const user = await db().user.findUnique({ where: { id: claims.sub } });
-  if (!user || user.status !== "active") return null;
-  if ((claims.sv ?? 0) !== user.sessionVersion) return null;
-  return user;
+  if (!claims?.sub || typeof claims.sid !== "string") return null;
+  const session = await db().session.findUnique({ where: { id: claims.sid }, include: { user: true } });
+  if (!session || !sessionIsLive(session, claims)) return null;
+  return { ...session.user, sessionId: session.id };
+}
+
+/** One rule for the JSON APIs and next-auth's own reads (lib/auth/options.ts). */
+export function sessionIsLive(
+  session: { userId: string; revokedAt: Date | null; expiresAt: Date; user: { status: string; sessionVersion: number } },
+  claims: { sub?: string; sv?: unknown },
+): boolean {
+  return (
+    session.userId === claims.sub &&
+    session.revokedAt === null &&
+    session.expiresAt.getTime() > Date.now() &&
+    session.user.status === "active" &&
+    (claims.sv ?? 0) === session.user.sessionVersion
+  );
 }
 
 /** The signed-in user, or null. */
@@ -73,14 +92,50 @@ export async function readSession(request: Request): Promise<SessionUser | null>
   return { id: user.id, email: user.email, role: user.role === "admin" ? "admin" : "user", totpEnabled: user.totpEnabled };
 }
 
+/** A new server-side session for a user who just signed in; its id goes into the cookie as `sid`. */
+export async function startSession(userId: string, details: { userAgent?: string | null; address?: string | null }): Promise<string> {
+  const session = await db().session.create({
+    data: {
+      userId,
+      expiresAt: new Date(Date.now() + SESSION_MAX_AGE_SECONDS * 1000),
+      userAgent: (details.userAgent ?? "").slice(0, 300),
+      address: (details.address ?? "").slice(0, 100),
+    },
+  });
+  // Housekeeping: the user's ended sessions are of no further use.
+  void db()
+    .session.deleteMany({ where: { userId, OR: [{ expiresAt: { lte: new Date() } }, { revokedAt: { lte: new Date(Date.now() - 24 * 3600_000) } }] } })
+    .catch(() => undefined);
+  return session.id;
+}
+
+/** Ends one session (sign-out). Returns whether it was live. */
+export async function revokeSession(sessionId: string, userId?: string): Promise<boolean> {
+  const result = await db().session.updateMany({ where: { id: sessionId, revokedAt: null, ...(userId ? { userId } : {}) }, data: { revokedAt: new Date() } });
+  return result.count > 0;
+}
+
+/** Ends every session of the user except `keep` (none when omitted). */
+export async function revokeOtherSessions(userId: string, keep?: string): Promise<number> {
+  const result = await db().session.updateMany({
+    where: { userId, revokedAt: null, ...(keep ? { id: { not: keep } } : {}) },
+    data: { revokedAt: new Date() },
+  });
+  return result.count;
+}
+
 /**
- * A Set-Cookie value carrying a fresh session for `user`, in the form next-auth writes it (same secret, name and
- * claims, including `sv`). Used after the user changed how they sign in: their sessionVersion moves on, which ends
- * every other session, and the session making the change continues with this cookie.
+ * A Set-Cookie value carrying session `sessionId` for `user`, in the form next-auth writes it (same secret, name and
+ * claims, including `sv` and `sid`). Used after the user changed how they sign in: their sessionVersion moves on,
+ * every other session is revoked, and the session making the change continues with this cookie.
  */
-export async function sessionCookieFor(user: { id: string; email: string; role: string; sessionVersion: number }): Promise<string> {
+export async function sessionCookieFor(
+  user: { id: string; email: string; role: string; sessionVersion: number },
+  sessionId: string,
+): Promise<string> {
+  await revokeOtherSessions(user.id, sessionId);
   const token = await encode({
-    token: { sub: user.id, email: user.email, name: null, picture: null, role: user.role, sv: user.sessionVersion },
+    token: { sub: user.id, email: user.email, name: null, picture: null, role: user.role, sv: user.sessionVersion, sid: sessionId },
     secret: authSecret(),
     maxAge: SESSION_MAX_AGE_SECONDS,
   });

@@ -76,7 +76,7 @@ export async function seed(database: Database, options: { adminEmail?: string; a
     }),
     database.user.upsert({
       where: { email },
-      create: { email, passwordHash, role: "admin", balance: ADMIN_STARTING_BALANCE },
+      create: { email, passwordHash, role: "admin", balance: ADMIN_STARTING_BALANCE, emailVerifiedAt: new Date() },
       update: {},
     }),
     database.setting.create({ data: { key: "seed.version", value: SEED_VERSION } }),

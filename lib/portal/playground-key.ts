@@ -58,3 +58,26 @@ export async function createPlaygroundKey(userId: string, group: string): Promis
   window.localStorage.setItem(storageName(userId), JSON.stringify(value));
   return value;
 }
+
+/**
+ * Sign-out: every playground key this browser holds is revoked on the server (best effort, while the session still
+ * works) and removed from localStorage, so nothing usable is left behind in the browser (SECURITY.md item 8).
+ */
+export async function dropPlaygroundKeysOnSignOut(): Promise<void> {
+  const names: string[] = [];
+  for (let index = 0; index < window.localStorage.length; index++) {
+    const name = window.localStorage.key(index);
+    if (name?.startsWith("gateway.playground-key.")) names.push(name);
+  }
+  await Promise.all(
+    names.map(async (name) => {
+      try {
+        const stored = JSON.parse(window.localStorage.getItem(name) ?? "null") as PlaygroundKey | null;
+        if (stored?.id) await api(`/api/user/keys/${encodeURIComponent(stored.id)}`, { method: "DELETE" }).catch(() => undefined);
+      } catch {
+        // Unreadable entry: removed below all the same.
+      }
+      window.localStorage.removeItem(name);
+    }),
+  );
+}

@@ -26,6 +26,8 @@ import {
 } from "../accounts/throttle";
 import { sendAppMail } from "../mail/outbox";
 import { sessionCookieFor } from "../auth/session";
+import { emailVerificationRequired } from "../accounts/email-verification";
+import { sendVerificationMail } from "./verify-email";
 import { inBackground, lockedError, publicRoute, sessionOrKeyRoute, sessionRoute, type UserRow } from "./route";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -81,6 +83,9 @@ export const signupSchema = z.object({ email, password: z.string().max(1000, "is
  */
 export const SIGNUP_MESSAGE =
   "If this email was new, your account is ready: sign in with it. If it already had an account, we sent a message to that address instead.";
+/** The same, when new accounts confirm their email first (lib/accounts/email-verification.ts). */
+export const SIGNUP_MESSAGE_VERIFY =
+  "If this email was new, we sent a link to it: open it to confirm the address, then sign in. If it already had an account, we sent a message to that address instead.";
 
 export const signup = publicRoute(async (request, _params, context) => {
   if (!(await signupEnabled())) {
@@ -102,15 +107,17 @@ export const signup = publicRoute(async (request, _params, context) => {
   }
   // Hashed in both cases, so a known email answers in the same time as a new one.
   const passwordHash = await hashPassword(body.password);
-  let created = true;
+  const verify = await emailVerificationRequired();
+  let created: { id: string; email: string } | null = null;
   try {
-    await db().user.create({ data: { email: body.email, passwordHash } });
+    created = await db().user.create({ data: { email: body.email, passwordHash, emailVerifiedAt: verify ? null : new Date() } });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    created = false;
   }
+  // Mails go out after the answer, so its timing does not depend on which of the two was sent.
   if (!created) inBackground("sign-up notice", () => sendExistingAccountNotice(body.email));
-  return json({ email: body.email, message: SIGNUP_MESSAGE }, 202);
+  else if (verify) inBackground("verification mail", () => sendVerificationMail(created));
+  return json({ email: body.email, message: verify ? SIGNUP_MESSAGE_VERIFY : SIGNUP_MESSAGE }, 202);
 });
 
 async function sendExistingAccountNotice(address: string): Promise<void> {
@@ -389,5 +396,5 @@ export const changePassword = sessionRoute(async (request, _params, { user, addr
   if (changed.count === 0) throw new GatewayError("conflict", "The password was changed meanwhile; sign in again");
   publish({ type: "user.changed", userId: user.id });
   const updated = await db().user.findUniqueOrThrow({ where: { id: user.id } });
-  return json({ changed: true }, 200, { "set-cookie": await sessionCookieFor(updated) });
+  return json({ changed: true }, 200, { "set-cookie": await sessionCookieFor(updated, user.sessionId) });
 });

@@ -3,6 +3,7 @@ import type { Documented } from "../runtime/openapi";
 import { createKeySchema, passwordSchema, signupSchema, topupSchema } from "./handlers";
 import { resetRequestSchema, resetSchema } from "./reset";
 import { codeSchema } from "./two-factor";
+import { resendSchema, verifySchema } from "./verify-email";
 
 export const documentedRoutes: Documented[] = [
   { method: "post", path: "/api/user/signup", summary: "Create an account (the same answer whether or not the email is taken)", tag: "Account", security: "none", body: signupSchema },
@@ -18,4 +19,9 @@ export const documentedRoutes: Documented[] = [
   { method: "post", path: "/api/user/2fa/disable", summary: "Turn two-factor off with a TOTP or backup code", tag: "Account", security: "session", body: codeSchema },
   { method: "post", path: "/api/user/reset/request", summary: "Mail a password-reset link (always answers 200)", tag: "Account", security: "none", body: resetRequestSchema },
   { method: "post", path: "/api/user/reset", summary: "Reset the password with the mailed token", tag: "Account", security: "none", body: resetSchema },
+  { method: "get", path: "/api/user/sessions", summary: "The browsers signed in to this account ({data: [{id, createdAt, expiresAt, userAgent, address, current}]})", tag: "Account", security: "session" },
+  { method: "delete", path: "/api/user/sessions/{id}", summary: "Sign one session out (its cookie stops working at once)", tag: "Account", security: "session" },
+  { method: "post", path: "/api/user/sessions/revoke-all", summary: "Sign out everywhere, this session included", tag: "Account", security: "session" },
+  { method: "post", path: "/api/user/verify-email", summary: "Confirm a new account's email with the mailed token", tag: "Account", security: "none", body: verifySchema },
+  { method: "post", path: "/api/user/verify-email/resend", summary: "Mail a new confirmation link (always the same answer)", tag: "Account", security: "none", body: resendSchema },
 ];

@@ -138,8 +138,9 @@ export const resetPassword = publicRoute(async (request, _params, context) => {
   if (claimed.count === 0) throw await refuse("used");
   const changed = await db().user.updateMany({
     where: { id: found.userId, passwordChangedAt: found.user.passwordChangedAt },
-    // sessionVersion: every session of the user ends. totpEnabled is left alone: a reset never removes 2FA.
-    data: { passwordHash, passwordChangedAt: changedAt, sessionVersion: { increment: 1 } },
+    // sessionVersion: every session of the user ends. totpEnabled is left alone: a reset never removes 2FA. The mailed
+    // token proves control of the address, so an unconfirmed one counts as confirmed from now on.
+    data: { passwordHash, passwordChangedAt: changedAt, sessionVersion: { increment: 1 }, emailVerifiedAt: found.user.emailVerifiedAt ?? changedAt },
   });
   if (changed.count === 0) throw await refuse("superseded");
   publish({ type: "user.changed", userId: found.userId });

@@ -4,6 +4,8 @@ import type { RouteHandler } from "../http/routes";
 import * as user from "./handlers";
 import * as twoFactor from "./two-factor";
 import * as reset from "./reset";
+import * as sessions from "./sessions";
+import * as verify from "./verify-email";
 
 export const userRoutes: [method: string, path: string, handler: RouteHandler][] = [
   ["POST", "/api/user/signup", user.signup],
@@ -20,4 +22,9 @@ export const userRoutes: [method: string, path: string, handler: RouteHandler][]
   ["POST", "/api/user/2fa/disable", twoFactor.disableTwoFactor],
   ["POST", "/api/user/reset/request", reset.requestReset],
   ["POST", "/api/user/reset", reset.resetPassword],
+  ["GET", "/api/user/sessions", sessions.listSessions],
+  ["POST", "/api/user/sessions/revoke-all", sessions.revokeAllSessions],
+  ["DELETE", "/api/user/sessions/{id}", sessions.deleteSession],
+  ["POST", "/api/user/verify-email", verify.verifyEmail],
+  ["POST", "/api/user/verify-email/resend", verify.resendVerification],
 ];

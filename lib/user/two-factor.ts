@@ -45,10 +45,10 @@ async function checkCode<T>(context: SessionContext, verify: () => Promise<T | n
   return passed;
 }
 
-async function answerWithFreshSession(userId: string, body: unknown): Promise<Response> {
-  publish({ type: "user.changed", userId });
-  const updated = await db().user.findUniqueOrThrow({ where: { id: userId } });
-  return json(body, 200, { "set-cookie": await sessionCookieFor(updated) });
+async function answerWithFreshSession(user: { id: string; sessionId: string }, body: unknown): Promise<Response> {
+  publish({ type: "user.changed", userId: user.id });
+  const updated = await db().user.findUniqueOrThrow({ where: { id: user.id } });
+  return json(body, 200, { "set-cookie": await sessionCookieFor(updated, user.sessionId) });
 }
 
 /** POST /api/user/2fa/setup → {secret, otpauthUrl, qrCode}. Stores a new secret; 2FA stays off until enable. */
@@ -90,7 +90,7 @@ export const enableTwoFactor = sessionRoute(
       db().backupCode.createMany({ data: codes.hashes.map((codeHash) => ({ userId: user.id, codeHash })) }),
     ]);
     // Shown once: only their hashes are stored.
-    return answerWithFreshSession(user.id, { backupCodes: codes.plain });
+    return answerWithFreshSession(user, { backupCodes: codes.plain });
   },
   { keyRefusal: TWO_FACTOR_KEY_REFUSAL },
 );
@@ -108,7 +108,7 @@ export const disableTwoFactor = sessionRoute(
     });
     if (disabled.count === 0) throw new GatewayError("conflict", "Two-factor authentication was turned off meanwhile");
     await db().backupCode.deleteMany({ where: { userId: user.id } });
-    return answerWithFreshSession(user.id, { totpEnabled: false });
+    return answerWithFreshSession(user, { totpEnabled: false });
   },
   { keyRefusal: TWO_FACTOR_KEY_REFUSAL },
 );

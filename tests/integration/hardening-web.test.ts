@@ -112,6 +112,27 @@ describe("hardening item 7: deep JSON", () => {
 });
 
 describe("hardening item 11: framing", () => {
+  test("every page view gets a fresh script nonce: the policy allows only scripts that carry it, and every script does", async () => {
+    const nonces = new Set<string>();
+    for (const path of ["/", "/sign-in", "/sign-up"]) {
+      const page = await fetch(`${gateway.url}${path}`);
+      assert.equal(page.status, 200, path);
+      const policy = page.headers.get("content-security-policy") ?? "";
+      const nonce = /script-src 'self' 'nonce-([^']+)' 'strict-dynamic'/.exec(policy)?.[1];
+      assert.ok(nonce, `${path}: ${policy}`);
+      assert.doesNotMatch(policy, /script-src[^;]*'unsafe-inline'/);
+      assert.match(policy, /frame-ancestors 'none'/);
+      assert.match(policy, /img-src 'self' data: blob:/);
+      nonces.add(nonce);
+      const html = await page.text();
+      const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+      assert.ok(scripts.length > 1, `${path} has scripts`);
+      for (const tag of scripts) assert.ok(tag.includes(`nonce="${nonce}"`), `${path}: ${tag} carries the nonce`);
+    }
+    assert.equal(nonces.size, 3, "a new nonce per view");
+  });
+
+
   test("portal pages refuse framing and carry the usual headers; /v1 answers do not; HSTS when APP_URL is https", async () => {
     const page = await fetch(`${gateway.url}/`);
     assert.equal(page.status, 200);
@@ -122,6 +143,7 @@ describe("hardening item 11: framing", () => {
     assert.equal(page.headers.get("strict-transport-security"), null, "not over plain http");
     const api = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(api.headers.get("x-frame-options"), null);
+    assert.equal(api.headers.get("content-security-policy"), null, "no page policy on /v1");
     const secure = await startGateway({ portal: true, env: { APP_URL: "https://gateway.example" } });
     const securePage = await fetch(`${secure.url}/`);
     assert.match(securePage.headers.get("strict-transport-security") ?? "", /max-age=\d+/);

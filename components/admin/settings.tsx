@@ -1,0 +1,126 @@
+"use client";
+// Operator: settings kept in the database (GET/POST /api/admin/settings; lib/admin/settings.ts): whether people may
+// sign up, whether a new account confirms its email first, and which groups users may pick for their own keys.
+import { useEffect, useState } from "react";
+import { Alert, Button, Card, Group, SegmentedControl, Stack, Switch, TagsInput, Text, Title } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { IconInfoCircle } from "@tabler/icons-react";
+import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
+import { PageHeader } from "@/components/page-header";
+import { FormError, LoadError, Loading } from "@/components/feedback";
+
+type Settings = {
+  signupEnabled: boolean;
+  signupForcedOffByEnvironment: boolean;
+  userGroups: string[];
+  verifyEmail: boolean;
+  verifyEmailSource: "setting" | "mail";
+  mailConfigured: boolean;
+};
+
+type VerifyChoice = "default" | "on" | "off";
+
+export function SettingsAdmin() {
+  const settings = useApi<Settings>("/api/admin/settings");
+  const groups = useApi<{ data: { name: string }[] }>("/api/admin/groups");
+  const [signup, setSignup] = useState(true);
+  const [verify, setVerify] = useState<VerifyChoice>("default");
+  const [userGroups, setUserGroups] = useState<string[]>([]);
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    if (!settings.data) return;
+    setSignup(settings.data.signupEnabled);
+    setVerify(settings.data.verifyEmailSource === "mail" ? "default" : settings.data.verifyEmail ? "on" : "off");
+    setUserGroups(settings.data.userGroups);
+  }, [settings.data]);
+
+  if (settings.error) return <LoadError error={settings.error} onRetry={settings.reload} />;
+  if (!settings.data) return <Loading />;
+  const current = settings.data;
+
+  async function save() {
+    setSaving(true);
+    setErrors(NO_ERRORS);
+    try {
+      await api("/api/admin/settings", {
+        body: { signupEnabled: signup, verifyEmail: verify === "default" ? null : verify === "on", userGroups },
+      });
+      notifications.show({ color: "teal", title: "Settings saved", message: "Every instance uses them from now on." });
+      await settings.reload();
+    } catch (error) {
+      setErrors(formErrors(error, ["userGroups"]));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Settings" description="How people get an account, and what they may choose for their keys. Stored in the database: every instance applies a change at once." />
+      <Stack gap="lg" maw={760}>
+        <FormError message={errors.form} />
+        <Card withBorder radius="md" padding="lg">
+          <Stack gap="md">
+            <Title order={2} fz="lg">
+              Sign-up
+            </Title>
+            <Switch
+              label="People may create their own account"
+              description={current.signupForcedOffByEnvironment ? "GATEWAY_SIGNUP=off in the environment turns sign-up off whatever this says." : "Off: only operators create accounts (Users page)."}
+              checked={signup}
+              onChange={(event) => setSignup(event.currentTarget.checked)}
+              disabled={current.signupForcedOffByEnvironment}
+            />
+            <Stack gap={6}>
+              <Text size="sm" fw={500} id="verify-label">
+                New accounts confirm their email first
+              </Text>
+              <SegmentedControl
+                aria-labelledby="verify-label"
+                value={verify}
+                onChange={(value) => setVerify(value as VerifyChoice)}
+                data={[
+                  { value: "default", label: `Automatic (${current.mailConfigured ? "on" : "off"})` },
+                  { value: "on", label: "On" },
+                  { value: "off", label: "Off" },
+                ]}
+              />
+              <Text size="xs" c="dimmed">
+                Automatic means on exactly when the gateway can send mail (SMTP_URL is {current.mailConfigured ? "set" : "not set"}). While it is on, a
+                new account gets a link by email and cannot sign in before opening it. Accounts you create on the Users page count as confirmed.
+              </Text>
+              {verify === "on" && !current.mailConfigured ? (
+                <Alert color="orange" variant="light" icon={<IconInfoCircle size={18} />}>
+                  SMTP_URL is not set: confirmation links only reach the Email outbox page, so new users cannot confirm on their own.
+                </Alert>
+              ) : null}
+            </Stack>
+          </Stack>
+        </Card>
+        <Card withBorder radius="md" padding="lg">
+          <Stack gap="md">
+            <Title order={2} fz="lg">
+              Groups users may choose
+            </Title>
+            <TagsInput
+              label="Groups"
+              description="The groups a user may put their own keys in. Operators may use every group."
+              data={(groups.data?.data ?? []).map((group) => group.name)}
+              value={userGroups}
+              onChange={setUserGroups}
+              error={errors.fields.userGroups}
+              name="userGroups"
+            />
+          </Stack>
+        </Card>
+        <Group justify="flex-end">
+          <Button onClick={() => void save()} loading={saving}>
+            Save settings
+          </Button>
+        </Group>
+      </Stack>
+    </>
+  );
+}
