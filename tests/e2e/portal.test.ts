@@ -1,5 +1,6 @@
 // The portal in a real browser (Debian's Chromium through playwright-core) against the real server with Next.js:
-// a new user's whole journey (sign-up → sign-in → key → redeem → image in the playground → 2FA on → sign out →
+// a new user's whole journey (sign-up → sign-in → key → redeem → image in the playground → 2FA on → sign out (the
+// playground key and the session end with it) →
 // sign in with the second factor → 2FA off), a streaming Responses run, an admin creating a channel and a code batch
 // in the operator pages, a non-admin refused every operator page, and one user never seeing another's rows.
 // Screenshots of the main pages are saved under test-results/screenshots/.
@@ -167,8 +168,21 @@ describe("portal", () => {
     await page.getByRole("button", { name: "I have saved them" }).click();
     await page.getByTestId("totp-status").getByText("On").waitFor();
 
-    // Sign out, sign in: the password alone is not enough, the code field appears.
+    // The security page lists this browser's session.
+    await page.getByTestId("session-row").filter({ hasText: "this browser" }).waitFor();
+
+    // Sign out: the playground's key leaves this browser and stops working; a copy of the cookie is dead.
+    const stored = await page.evaluate(() => Object.keys(localStorage).filter((name) => name.startsWith("gateway.playground-key.")).map((name) => JSON.parse(localStorage.getItem(name)!) as { key: string }));
+    assert.equal(stored.length, 1, "the playground kept its key in this browser");
+    const copiedCookies = await page.context().cookies();
     await signOut(page);
+    assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((name) => name.startsWith("gateway.playground-key."))), []);
+    const afterSignOut = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${stored[0]!.key}` } });
+    assert.equal(afterSignOut.status, 401, "the playground key was revoked");
+    const copied = copiedCookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
+    assert.equal((await fetch(`${gateway.url}/api/user/self`, { headers: { cookie: copied } })).status, 401, "the copied cookie is dead");
+
+    // Sign in again: the password alone is not enough, the code field appears.
     await signIn(page, email, password);
     await page.locator("input[name=code]").waitFor();
     await screenshot(page, "09-sign-in-second-factor");
@@ -382,5 +396,10 @@ describe("portal", () => {
     await page.waitForURL("**/playground");
     await page.getByRole("heading", { name: "Playground" }).waitFor();
     await screenshot(page, "24-mobile-playground");
+  });
+
+  test("the Content-Security-Policy (a script nonce per view) blocked nothing on any page the tests opened", () => {
+    assert.ok(tabs.length >= 5);
+    assert.deepEqual(tabs.flatMap((opened) => opened.cspViolations), []);
   });
 });

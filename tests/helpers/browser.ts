@@ -17,16 +17,23 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-export type Tab = { context: BrowserContext; page: Page; errors: string[] };
+export type Tab = { context: BrowserContext; page: Page; errors: string[]; cspViolations: string[] };
 
-/** A fresh browser context (own cookies) with one page; uncaught page errors are collected in `errors`. */
+/**
+ * A fresh browser context (own cookies) with one page; uncaught page errors are collected in `errors`, and what the
+ * Content-Security-Policy blocked (Chromium reports it on the console) in `cspViolations`.
+ */
 export async function openTab(browser: Browser, baseURL: string, viewport = { width: 1440, height: 960 }): Promise<Tab> {
   const context = await browser.newContext({ baseURL, viewport, acceptDownloads: true, reducedMotion: "reduce" });
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   const errors: string[] = [];
+  const cspViolations: string[] = [];
   page.on("pageerror", (error) => errors.push(`${error.name}: ${error.message}`));
-  return { context, page, errors };
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+  });
+  return { context, page, errors, cspViolations };
 }
 
 /** Saves a full-page PNG as test-results/screenshots/<name>.png. */
