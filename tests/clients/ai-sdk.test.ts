@@ -10,31 +10,18 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { z } from "zod";
 import sharp from "sharp";
-import { ALL_MODELS } from "../../lib/models";
-import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
-import { startAgentUpstream } from "../helpers/agent-upstream";
-import type { FakeUpstream } from "../helpers/fake-upstream";
+import type { Gateway } from "../helpers/gateway";
+import { startAgentGateway, type AgentSetup } from "../helpers/agent-upstream";
 
 let gateway: Gateway;
 let key: string;
-let agent: FakeUpstream;
+let setup: AgentSetup;
 
 before(async () => {
-  gateway = await startGateway();
-  agent = await startAgentUpstream();
-  // Two operator-added models served by the tool-calling fake vendor, one per dialect.
-  for (const model of ["agent-chat", "agent-messages"]) await gateway.admin("POST", "/api/admin/prices", { model, textInput: 1, textOutput: 2 });
-  await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...ALL_MODELS, "agent-chat", "agent-messages"] });
-  await gateway.admin("POST", "/api/admin/channels", { name: "agent openai", type: "openai", baseUrl: `${agent.url}/v1`, apiKey: "a", models: ["agent-chat"], priority: 100 });
-  await gateway.admin("POST", "/api/admin/channels", { name: "agent anthropic", type: "anthropic", baseUrl: agent.url, apiKey: "a", models: ["agent-messages"], priority: 100 });
-  const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find((channel) => channel.type === "simulator")!;
-  await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { settings: { responsesThinkMs: 10, responsesImageMs: 30 } });
-  ({ key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 }));
+  setup = await startAgentGateway({ messages: true, simulatorSettings: { responsesThinkMs: 10, responsesImageMs: 30 } });
+  ({ gateway, key } = setup);
 });
-after(async () => {
-  await agent.close();
-  await stopAllGateways();
-});
+after(() => setup?.close());
 
 const weather = tool({
   description: "The weather in a city",

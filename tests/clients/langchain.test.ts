@@ -5,27 +5,18 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ChatOpenAI } from "@langchain/openai";
 import { z } from "zod";
-import { ALL_MODELS } from "../../lib/models";
-import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
-import { startAgentUpstream } from "../helpers/agent-upstream";
-import type { FakeUpstream } from "../helpers/fake-upstream";
+import type { Gateway } from "../helpers/gateway";
+import { startAgentGateway, type AgentSetup } from "../helpers/agent-upstream";
 
 let gateway: Gateway;
 let key: string;
-let agent: FakeUpstream;
+let setup: AgentSetup;
 
 before(async () => {
-  gateway = await startGateway();
-  agent = await startAgentUpstream();
-  await gateway.admin("POST", "/api/admin/prices", { model: "agent-chat", textInput: 1, textOutput: 2 });
-  await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...ALL_MODELS, "agent-chat"] });
-  await gateway.admin("POST", "/api/admin/channels", { name: "agent openai", type: "openai", baseUrl: `${agent.url}/v1`, apiKey: "a", models: ["agent-chat"], priority: 100 });
-  ({ key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 }));
+  setup = await startAgentGateway();
+  ({ gateway, key } = setup);
 });
-after(async () => {
-  await agent.close();
-  await stopAllGateways();
-});
+after(() => setup?.close());
 
 const chat = (model: string) => new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${gateway.url}/v1` }, maxRetries: 0 });
 

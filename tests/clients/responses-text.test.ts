@@ -6,27 +6,18 @@ import OpenAI from "openai";
 import { stepCountIs, streamText, tool } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { z } from "zod";
-import { ALL_MODELS } from "../../lib/models";
-import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
-import { startAgentUpstream } from "../helpers/agent-upstream";
-import type { FakeUpstream } from "../helpers/fake-upstream";
+import type { Gateway } from "../helpers/gateway";
+import { startAgentGateway, type AgentSetup } from "../helpers/agent-upstream";
 
 let gateway: Gateway;
 let key: string;
-let agent: FakeUpstream;
+let setup: AgentSetup;
 
 before(async () => {
-  gateway = await startGateway();
-  agent = await startAgentUpstream();
-  await gateway.admin("POST", "/api/admin/prices", { model: "agent-chat", textInput: 1, textOutput: 2 });
-  await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...ALL_MODELS, "agent-chat"] });
-  await gateway.admin("POST", "/api/admin/channels", { name: "agent openai", type: "openai", baseUrl: `${agent.url}/v1`, apiKey: "a", models: ["agent-chat"], priority: 100 });
-  ({ key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 }));
+  setup = await startAgentGateway();
+  ({ gateway, key } = setup);
 });
-after(async () => {
-  await agent.close();
-  await stopAllGateways();
-});
+after(() => setup?.close());
 
 const openai = () => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 
@@ -45,7 +36,7 @@ describe("text Responses", () => {
     assert.deepEqual([row.textInputTokens, row.textOutputTokens], [final.usage!.input_tokens, final.usage!.output_tokens]);
     assert.equal(row.cost, Math.ceil(row.textInputTokens * 1.25 + row.textOutputTokens * 10 - 1e-9));
     assert.ok(row.reserved >= 200 * 10, "the cap was reserved for");
-    assert.equal(agent.received.length, 0);
+    assert.equal(setup.agent.received.length, 0);
   });
 
   test("function tools both ways: a function_call item, then its output sent back as function_call_output", async () => {
@@ -64,7 +55,7 @@ describe("text Responses", () => {
       })
       .finalResponse();
     assert.equal(second.output_text, "The tool said: sunny");
-    const sent = agent.received.at(-1)!.body;
+    const sent = setup.agent.received.at(-1)!.body;
     assert.deepEqual(sent.messages.slice(-2).map((message: { role: string }) => message.role), ["assistant", "tool"]);
     assert.equal(sent.messages[0].content, "Use tools.", "the instructions lead as the system message");
   });

@@ -4,6 +4,8 @@
 // schema response format gets a valid instance. OpenAI Chat Completions and Anthropic Messages, streamed or not.
 import type http from "node:http";
 import { startFakeUpstream, sendJson, sendSse, type FakeUpstream, type Received } from "./fake-upstream";
+import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "./gateway";
+import { ALL_MODELS } from "../../lib/models";
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; anyOf?: Schema[] };
 
@@ -105,4 +107,28 @@ export function startAgentUpstream(): Promise<FakeUpstream> {
     if (request.path.endsWith("/messages")) return messages(request, response);
     response.writeHead(404).end();
   });
+}
+
+export type AgentSetup = { gateway: Gateway; agent: FakeUpstream; key: string; close: () => Promise<void> };
+
+/**
+ * A gateway whose operator-added models are served by the agent upstream: `agent-chat` on an openai channel and,
+ * with `messages`, `agent-messages` on an anthropic one (both priced, in the default group), and a user key with $500.
+ */
+export async function startAgentGateway(options: { messages?: boolean; simulatorSettings?: Record<string, unknown> } = {}): Promise<AgentSetup> {
+  const gateway = await startGateway();
+  const agent = await startAgentUpstream();
+  const models = options.messages ? ["agent-chat", "agent-messages"] : ["agent-chat"];
+  for (const model of models) await gateway.admin("POST", "/api/admin/prices", { model, textInput: 1, textOutput: 2 });
+  await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...ALL_MODELS, ...models] });
+  await gateway.admin("POST", "/api/admin/channels", { name: "agent openai", type: "openai", baseUrl: `${agent.url}/v1`, apiKey: "a", models: ["agent-chat"], priority: 100 });
+  if (options.messages) {
+    await gateway.admin("POST", "/api/admin/channels", { name: "agent anthropic", type: "anthropic", baseUrl: agent.url, apiKey: "a", models: ["agent-messages"], priority: 100 });
+  }
+  if (options.simulatorSettings) {
+    const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find((channel) => channel.type === "simulator")!;
+    await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { settings: options.simulatorSettings });
+  }
+  const { key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 });
+  return { gateway, agent, key, close: async () => void (await Promise.all([agent.close(), stopAllGateways()])) };
 }
