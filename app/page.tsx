@@ -1,6 +1,10 @@
 // The public landing page: what the service is, how to call it, where to sign in.
 import { Anchor, Badge, Button, Card, Code, Container, Group, SimpleGrid, Stack, Text, ThemeIcon, Title } from "@mantine/core";
 import { IconBolt, IconMessages, IconPhoto, IconSparkles, IconTerminal2 } from "@tabler/icons-react";
+import { ApiBaseUrls, BaseUrlProvider } from "@/components/base-url";
+import { TryItSnippet } from "@/components/landing-snippet";
+import { env } from "@/lib/env";
+import { pageSession } from "@/lib/portal/server";
 
 const ENDPOINTS = [
   { icon: IconPhoto, path: "POST /v1/images/generations · /v1/images/edits", title: "Images", text: "Generate and edit images with std-image-2: any size up to 3840 px, png, jpeg or webp, masks for edits." },
@@ -9,7 +13,9 @@ const ENDPOINTS = [
   { icon: IconTerminal2, path: "POST /v1/chat/completions", title: "Chat Completions", text: "OpenAI-compatible chat for every text model, streamed or not." },
 ];
 
-export default function Landing() {
+export default async function Landing() {
+  // A signed-in visitor is offered the portal, not a sign-in form.
+  const user = await pageSession();
   return (
     <Container size="md" py={64}>
       <Stack gap="xl">
@@ -25,8 +31,14 @@ export default function Landing() {
           settled to what was used.
         </Text>
         <Group>
-          <Button component="a" href="/sign-in" size="md">Sign in</Button>
-          <Button component="a" href="/sign-up" size="md" variant="default">Create an account</Button>
+          {user ? (
+            <Button component="a" href="/dashboard" size="md">Open the portal</Button>
+          ) : (
+            <>
+              <Button component="a" href="/sign-in" size="md">Sign in</Button>
+              <Button component="a" href="/sign-up" size="md" variant="default">Create an account</Button>
+            </>
+          )}
         </Group>
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
           {ENDPOINTS.map((endpoint) => (
@@ -42,9 +54,13 @@ export default function Landing() {
         </SimpleGrid>
         <Card withBorder radius="md" padding="lg">
           <Text fw={600} mb="xs">Try it</Text>
-          <Code block>{`import OpenAI from "openai";
-const client = new OpenAI({ apiKey: "sk-...", baseURL: "<this server>/v1" });
-const result = await client.images.generate({ model: "std-image-2", prompt: "a lighthouse at dawn", size: "1024x1024" });`}</Code>
+          <BaseUrlProvider appUrl={env().APP_URL ?? null}>
+            <TryItSnippet />
+            <Text size="sm" fw={500} mt="md" mb={4}>
+              Base URL
+            </Text>
+            <ApiBaseUrls />
+          </BaseUrlProvider>
           <Text size="sm" c="dimmed" mt="sm">
             The machine-readable description of every endpoint is at <Anchor href="/openapi.json">/openapi.json</Anchor>.
           </Text>

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { dropPlaygroundKeysOnSignOut } from "@/lib/portal/playground-key";
+import { ApiBaseUrls, BaseUrlProvider } from "@/components/base-url";
 import {
   ActionIcon,
   AppShell,
@@ -100,7 +101,7 @@ function ColorSchemeToggle() {
   );
 }
 
-export function PortalShell({ user, children }: { user: ShellUser; children: ReactNode }) {
+export function PortalShell({ user, appUrl = null, children }: { user: ShellUser; appUrl?: string | null; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure(false);
   const pathname = usePathname();
 
@@ -119,6 +120,7 @@ export function PortalShell({ user, children }: { user: ShellUser; children: Rea
   );
 
   return (
+    <BaseUrlProvider appUrl={appUrl}>
     <AppShell header={{ height: 60 }} navbar={{ width: 250, breakpoint: "sm", collapsed: { mobile: !opened } }} padding="lg">
       <a href="#main" className="skip-link">
         Skip to content
@@ -193,9 +195,12 @@ export function PortalShell({ user, children }: { user: ShellUser; children: Rea
           ) : null}
         </AppShell.Section>
         <AppShell.Section>
-          <Text size="xs" c="dimmed" px="sm" py="xs">
-            API base URL: <code>/v1</code>
-          </Text>
+          <Box px="sm" py="xs">
+            <Text size="xs" fw={700} c="dimmed" tt="uppercase" mb={4}>
+              API base URL
+            </Text>
+            <ApiBaseUrls />
+          </Box>
         </AppShell.Section>
       </AppShell.Navbar>
 
@@ -203,5 +208,6 @@ export function PortalShell({ user, children }: { user: ShellUser; children: Rea
         {children}
       </AppShell.Main>
     </AppShell>
+    </BaseUrlProvider>
   );
 }

@@ -3,11 +3,17 @@ import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
 import { pageSession } from "@/lib/portal/server";
 import { PortalShell } from "@/components/portal-shell";
+import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
 
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await pageSession();
   if (!user) redirect("/sign-in");
-  return <PortalShell user={{ email: user.email, role: user.role }}>{children}</PortalShell>;
+  // The configured public address, if any: examples and the base URL shown in the sidebar use it.
+  return (
+    <PortalShell user={{ email: user.email, role: user.role }} appUrl={env().APP_URL ?? null}>
+      {children}
+    </PortalShell>
+  );
 }

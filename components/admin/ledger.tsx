@@ -8,7 +8,7 @@ import { IconChevronLeft, IconChevronRight, IconDownload, IconReceipt } from "@t
 import { ALL_MODELS } from "@/lib/models";
 import { api, useApi } from "@/lib/portal/api";
 import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
-import { download, toCsv } from "@/lib/portal/csv";
+import { download, signedUsd, toCsv } from "@/lib/portal/csv";
 import type { AdminChannel, AdminUsageRow, AdminUser } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading, SimulatorBadge, StatusBadge } from "@/components/feedback";
@@ -56,7 +56,7 @@ export function LedgerAdmin() {
         { header: "user", value: (row: AdminUsageRow) => emails.get(row.userId) ?? row.userId },
         ...USAGE_CSV,
         { header: "channel", value: (row: AdminUsageRow) => row.channelName },
-        { header: "reserved_usd", value: (row: AdminUsageRow) => (row.reserved / 1_000_000).toFixed(6) },
+        { header: "reserved_usd", value: (row: AdminUsageRow) => signedUsd(row.reserved) },
         { header: "price_version", value: (row: AdminUsageRow) => row.priceVersion },
       ];
       download(`ledger-${new Date().toISOString().slice(0, 10)}.csv`, toCsv(all, columns));

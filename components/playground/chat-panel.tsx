@@ -20,7 +20,8 @@ import {
   Tooltip,
 } from "@mantine/core";
 import { IconMessageChatbot, IconPlayerStop, IconSend, IconTrash } from "@tabler/icons-react";
-import { errorFrom, useOrigin, type ApiError } from "@/lib/portal/api";
+import { errorFrom, type ApiError } from "@/lib/portal/api";
+import { useBaseUrl } from "@/components/base-url";
 import { count } from "@/lib/portal/format";
 import { authHeaders, chatBody, findLedgerRow, formatSeconds, messagesBody, type ChatTurn } from "@/lib/portal/playground";
 import { readEventStream } from "@/lib/portal/sse";
@@ -60,7 +61,7 @@ export function ChatPanel({
   const nextTurns: ChatTurn[] = [...history, { role: "user", content: draft.trim() || "Hello!" }];
   const tokens = typeof maxTokens === "number" && maxTokens > 0 ? maxTokens : 512;
   const body = protocol === "chat" ? chatBody(model, system, nextTurns, tokens) : messagesBody(model, system, nextTurns, tokens);
-  const origin = useOrigin();
+  const origin = useBaseUrl();
 
   useEffect(() => {
     viewport.current?.scrollTo({ top: viewport.current.scrollHeight });

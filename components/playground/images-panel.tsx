@@ -4,7 +4,8 @@
 import { useState } from "react";
 import { Button, Card, EmptyState, Grid, Stack, Text, Textarea, Title } from "@mantine/core";
 import { IconPhoto, IconSparkles } from "@tabler/icons-react";
-import { errorFrom, fieldMessage, useOrigin, type ApiError } from "@/lib/portal/api";
+import { errorFrom, fieldMessage, type ApiError } from "@/lib/portal/api";
+import { useBaseUrl } from "@/components/base-url";
 import { authHeaders, DEFAULT_IMAGE_SETTINGS, findLedgerRow, imagesBody, type ImageSettings } from "@/lib/portal/playground";
 import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
@@ -25,7 +26,7 @@ export function ImagesPanel({ model, source, getKey, onKeyRejected }: { model: s
   const [results, setResults] = useState<Result[]>([]);
 
   const body = imagesBody(model, prompt, { ...settings, size: settings.size.trim() });
-  const origin = useOrigin();
+  const origin = useBaseUrl();
   const invalid = Boolean(sizeProblem(settings.size)) || !prompt.trim();
 
   async function run(event: { preventDefault(): void }) {

@@ -34,7 +34,8 @@ import {
   IconTimeline,
   IconX,
 } from "@tabler/icons-react";
-import { errorFrom, fieldMessage, useOrigin, type ApiError } from "@/lib/portal/api";
+import { errorFrom, fieldMessage, type ApiError } from "@/lib/portal/api";
+import { useBaseUrl } from "@/components/base-url";
 import { count } from "@/lib/portal/format";
 import {
   authHeaders,
@@ -121,7 +122,7 @@ export function ResponsesPanel({ model, source, getKey, onKeyRejected }: { model
   const viewport = useRef<HTMLDivElement>(null);
 
   const body = responsesBody(model, instructions, prompt, { ...settings, size: settings.size.trim() }, action);
-  const origin = useOrigin();
+  const origin = useBaseUrl();
   const invalid = Boolean(sizeProblem(settings.size)) || !prompt.trim() || !instructions.trim();
 
   useEffect(() => {

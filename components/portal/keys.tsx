@@ -24,7 +24,8 @@ import {
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from "@tabler/icons-react";
-import { api, formErrors, NO_ERRORS, useApi, useOrigin, type FormErrors } from "@/lib/portal/api";
+import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
+import { useBaseUrl } from "@/components/base-url";
 import { dateOnly, relative, usd, usdToMicros } from "@/lib/portal/format";
 import type { ApiKey, CreatedKey, Self } from "@/lib/portal/types";
 import { PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
@@ -169,7 +170,7 @@ function CreateKeyModal({ opened, onClose, groups, onCreated }: { opened: boolea
 }
 
 function NewKeyModal({ created, onClose }: { created: CreatedKey | null; onClose: () => void }) {
-  const origin = useOrigin();
+  const base = useBaseUrl();
   return (
     <Modal opened={created !== null} onClose={onClose} title={<Text fw={600}>Your new API key</Text>} centered size="lg" closeOnClickOutside={false}>
       {created ? (
@@ -181,7 +182,12 @@ function NewKeyModal({ created, onClose }: { created: CreatedKey | null; onClose
           <Text size="sm" c="dimmed">
             Use it as a Bearer token, for example:
           </Text>
-          <Code block>{`curl ${origin}/v1/chat/completions \\\n  -H "Authorization: Bearer ${created.prefix}…" \\\n  -H "Content-Type: application/json" \\\n  -d '{"model":"std-5.5","messages":[{"role":"user","content":"Hello"}]}'`}</Code>
+          {/* The full key, shown this once: the example works when pasted as it is. */}
+          <CopyField
+            testId="new-key-example"
+            label="Copy example"
+            value={`curl ${base}/v1/chat/completions \\\n  -H "Authorization: Bearer ${created.key}" \\\n  -H "Content-Type: application/json" \\\n  -d '{"model":"std-5.5","messages":[{"role":"user","content":"Hello"}]}'`}
+          />
           <Group justify="flex-end">
             <Button onClick={onClose}>I have copied it</Button>
           </Group>

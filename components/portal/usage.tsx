@@ -21,7 +21,7 @@ import { IconDownload, IconFilterOff, IconReceipt } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/models";
 import { api, fieldMessage, useApi } from "@/lib/portal/api";
 import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
-import { download, toCsv, type CsvColumn } from "@/lib/portal/csv";
+import { download, signedUsd, toCsv, type CsvColumn } from "@/lib/portal/csv";
 import type { ApiKey, UsagePage, UsageRow } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading, StatusBadge } from "@/components/feedback";
@@ -53,7 +53,8 @@ export const USAGE_CSV: CsvColumn<UsageRow>[] = [
   { header: "text_output_tokens", value: (row) => row.textOutputTokens },
   { header: "image_input_tokens", value: (row) => row.imageInputTokens },
   { header: "image_output_tokens", value: (row) => row.imageOutputTokens },
-  { header: "cost_usd", value: (row) => (row.cost / 1_000_000).toFixed(6) },
+  // From the user's side, as a number a spreadsheet can add up: a top-up of $5 is 5, a request of $0.0063 is -0.0063.
+  { header: "amount_usd", value: (row) => signedUsd(-row.cost) },
   { header: "status", value: (row) => row.status },
   { header: "http_status", value: (row) => row.httpStatus },
   { header: "latency_ms", value: (row) => row.latencyMs },

@@ -206,9 +206,9 @@ export async function peekEvents(bucket: string, limit: number, windowMs = THROT
  * "Too many attempts. Try again in 15 minutes (after 2026-01-01T12:15:00Z)." The same text for every account,
  * known or not, since the counters never look at the database.
  */
-export function lockedMessage(retryAfterSeconds: number, now = Date.now()): string {
+export function lockedMessage(retryAfterSeconds: number): string {
+  // Words only: a raw timestamp means nothing to a person (and is in the wrong time zone); Retry-After has the number.
   const wait = Math.max(1, Math.ceil(retryAfterSeconds));
   const relative = wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${Math.ceil(wait / 60)} minute${Math.ceil(wait / 60) === 1 ? "" : "s"}`;
-  const at = new Date(now + wait * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  return `Too many attempts. Try again in ${relative} (after ${at}).`;
+  return `Too many attempts. Try again in ${relative}.`;
 }

@@ -13,7 +13,7 @@ import { hashPassword, checkPasswordStrength } from "../accounts/password";
 import { newApiKey } from "../keys/format";
 import { flushLedger } from "../billing/ledger";
 import { moneyStore } from "../billing/store";
-import { normaliseRedeemCode } from "../accounts/redeem-format";
+import { newRedeemCode, redeemCodeHash } from "../accounts/redeem-format";
 
 type Params = Record<string, string>;
 type AdminHandler = (request: Request, params: Params, actor: AdminActor) => Promise<Response>;
@@ -370,10 +370,10 @@ export const codesSchema = z.object({
 export const createRedeemCodes = adminRoute(async (request) => {
   const body = await readBody(request, codesSchema);
   const batch = body.batch || `batch-${new Date().toISOString().slice(0, 10)}-${randomToken(6)}`;
-  const codes = Array.from({ length: body.count }, () => `GW-${randomToken(5)}-${randomToken(5)}-${randomToken(5)}-${randomToken(5)}`);
+  const codes = Array.from({ length: body.count }, () => newRedeemCode());
   await db().redeemCode.createMany({
     data: codes.map((code) => ({
-      codeHash: sha256(normaliseRedeemCode(code)), prefix: code.slice(0, 8), batch, quota: BigInt(body.quota), expiresAt: body.expiresAt ?? null,
+      codeHash: redeemCodeHash(code), prefix: code.slice(0, 8), batch, quota: BigInt(body.quota), expiresAt: body.expiresAt ?? null,
     })),
   });
   return json({ batch, codes, quota: body.quota, expiresAt: body.expiresAt ?? null }, 201);

@@ -1,6 +1,6 @@
 // CSV export for the portal's tables (RFC 4180 quoting). Text cells that a spreadsheet would run as a formula
 // (starting with = + - @ or a tab/CR) are prefixed with a quote, so an exported ledger cannot carry a formula
-// injected through, say, a key name.
+// injected through, say, a key name. Numbers are written as numbers (a negative amount is not text).
 export type CsvColumn<T> = { header: string; value: (row: T) => string | number | boolean | null | undefined };
 
 function cell(value: string | number | boolean | null | undefined): string {
@@ -8,6 +8,12 @@ function cell(value: string | number | boolean | null | undefined): string {
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** Micro-USD → a plain number of dollars for a numeric cell (no "-0", at most six decimals). */
+export function signedUsd(micros: number): number {
+  const value = Number((micros / 1_000_000).toFixed(6));
+  return value === 0 ? 0 : value;
 }
 
 export function toCsv<T>(rows: readonly T[], columns: readonly CsvColumn<T>[]): string {

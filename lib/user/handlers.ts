@@ -13,7 +13,7 @@ import { newApiKey } from "../keys/format";
 import { flushLedger } from "../billing/ledger";
 import { moneyStore } from "../billing/store";
 import { publicKey } from "../admin/handlers";
-import { normaliseRedeemCode } from "../accounts/redeem-format";
+import { redeemLookupHashes } from "../accounts/redeem-format";
 import { checkPasswordStrength, hashPassword, verifyPassword } from "../accounts/password";
 import {
   accountCounter,
@@ -354,7 +354,12 @@ export const topup = sessionOrKeyRoute(async (request, _params, caller) => {
     const decision = await peekEvents(bucket, limit);
     if (!decision.allowed) throw lockedError(decision);
   }
-  const result = await moneyStore().redeem(sha256(normaliseRedeemCode(body.key)), caller.userId, caller.requestId);
+  // Case-free hash first (codes made since round 2), then the case-sensitive one of older codes.
+  let result = { status: "unknown" } as Awaited<ReturnType<ReturnType<typeof moneyStore>["redeem"]>>;
+  for (const hash of redeemLookupHashes(body.key)) {
+    result = await moneyStore().redeem(hash, caller.userId, caller.requestId);
+    if (result.status !== "unknown") break;
+  }
   if (result.status !== "ok") {
     if (result.status === "unknown") {
       await countEvent(userBucket, REDEEM_GUESSES);

@@ -96,6 +96,18 @@ describe("portal", () => {
     const shownKey = (await page.getByTestId("new-key").textContent())?.trim() ?? "";
     assert.match(shownKey, /^sk-[A-Za-z0-9]+$/);
     await page.getByRole("dialog").getByRole("button", { name: "Copy key" }).waitFor();
+    // The one-time example is complete: the full base URL and the full key; run as written, it is answered.
+    const example = (await page.getByTestId("new-key-example").textContent()) ?? "";
+    const url = /curl (\S+)/.exec(example)?.[1] ?? "";
+    assert.equal(url, `${gateway.url}/v1/chat/completions`);
+    const authorization = /-H "Authorization: ([^"]+)"/.exec(example)?.[1] ?? "";
+    assert.equal(authorization, `Bearer ${shownKey}`);
+    const body = /-d '([^']+)'/.exec(example)?.[1] ?? "";
+    const ran = await fetch(url, { method: "POST", headers: { authorization, "content-type": "application/json" }, body });
+    assert.notEqual(ran.status, 401, "the pasted example authenticates");
+    await ran.body?.cancel();
+    assert.equal(await page.getByTestId("base-url-openai").first().textContent(), `${gateway.url}/v1`, "the sidebar shows the full base URL");
+    assert.equal(await page.getByTestId("base-url-anthropic").first().textContent(), gateway.url);
     await screenshot(page, "03-key-created");
     await page.getByRole("button", { name: "I have copied it" }).click();
     await page.getByTestId("key-row").filter({ hasText: "Build server" }).waitFor();
@@ -396,6 +408,27 @@ describe("portal", () => {
     await page.waitForURL("**/playground");
     await page.getByRole("heading", { name: "Playground" }).waitFor();
     await screenshot(page, "24-mobile-playground");
+  });
+
+  test("a missing page is the portal's own, with a way back; the landing page offers the portal to a signed-in user; a favicon", async () => {
+    const user = await createUserWithKey(gateway);
+    const { page } = await tab();
+    const missing = await page.goto("/no-such-page");
+    assert.equal(missing?.status(), 404);
+    await page.getByRole("heading", { name: "This page does not exist" }).waitFor();
+    await page.getByRole("link", { name: "Home page" }).waitFor();
+    await screenshot(page, "25-not-found");
+    await page.goto("/");
+    await page.getByRole("link", { name: "Sign in" }).waitFor();
+    assert.equal(await page.getByTestId("base-url-openai").textContent(), `${gateway.url}/v1`);
+    await signIn(page, user.email, user.password);
+    await page.waitForURL("**/dashboard");
+    await page.goto("/");
+    await page.getByRole("link", { name: "Open the portal" }).waitFor();
+    assert.equal(await page.getByRole("link", { name: "Sign in" }).count(), 0);
+    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+    assert.ok(icon, "the page names an icon");
+    assert.equal((await fetch(new URL(icon, gateway.url))).status, 200);
   });
 
   test("the Content-Security-Policy (a script nonce per view) blocked nothing on any page the tests opened", () => {

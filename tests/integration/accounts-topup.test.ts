@@ -56,12 +56,31 @@ function topupTests(database: "sqlite" | "postgres") {
 
     // Stored hashed: the database has the SHA-256 of the code, never the code.
     await withDatabase(gateway.databaseUrl, async (query) => {
-      const rows = await query(`SELECT * FROM "RedeemCode" WHERE "codeHash" = ?`, [sha256(code!.replace(/-/g, ""))]);
+      const rows = await query(`SELECT * FROM "RedeemCode" WHERE "codeHash" = ?`, [sha256(`v2:${code!.replace(/-/g, "")}`)]);
       assert.equal(rows.length, 1);
       assert.equal(rows[0].status, "used");
       assert.equal(rows[0].redeemedById, user.userId);
       assert.equal(JSON.stringify(rows).includes(code!), false);
     });
+  });
+
+  test("new codes are case-free (any case, O for 0, I or L for 1, any separators); a code from before keeps its exact case", async () => {
+    const user = await createUserWithKey(gateway, { balance: 0 });
+    const browser = await signedIn(gateway.url, user.email, user.password);
+    const { codes } = await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 100, count: 3 });
+    for (const code of codes as string[]) assert.match(code, /^GW(-[0-9A-HJKMNP-TV-Z]{5}){4}$/, "Crockford base 32: 100 bits, no I, L, O or U");
+    const typedLoosely = (codes[0] as string).toLowerCase().replace(/0/g, "o").replace(/1/g, "l").replace(/-/g, " ");
+    assert.deepEqual((await browser.call("POST", "/api/user/topup", { key: typedLoosely })).body, { quota: 100, balance: 100 });
+    assert.deepEqual((await browser.call("POST", "/api/user/topup", { key: (codes[1] as string).replace(/-/g, "") })).body, { quota: 100, balance: 200 });
+
+    // A code made before round 2: case-sensitive letters, stored as SHA-256 of the code without dashes.
+    const legacy = "GW-aBcDe-FgHjK-mNpQr-StUvW";
+    await withDatabase(gateway.databaseUrl, (query) =>
+      query(`INSERT INTO "RedeemCode" ("id", "codeHash", "prefix", "batch", "quota", "status", "createdAt") VALUES (?, ?, ?, ?, ?, 'unused', CURRENT_TIMESTAMP)`, [`legacy-${user.userId}`, sha256(legacy.replace(/-/g, "")), legacy.slice(0, 8), "legacy", 50]),
+    );
+    const wrongCase = await browser.call("POST", "/api/user/topup", { key: legacy.toUpperCase() });
+    assert.equal(wrongCase.status, 400, "an old code is not case-free");
+    assert.deepEqual((await browser.call("POST", "/api/user/topup", { key: legacy })).body, { quota: 50, balance: 250 });
   });
 
   test("a code redeemed with the user's API key credits the key's owner; other credentials are refused", async () => {

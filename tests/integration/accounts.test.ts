@@ -12,7 +12,7 @@ import { currentTotp } from "../../lib/accounts/totp";
 
 after(stopAllGateways);
 
-const LOCKED = /^Too many attempts\. Try again in (\d+) (minutes?|seconds?) \(after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\)\.$/;
+const LOCKED = /^Too many attempts\. Try again in (\d+) (minutes?|seconds?)\.$/;
 const now = () => Math.floor(Date.now() / 1000);
 const randomEmail = (label = "user") => `${label}-${randomBytes(5).toString("hex")}@example.com`;
 
@@ -181,8 +181,7 @@ function accountTests(database: "sqlite" | "postgres") {
     assert.equal(locked.ok, false);
     const match = LOCKED.exec(locked.ok ? "" : locked.error);
     assert.ok(match, `lockout message: ${locked.ok ? "" : locked.error}`);
-    const retryAt = Date.parse(match[3]!);
-    assert.ok(retryAt > Date.now() + 14 * 60_000 && retryAt <= Date.now() + 15 * 60_000 + 2000, `retry at ${match[3]}`);
+    assert.deepEqual([match[1], match[2]], ["15", "minutes"], "said in words, no timestamp");
     // The same counter guards the 2FA endpoints: the session cannot turn 2FA off with a code meanwhile.
     const disable = await browser.call("POST", "/api/user/2fa/disable", { code: await currentTotp(secret, now() + 30) });
     assertError(disable, 429, "locked", LOCKED);
@@ -201,11 +200,14 @@ function accountTests(database: "sqlite" | "postgres") {
     assert.equal((await browser.call("GET", "/api/user/self")).body.totpEnabled, false);
   });
 
-  test("a disabled user cannot sign in, and reads like a wrong password", async () => {
+  test("a disabled user cannot sign in: a wrong password reads as usual, only the right one is told the account is disabled", async () => {
     const { email, password, userId } = await createUserWithKey(gateway);
     const browser = await signedIn(gateway.url, email, password);
     await gateway.admin("PATCH", `/api/admin/users/${userId}`, { status: "disabled" });
-    assert.deepEqual(await signIn(gateway.url, email, password), { ok: false, error: "Invalid email or password", status: 401 });
+    assert.deepEqual(await signIn(gateway.url, email, `${password}-wrong`), { ok: false, error: "Invalid email or password", status: 401 });
+    const right = await signIn(gateway.url, email, password);
+    assert.equal(right.ok, false);
+    assert.match(right.ok ? "" : right.error, /^This account is disabled/);
     assertError(await browser.call("GET", "/api/user/self"), 401, "unauthenticated");
   });
 

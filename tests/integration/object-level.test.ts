@@ -75,7 +75,9 @@ async function aliceState() {
   const keys = (await gateway.admin("GET", `/api/admin/keys?userId=${alice.userId}`)).data as { id: string; status: string; quotaRemaining: number; name: string }[];
   const secret = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT "totpSecret", "passwordHash", "sessionVersion" FROM "User" WHERE "id" = ?`, [alice.userId]))[0]);
   const backup = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT COUNT(*) AS n FROM "BackupCode" WHERE "userId" = ? AND "usedAt" IS NULL`, [alice.userId]))[0].n);
-  return { user, keys, secret, backup: Number(backup) };
+  const sessions = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT "id" FROM "Session" WHERE "userId" = ? AND "revokedAt" IS NULL ORDER BY "id"`, [alice.userId])).map((row: { id: string }) => row.id));
+  const verified = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT "emailVerifiedAt" FROM "User" WHERE "id" = ?`, [alice.userId]))[0].emailVerifiedAt);
+  return { user, keys, secret, backup: Number(backup), sessions, verified: String(verified) };
 }
 
 // ---------------------------------------------------------------------------------------------- every user route
@@ -175,6 +177,36 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     const answer = await callApi(gateway.url, "POST", "/api/user/reset", { body: { email: alice.email, token, password: "taken-over-password-1" } });
     assert.equal(answer.status, 400);
     assert.equal((await signIn(gateway.url, alice.email, "taken-over-password-1")).ok, false);
+  },
+  "GET /api/user/sessions": async () => {
+    const listed = await bob.browser.call("GET", `/api/user/sessions?userId=${alice.userId}`);
+    assert.equal(listed.status, 200);
+    const aliceSessions = (await aliceState()).sessions;
+    for (const row of listed.body.data) assert.ok(!aliceSessions.includes(row.id), "B sees only B's sessions");
+  },
+  "DELETE /api/user/sessions/{id}": async () => {
+    const [aliceSession] = (await aliceState()).sessions;
+    const answer = await bob.browser.call("DELETE", `/api/user/sessions/${aliceSession}`);
+    const missing = await bob.browser.call("DELETE", "/api/user/sessions/no-such-session");
+    assert.equal(answer.status, 404);
+    assert.deepEqual(answer.body, missing.body, "the same answer as for a session that does not exist");
+  },
+  "POST /api/user/sessions/revoke-all": async () => {
+    const answer = await bob.browser.call("POST", "/api/user/sessions/revoke-all", { userId: alice.userId });
+    assert.equal(answer.status, 200);
+    bob = { ...bob, browser: await signedIn(gateway.url, bob.email, bob.password) };
+  },
+  "POST /api/user/verify-email": async () => {
+    const answer = await callApi(gateway.url, "POST", "/api/user/verify-email", { body: { email: alice.email, token: "a-guessed-token" } });
+    assert.equal(answer.status, 400);
+  },
+  "POST /api/user/verify-email/resend": async () => {
+    const before = mail.length;
+    const answer = await callApi(gateway.url, "POST", "/api/user/verify-email/resend", { body: { email: alice.email } });
+    const unknown = await callApi(gateway.url, "POST", "/api/user/verify-email/resend", { body: { email: "nobody-at-all@example.com" } });
+    assert.deepEqual([answer.status, answer.body.message], [unknown.status, unknown.body.message]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(mail.slice(before).filter((message) => message.to.includes(alice.email)).length, 0, "A is confirmed already: no mail");
   },
 };
 
