@@ -23,13 +23,13 @@ import { IconMessageChatbot, IconPlayerStop, IconSend, IconTrash } from "@tabler
 import { errorFrom, type ApiError } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
 import { count } from "@/lib/portal/format";
-import { authHeaders, chatBody, findLedgerRow, formatSeconds, messagesBody, type ChatTurn } from "@/lib/portal/playground";
+import { chatBody, findLedgerRow, formatSeconds, messagesBody, type ChatTurn } from "@/lib/portal/playground";
 import { readEventStream } from "@/lib/portal/sse";
 import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { SimulatorBadge } from "@/components/feedback";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, RunError, SourceBadge } from "./shared";
+import { CostLine, RunError, SourceBadge, type SendRequest } from "./shared";
 
 type Shown = ChatTurn & { id: number; streaming?: boolean; simulated?: boolean; inputTokens?: number; outputTokens?: number; cost?: number | null; latencyMs?: number; failed?: boolean };
 
@@ -39,13 +39,13 @@ export function ChatPanel({
   protocol,
   model,
   source,
-  getKey,
+  send: sendRequest,
   onKeyRejected,
 }: {
   protocol: "chat" | "messages";
   model: string;
   source: ModelSource | undefined;
-  getKey: () => Promise<string>;
+  send: SendRequest;
   onKeyRejected: () => void;
 }) {
   const [system, setSystem] = useState("You are a helpful assistant.");
@@ -85,13 +85,7 @@ export function ChatPanel({
     const update = (change: Partial<Shown> | ((turn: Shown) => Partial<Shown>)) =>
       setTurns((current) => current.map((turn) => (turn.id === answerId ? { ...turn, ...(typeof change === "function" ? change(turn) : change) } : turn)));
     try {
-      const key = await getKey();
-      const response = await fetch(protocol === "chat" ? "/v1/chat/completions" : "/v1/messages", {
-        method: "POST",
-        headers: authHeaders(protocol, key),
-        body: JSON.stringify(requestBody),
-        signal: controller.signal,
-      });
+      const response = await sendRequest(protocol === "chat" ? "/v1/chat/completions" : "/v1/messages", JSON.stringify(requestBody), controller.signal);
       if (!response.ok) {
         setError(await errorFrom(response));
         update({ streaming: false, failed: true, content: "" });

@@ -6,18 +6,18 @@ import { Button, Card, EmptyState, Grid, Stack, Text, Textarea, Title } from "@m
 import { IconPhoto, IconSparkles } from "@tabler/icons-react";
 import { errorFrom, fieldMessage, type ApiError } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
-import { authHeaders, DEFAULT_IMAGE_SETTINGS, findLedgerRow, imagesBody, type ImageSettings } from "@/lib/portal/playground";
+import { DEFAULT_IMAGE_SETTINGS, findLedgerRow, imagesBody, type ImageSettings } from "@/lib/portal/playground";
 import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, ImageCard, RunError, type ShownImage } from "./shared";
+import { CostLine, ImageCard, RunError, type ShownImage, type SendRequest } from "./shared";
 
 type Result = ShownImage & { id: number; requestId: string | null; cost?: number | null };
 
 const FIELD_PARAMS = ["prompt", "size", "quality", "output_format", "output_compression", "moderation"];
 
-export function ImagesPanel({ model, source, getKey, onKeyRejected }: { model: string; source: ModelSource | undefined; getKey: () => Promise<string>; onKeyRejected: () => void }) {
+export function ImagesPanel({ model, source, send, onKeyRejected }: { model: string; source: ModelSource | undefined; send: SendRequest; onKeyRejected: () => void }) {
   const [prompt, setPrompt] = useState("A lighthouse on a rocky coast at sunset, watercolor");
   const [settings, setSettings] = useState<ImageSettings>(DEFAULT_IMAGE_SETTINGS);
   const [running, setRunning] = useState(false);
@@ -40,8 +40,7 @@ export function ImagesPanel({ model, source, getKey, onKeyRejected }: { model: s
     setFieldErrors({});
     const started = performance.now();
     try {
-      const key = await getKey();
-      const response = await fetch("/v1/images/generations", { method: "POST", headers: authHeaders("images", key), body: JSON.stringify(body) });
+      const response = await send("/v1/images/generations", JSON.stringify(body));
       if (!response.ok) {
         const failure = await errorFrom(response);
         if (failure.param && FIELD_PARAMS.includes(failure.param)) setFieldErrors({ [failure.param]: fieldMessage(failure.message) });

@@ -1,15 +1,16 @@
 "use client";
 // The playground: pick an endpoint and a model, then generate images, run a streaming Responses request or chat.
-// It calls the real /v1 endpoints with a key of the user's own: by default a short-lived playground key made for
-// this browser (lib/portal/playground-key.ts), or one the user pastes (kept in memory only).
-import { useCallback, useEffect, useRef, useState } from "react";
+// By default it calls the real endpoints through the session (/api/user/playground/v1/…, lib/gateway/playground.ts):
+// billed through the account's playground key, whose secret never reaches the browser, with its own spending cap.
+// Or with a key the user pastes (kept in memory only, sent straight to /v1).
+import { useCallback, useState } from "react";
 import Link from "next/link";
 import { Alert, Anchor, Badge, Button, Card, Code, Grid, Group, PasswordInput, SegmentedControl, Select, Stack, Text, useMatches } from "@mantine/core";
 import { IconAlertTriangle, IconKey, IconRefresh } from "@tabler/icons-react";
-import { useApi } from "@/lib/portal/api";
-import { relative, usd } from "@/lib/portal/format";
-import { createPlaygroundKey, currentPlaygroundKey, forgetPlaygroundKey, PLAYGROUND_KEY_HOURS, type PlaygroundKey } from "@/lib/portal/playground-key";
-import { ENDPOINTS, type EndpointId } from "@/lib/portal/playground";
+import { api, useApi } from "@/lib/portal/api";
+import { usd } from "@/lib/portal/format";
+import { authHeaders, ENDPOINTS, type EndpointId } from "@/lib/portal/playground";
+import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
 import type { Self } from "@/lib/portal/types";
 import type { ModelSource } from "@/lib/portal/server";
 import { PageHeader } from "@/components/page-header";
@@ -17,78 +18,76 @@ import { LoadError } from "@/components/feedback";
 import { ImagesPanel } from "./images-panel";
 import { ResponsesPanel } from "./responses-panel";
 import { ChatPanel } from "./chat-panel";
-import { SourceBadge } from "./shared";
+import { SourceBadge, type SendRequest } from "./shared";
 
-export function Playground({ userId, sources }: { userId: string; sources: Record<string, ModelSource> }) {
+type PlaygroundKeyInfo = { key: { id: string; prefix: string; group: string; cap: number; remaining: number } | null; cap: number };
+
+const ENDPOINT_OF_PATH: Record<PlaygroundEndpoint, EndpointId> = {
+  "/v1/images/generations": "images",
+  "/v1/responses": "responses",
+  "/v1/chat/completions": "chat",
+  "/v1/messages": "messages",
+};
+
+export function Playground({ sources }: { userId: string; sources: Record<string, ModelSource> }) {
   const self = useApi<Self>("/api/user/self");
+  const keyInfo = useApi<PlaygroundKeyInfo>("/api/user/playground");
   const [endpoint, setEndpoint] = useState<EndpointId>("images");
   const [models, setModels] = useState<Record<EndpointId, string>>(() => Object.fromEntries(ENDPOINTS.map((entry) => [entry.id, entry.models[0]!])) as Record<EndpointId, string>);
   const [mode, setMode] = useState<"playground" | "paste">("playground");
   const [pasted, setPasted] = useState("");
   const [pastedError, setPastedError] = useState<string | null>(null);
-  const [playgroundKey, setPlaygroundKey] = useState<PlaygroundKey | null>(null);
   const [keyError, setKeyError] = useState<string | null>(null);
   const [renewing, setRenewing] = useState(false);
-  const pending = useRef<Promise<PlaygroundKey> | null>(null);
-
-  useEffect(() => {
-    currentPlaygroundKey(userId)
-      .then(setPlaygroundKey)
-      .catch(() => setPlaygroundKey(null));
-  }, [userId]);
 
   const group = self.data ? (self.data.groups.includes("default") ? "default" : self.data.groups[0]) : undefined;
+  const { reload: reloadSelf } = self;
+  const { reload: reloadKey } = keyInfo;
 
-  const ensurePlaygroundKey = useCallback(
-    async (renew: boolean): Promise<PlaygroundKey> => {
-      if (!renew && playgroundKey && new Date(playgroundKey.expiresAt).getTime() > Date.now() + 60_000) return playgroundKey;
-      if (!group) throw new Error("No key group is open to your account, so no key can be made. Ask the operator.");
-      pending.current ??= createPlaygroundKey(userId, group).finally(() => (pending.current = null));
-      const created = await pending.current;
-      setPlaygroundKey(created);
-      setKeyError(null);
-      return created;
+  const send: SendRequest = useCallback(
+    async (path, body, signal) => {
+      const kind = ENDPOINT_OF_PATH[path];
+      if (mode === "paste") {
+        const key = pasted.trim();
+        if (!/^sk-\S+$/.test(key)) {
+          setPastedError("Paste one of your API keys (sk-…), or use the playground's own key");
+          throw new Error("Paste one of your API keys (sk-…) above, or use the playground's own key.");
+        }
+        setPastedError(null);
+        return fetch(path, { method: "POST", headers: authHeaders(kind, key), body, signal });
+      }
+      const query = group ? `?group=${encodeURIComponent(group)}` : "";
+      const headers: Record<string, string> = { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) };
+      const response = await fetch(`/api/user/playground${path}${query}`, { method: "POST", headers, body, signal });
+      // What is left of the cap and of the balance, once the run is settled (the answer is read by the panel).
+      void response.clone().body?.pipeTo(new WritableStream()).catch(() => undefined).finally(() => {
+        void reloadKey();
+        void reloadSelf();
+      });
+      return response;
     },
-    [group, playgroundKey, userId],
+    [group, mode, pasted, reloadKey, reloadSelf],
   );
 
-  const getKey = useCallback(async (): Promise<string> => {
-    if (mode === "paste") {
-      const key = pasted.trim();
-      if (!/^sk-\S+$/.test(key)) {
-        setPastedError("Paste one of your API keys: it starts with sk-");
-        throw new Error("Paste one of your API keys (sk-…) above, or use a playground key.");
-      }
-      setPastedError(null);
-      return key;
-    }
-    try {
-      return (await ensurePlaygroundKey(false)).key;
-    } catch (error) {
-      setKeyError((error as Error).message);
-      throw error;
-    }
-  }, [ensurePlaygroundKey, mode, pasted]);
-
   const renew = useCallback(async () => {
-    if (mode === "paste") return;
     setRenewing(true);
     try {
-      forgetPlaygroundKey(userId);
-      await ensurePlaygroundKey(true);
+      await api("/api/user/playground/renew", { body: group ? { group } : {} });
+      setKeyError(null);
+      await reloadKey();
     } catch (error) {
       setKeyError((error as Error).message);
     } finally {
       setRenewing(false);
     }
-  }, [ensurePlaygroundKey, mode, userId]);
+  }, [group, reloadKey]);
 
   // Four labels fit a phone's width only in the smaller size.
   const compact = useMatches({ base: true, sm: false });
   const current = ENDPOINTS.find((entry) => entry.id === endpoint)!;
   const model = models[endpoint];
   const source = sources[model];
-  const panelProps = { model, source, getKey, onKeyRejected: () => void renew() };
+  const panelProps = { model, source, send, onKeyRejected: () => void renew() };
 
   return (
     <>
@@ -164,7 +163,7 @@ export function Playground({ userId, sources }: { userId: string; sources: Recor
                 value={mode}
                 onChange={(value) => setMode(value as "playground" | "paste")}
                 data={[
-                  { value: "playground", label: "Playground key" },
+                  { value: "playground", label: "Through my session" },
                   { value: "paste", label: "Paste my key" },
                 ]}
               />
@@ -181,16 +180,16 @@ export function Playground({ userId, sources }: { userId: string; sources: Recor
                 />
               ) : (
                 <Group gap={6} justify="space-between" wrap="nowrap">
-                  <Text size="xs" c={keyError ? "red" : "dimmed"} data-testid="playground-key-status" lineClamp={2}>
+                  <Text size="xs" c={keyError ? "red" : "dimmed"} data-testid="playground-key-status">
                     {keyError
                       ? keyError
-                      : playgroundKey
+                      : keyInfo.data?.key
                         ? <>
-                            <Code>{playgroundKey.prefix}…</Code> expires {relative(playgroundKey.expiresAt)}
+                            <Code>{keyInfo.data.key.prefix}…</Code> · {usd(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)} cap left
                           </>
-                        : `Made on your first request, valid ${PLAYGROUND_KEY_HOURS} h, kept in this browser.`}
+                        : `Through your session; made on the first run, with a ${usd(keyInfo.data?.cap ?? 2_000_000)} spending cap. Its secret never leaves the server.`}
                   </Text>
-                  {playgroundKey ? (
+                  {keyInfo.data?.key ? (
                     <Button size="compact-xs" variant="subtle" leftSection={<IconRefresh size={12} />} onClick={() => void renew()} loading={renewing}>
                       Renew
                     </Button>

@@ -38,7 +38,6 @@ import { errorFrom, fieldMessage, type ApiError } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
 import { count } from "@/lib/portal/format";
 import {
-  authHeaders,
   DEFAULT_IMAGE_SETTINGS,
   DEFAULT_INSTRUCTIONS,
   findLedgerRow,
@@ -51,7 +50,7 @@ import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, ImageCard, RunError, SourceBadge, type ShownImage } from "./shared";
+import { CostLine, ImageCard, RunError, SourceBadge, type ShownImage, type SendRequest } from "./shared";
 
 type Entry = { key: string; type: string; title: string; detail?: string; atMs: number; heartbeats?: number; color?: string };
 type RunImage = ShownImage & { key: string };
@@ -104,7 +103,7 @@ function errorText(payload: Record<string, unknown>): string {
   return response?.error?.message ?? error?.message ?? str(payload.message) ?? "The run failed";
 }
 
-export function ResponsesPanel({ model, source, getKey, onKeyRejected }: { model: string; source: ModelSource | undefined; getKey: () => Promise<string>; onKeyRejected: () => void }) {
+export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: string; source: ModelSource | undefined; send: SendRequest; onKeyRejected: () => void }) {
   const [instructions, setInstructions] = useState(DEFAULT_INSTRUCTIONS);
   const [prompt, setPrompt] = useState("Draw a cozy reading corner with a cat asleep on a stack of books");
   const [action, setAction] = useState("auto");
@@ -170,8 +169,7 @@ export function ResponsesPanel({ model, source, getKey, onKeyRejected }: { model
     let completed = false;
     let failed = false;
     try {
-      const key = await getKey();
-      const response = await fetch("/v1/responses", { method: "POST", headers: authHeaders("responses", key), body: JSON.stringify(body), signal: controller.signal });
+      const response = await send("/v1/responses", JSON.stringify(body), controller.signal);
       if (!response.ok) {
         const failure = await errorFrom(response);
         // "tools[0].size" → the size field, "input[0]" → the input field.

@@ -8,10 +8,14 @@ import type { ApiError } from "@/lib/portal/api";
 import { count, usdPrecise } from "@/lib/portal/format";
 import { formatSeconds } from "@/lib/portal/playground";
 import type { ModelSource } from "@/lib/portal/server";
+import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
 import { SimulatorBadge } from "@/components/feedback";
 
-const MONEY_CODES = new Set(["insufficient_balance", "quota_exhausted", "insufficient_quota"]);
+const MONEY_CODES = new Set(["insufficient_balance", "insufficient_quota"]);
 const KEY_CODES = new Set(["invalid_api_key", "expired_api_key", "disabled_api_key", "missing_api_key", "authentication_error"]);
+
+/** Sends a playground request to a /v1 path with a JSON body: through the session, or with a pasted key. */
+export type SendRequest = (path: PlaygroundEndpoint, body: string, signal?: AbortSignal) => Promise<Response>;
 
 export function RunError({ error, onRenewKey }: { error: ApiError | Error | null; onRenewKey?: () => void }) {
   if (!error) return null;
@@ -27,12 +31,17 @@ export function RunError({ error, onRenewKey }: { error: ApiError | Error | null
             </Button>
           </Group>
         ) : null}
-        {KEY_CODES.has(code) && onRenewKey ? (
+        {code === "quota_exhausted" && onRenewKey ? (
           <Group>
             <Button size="xs" variant="light" onClick={onRenewKey}>
-              Get a new playground key
+              Renew the playground's spending cap
             </Button>
           </Group>
+        ) : null}
+        {KEY_CODES.has(code) ? (
+          <Text size="xs" c="dimmed">
+            Check the key you pasted, or switch back to the playground&apos;s own key.
+          </Text>
         ) : null}
       </Stack>
     </Alert>

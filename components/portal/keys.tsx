@@ -28,7 +28,7 @@ import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/porta
 import { useBaseUrl } from "@/components/base-url";
 import { dateOnly, relative, usd, usdToMicros } from "@/lib/portal/format";
 import type { ApiKey, CreatedKey, Self } from "@/lib/portal/types";
-import { PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
+import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { PageHeader } from "@/components/page-header";
 import { CopyField, FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
 
@@ -272,7 +272,7 @@ export function KeysPage() {
                         <Text size="sm" fw={500}>
                           {key.name || <Text span c="dimmed" size="sm">Unnamed</Text>}
                         </Text>
-                        {key.name === PLAYGROUND_KEY_NAME ? (
+                        {key.purpose === "playground" || key.name === LEGACY_PLAYGROUND_KEY_NAME ? (
                           <Badge size="xs" variant="light" color="violet">
                             playground
                           </Badge>

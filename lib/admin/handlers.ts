@@ -184,13 +184,14 @@ export const deleteKey = adminRoute(async (_request, params) => {
 export function publicKey(key: {
   id: string; prefix: string; name: string; userId: string; group: string; quotaRemaining: bigint; unlimited: boolean;
   expiresAt: Date | null; status: string; lastUsedAt: Date | null; createdAt: Date; rateLimitPerMinute: number | null; deletedAt: Date | null;
+  purpose?: string;
 }) {
   const expired = key.expiresAt !== null && key.expiresAt.getTime() <= Date.now();
   return {
     id: key.id, prefix: key.prefix, name: key.name, userId: key.userId, group: key.group,
     quotaRemaining: Number(key.quotaRemaining), unlimited: key.unlimited, expiresAt: key.expiresAt,
     status: key.deletedAt ? "deleted" : expired ? "expired" : key.status, lastUsedAt: key.lastUsedAt,
-    rateLimitPerMinute: key.rateLimitPerMinute, createdAt: key.createdAt,
+    rateLimitPerMinute: key.rateLimitPerMinute, createdAt: key.createdAt, purpose: key.purpose || null,
   };
 }
 

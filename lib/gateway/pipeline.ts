@@ -63,6 +63,11 @@ export async function authenticate(request: Request, scheme: Scheme): Promise<Ke
   if (!KEY_PATTERN.test(key)) throw new GatewayError("invalid_api_key", "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces");
   const principal = await findKey(hashApiKey(key));
   if (!principal) throw new GatewayError("invalid_api_key", "Invalid API key: no such key");
+  return usablePrincipal(principal);
+}
+
+/** The checks after the lookup: deleted, disabled, expired, owner disabled. */
+export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
   if (principal.deleted) throw new GatewayError("invalid_api_key", "This API key was deleted");
   if (principal.status !== "active") throw new GatewayError("disabled_api_key", "This API key is disabled");
   if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) {
@@ -94,6 +99,18 @@ export function callerDialect(request: Request): Dialect {
   return request.headers.has("x-api-key") || request.headers.has("anthropic-version") ? "anthropic" : "openai";
 }
 
+/**
+ * Requests the server made itself for a caller it has already authenticated another way (the portal's playground,
+ * lib/gateway/playground.ts): the key principal to use instead of reading a key from the headers. Keyed by the
+ * Request object, so nothing a client sends can put an entry here.
+ */
+const preAuthenticated = new WeakMap<Request, KeyPrincipal>();
+
+export function withPrincipal(request: Request, principal: KeyPrincipal): Request {
+  preAuthenticated.set(request, principal);
+  return request;
+}
+
 export function gatewayRoute(config: RouteConfig, handler: (context: GatewayContext) => Promise<Response>) {
   return async (request: Request): Promise<Response> => {
     const startedAt = performance.now();
@@ -101,7 +118,7 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
     const dialect = config.dialect === "caller" ? callerDialect(request) : config.dialect;
     let response: Response;
     try {
-      const principal = await authenticate(request, config.scheme);
+      const principal = preAuthenticated.get(request) ?? (await authenticate(request, config.scheme));
       await checkRateLimit(principal);
       response = await handler({ request, requestId, principal, endpoint: config.endpoint, dialect, startedAt });
     } catch (error) {

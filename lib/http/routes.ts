@@ -8,6 +8,7 @@ import { getCatalog, putCatalogEntry } from "../admin/catalog";
 import { testChannel } from "../admin/channel-test";
 import { userRoutes } from "../user/routes";
 import { gatewayRoutes } from "../gateway/routes";
+import { playgroundRoutes } from "../gateway/playground";
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response>;
 type Route = { method: string; pattern: RegExp; names: string[]; handler: RouteHandler };
@@ -53,7 +54,7 @@ route("POST", "/api/admin/settings", updateSettings);
 route("GET", "/api/admin/moderation", moderation.getModeration);
 route("POST", "/api/admin/moderation", moderation.updateModeration);
 
-for (const [method, path, handler] of [...userRoutes, ...gatewayRoutes]) route(method, path, handler);
+for (const [method, path, handler] of [...userRoutes, ...gatewayRoutes, ...playgroundRoutes]) route(method, path, handler);
 
 export const PLAIN_PREFIXES = ["/v1/", "/api/admin/", "/api/user/"];
 

@@ -27,6 +27,8 @@ export type ApiKey = {
   lastUsedAt: string | null;
   rateLimitPerMinute: number | null;
   createdAt: string;
+  /** "playground" for the playground's own key (made and used by the server), else null. */
+  purpose: string | null;
 };
 
 export type CreatedKey = ApiKey & { key: string };

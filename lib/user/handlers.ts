@@ -27,6 +27,9 @@ import {
 import { sendAppMail } from "../mail/outbox";
 import { sessionCookieFor } from "../auth/session";
 import { emailVerificationRequired } from "../accounts/email-verification";
+import { allowedGroups } from "../accounts/groups";
+
+export { allowedGroups };
 import { sendVerificationMail } from "./verify-email";
 import { inBackground, lockedError, publicRoute, sessionOrKeyRoute, sessionRoute, type UserRow } from "./route";
 
@@ -55,18 +58,6 @@ export async function signupEnabled(): Promise<boolean> {
   if (env().GATEWAY_SIGNUP === "off") return false;
   const value = await readSetting("signup.enabled");
   return !(value === false || value === 0 || value === "off" || value === "false");
-}
-
-/**
- * The groups the user may put their own keys in: every group for an admin; for a user, the groups named in the
- * setting "user.groups" (a JSON array of names), or "default" when that setting is absent. Only existing groups.
- */
-export async function allowedGroups(user: { role: string }): Promise<string[]> {
-  const groups = (await db().group.findMany({ select: { name: true }, orderBy: { name: "asc" } })).map((group) => group.name);
-  if (user.role === "admin") return groups;
-  const setting = await readSetting("user.groups");
-  const open = Array.isArray(setting) ? setting.filter((name): name is string => typeof name === "string") : ["default"];
-  return groups.filter((name) => open.includes(name));
 }
 
 function isUniqueViolation(error: unknown): boolean {

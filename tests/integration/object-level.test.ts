@@ -62,6 +62,9 @@ before(async () => {
   aliceBackupCodes = enabled.body.backupCodes;
   const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${alice.key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "alice's private prompt" }] }) });
   assert.equal(response.status, 200);
+  // And a playground key, through her session.
+  const played = await alice.browser.call("POST", "/api/user/playground/v1/chat/completions", { model: "std-5.5", max_tokens: 4, messages: [{ role: "user", content: "alice plays" }] });
+  assert.equal(played.status, 200);
 });
 after(async () => {
   await stopAllGateways();
@@ -208,6 +211,32 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(mail.slice(before).filter((message) => message.to.includes(alice.email)).length, 0, "A is confirmed already: no mail");
   },
+  "GET /api/user/playground": async () => {
+    const aliceKeys = (await aliceState()).keys.map((key) => key.id);
+    const answer = await bob.browser.call("GET", `/api/user/playground?userId=${alice.userId}`);
+    assert.equal(answer.status, 200);
+    assert.ok(!answer.body.key || !aliceKeys.includes(answer.body.key.id), "B sees only B's playground key");
+  },
+  "POST /api/user/playground/renew": async () => {
+    const answer = await bob.browser.call("POST", "/api/user/playground/renew", { userId: alice.userId });
+    assert.equal(answer.status, 200);
+    assert.ok(!(await aliceState()).keys.some((key) => key.id === answer.body.key.id));
+  },
+  ...Object.fromEntries(
+    [
+      ["chat/completions", { model: "std-5.5", max_tokens: 4, messages: [{ role: "user", content: "bob plays" }] }],
+      ["messages", { model: "msg-haiku-4-5-20251001", max_tokens: 4, messages: [{ role: "user", content: "bob plays" }] }],
+      ["responses", { model: "std-5.5", instructions: "x", input: [{ role: "user", content: "bob plays" }], stream: true, tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }] }],
+      ["images/generations", { prompt: "bob plays", size: "1024x1024", quality: "low" }],
+    ].map(([path, body]) => [
+      `POST /api/user/playground/v1/${path}`,
+      async () => {
+        // Billed to B through B's session, whatever ids B puts in the body or the query.
+        const answer = await bob.browser.call("POST", `/api/user/playground/v1/${path}?userId=${alice.userId}&keyId=${alice.keyId}`, { ...(body as object), user: alice.userId });
+        assert.ok(answer.status === 200 || answer.status === 400, `${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
+      },
+    ]),
+  ),
 };
 
 /** Each /api/admin route, with path ids that exist and a body that would be valid for an admin. */
@@ -243,7 +272,7 @@ let channelId = "";
 
 /** The routes as the route tables declare them, read from their source. */
 function declaredRoutes(prefix: "/api/user" | "/api/admin"): string[] {
-  const sources = [readFileSync("lib/http/routes.ts", "utf8"), readFileSync("lib/user/routes.ts", "utf8")].join("\n");
+  const sources = ["lib/http/routes.ts", "lib/user/routes.ts", "lib/gateway/playground.ts"].map((file) => readFileSync(file, "utf8")).join("\n");
   const found = new Set<string>();
   for (const match of sources.matchAll(/(?:route\(|\[)\s*"(GET|POST|PATCH|DELETE|PUT)",\s*"([^"]+)"/g)) if (match[2]!.startsWith(prefix)) found.add(`${match[1]} ${match[2]}`);
   return [...found].sort();

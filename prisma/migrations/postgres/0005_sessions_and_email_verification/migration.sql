@@ -1,4 +1,7 @@
 -- AlterTable
+ALTER TABLE "ApiKey" ADD COLUMN "purpose" TEXT NOT NULL DEFAULT '';
+
+-- AlterTable
 ALTER TABLE "User" ADD COLUMN     "emailVerifiedAt" TIMESTAMP(3);
 
 -- CreateTable

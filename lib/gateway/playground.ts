@@ -1,0 +1,43 @@
+// The portal's playground calls the real endpoints through the signed-in session, so no API key ever lives in the
+// browser: POST /api/user/playground/v1/{chat/completions | messages | responses | images/generations} is the /v1
+// endpoint itself (same handler, validation, reservation, settlement, ledger), authenticated by the session cookie
+// (plus the cross-site check every cookie write passes) and billed through the user's playground key
+// (lib/keys/playground.ts). `?group=` picks the group for a first key; the Renew button moves it (lib/user/playground.ts).
+import { GatewayError, errorResponse, type Dialect } from "../errors";
+import { readSessionRecord } from "../auth/session";
+import { checkCookieWrite } from "../auth/cross-site";
+import { allowedGroups } from "../accounts/groups";
+import { ensurePlaygroundKey } from "../keys/playground";
+import { findKey } from "../keys/lookup";
+import type { RouteHandler } from "../http/routes";
+import { usablePrincipal, withPrincipal } from "./pipeline";
+import { chatCompletions, messages } from "./text";
+import { imageGenerations } from "./images";
+import { responses } from "./responses";
+
+function through(handler: RouteHandler, dialect: Dialect): RouteHandler {
+  return async (request, params) => {
+    try {
+      const user = await readSessionRecord(request);
+      if (!user) throw new GatewayError("unauthenticated", "Sign in first: the playground runs with your portal session");
+      checkCookieWrite(request);
+      const groups = await allowedGroups(user);
+      const wanted = new URL(request.url).searchParams.get("group");
+      const group = wanted && groups.includes(wanted) ? wanted : groups.includes("default") ? "default" : groups[0];
+      if (!group) throw new GatewayError("forbidden", "No key group is open to your account, so the playground cannot run. Ask the operator.");
+      const key = await ensurePlaygroundKey(user.id, group);
+      const principal = await findKey(key.keyHash);
+      if (!principal) throw new GatewayError("conflict", "The playground key changed meanwhile; try again");
+      return await handler(withPrincipal(request, usablePrincipal(principal)), params);
+    } catch (error) {
+      return errorResponse(error, dialect, { "cache-control": "no-store" });
+    }
+  };
+}
+
+export const playgroundRoutes: [method: string, path: string, handler: RouteHandler][] = [
+  ["POST", "/api/user/playground/v1/chat/completions", through(chatCompletions, "openai")],
+  ["POST", "/api/user/playground/v1/messages", through(messages, "anthropic")],
+  ["POST", "/api/user/playground/v1/responses", through(responses, "openai")],
+  ["POST", "/api/user/playground/v1/images/generations", through(imageGenerations, "openai")],
+];

@@ -1,0 +1,102 @@
+// The portal's playground runs through the session (portal round 2, item 4; round-2 decision "playground through the
+// session"): /api/user/playground/v1/… is the /v1 endpoint itself, authenticated by the cookie and billed through one
+// server-side playground key per user with its own spending cap. No API key is ever sent to the browser.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
+import { signedIn, type Browser } from "../helpers/user-api";
+
+let gateway: Gateway;
+let person: Awaited<ReturnType<typeof createUserWithKey>>;
+let browser: Browser;
+
+before(async () => {
+  gateway = await startGateway({ portal: true });
+  person = await createUserWithKey(gateway, { balance: 50_000_000 });
+  browser = await signedIn(gateway.url, person.email, person.password);
+});
+after(stopAllGateways);
+
+const chat = { model: "std-5.5", max_tokens: 16, messages: [{ role: "user", content: "Hello from the playground" }] };
+
+async function balance(): Promise<number> {
+  return (await browser.call("GET", "/api/user/self")).body.balance;
+}
+
+describe("the playground through the session", () => {
+  test("chat, messages and images run with the cookie alone, billed through one playground key whose secret nobody sees", async () => {
+    const before = await balance();
+    const answer = await browser.call("POST", "/api/user/playground/v1/chat/completions", chat);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.object, "chat.completion");
+    const requestId = answer.headers.get("x-request-id");
+
+    const message = await browser.call("POST", "/api/user/playground/v1/messages", { model: "msg-haiku-4-5-20251001", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] }, { "anthropic-version": "2023-06-01" });
+    assert.equal(message.status, 200, JSON.stringify(message.body));
+    assert.equal(message.body.type, "message");
+    const image = await browser.call("POST", "/api/user/playground/v1/images/generations", { prompt: "a small boat", size: "1024x1024", quality: "low" });
+    assert.equal(image.status, 200);
+    assert.ok(image.body.data[0].b64_json.length > 100);
+
+    const info = await browser.call("GET", "/api/user/playground");
+    assert.equal(info.status, 200);
+    const key = info.body.key;
+    assert.ok(key && key.prefix.startsWith("sk-"));
+    assert.equal(key.cap, 2_000_000);
+    assert.ok(key.remaining < key.cap, "the runs came out of the cap");
+    assert.equal(JSON.stringify(info.body).match(/sk-[A-Za-z0-9]{20,}/), null, "no full key in the answer");
+
+    const keys = (await browser.call("GET", "/api/user/keys")).body.data as { id: string; purpose: string | null; name: string }[];
+    const playground = keys.filter((row) => row.purpose === "playground");
+    assert.equal(playground.length, 1, "one playground key, reused by every run");
+    assert.equal(playground[0]!.id, key.id);
+    const usage = await browser.call("GET", "/api/user/usage?limit=10");
+    const row = usage.body.data.find((entry: { requestId: string }) => entry.requestId === requestId);
+    assert.equal(row.keyId, key.id, "the ledger row names the playground key");
+    assert.equal(before - (await balance()), key.cap - key.remaining, "the balance paid exactly what the key's cap shows");
+  });
+
+  test("refused without a session, from another origin, or as a form; nothing is charged", async () => {
+    const before = await balance();
+    const anonymous = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) });
+    assert.equal(anonymous.status, 401);
+    assert.match((await anonymous.json()).error.message, /Sign in first/);
+    const anonymousMessages = await fetch(`${gateway.url}/api/user/playground/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) });
+    assert.equal((await anonymousMessages.json()).type, "error", "the Messages dialect for /messages");
+    const crossSite = await browser.call("POST", "/api/user/playground/v1/chat/completions", chat, { origin: "http://evil.example" });
+    assert.equal(crossSite.status, 403);
+    const form = await browser.call("POST", "/api/user/playground/v1/chat/completions", JSON.stringify(chat), { "content-type": "text/plain" });
+    assert.equal(form.status, 415);
+    const withKey = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+    assert.equal(withKey.status, 401, "an API key is not a session");
+    assert.equal(await balance(), before);
+  });
+
+  test("the cap stops the playground, not the account; Renew gives a fresh key with the full cap", async () => {
+    const key = (await browser.call("GET", "/api/user/playground")).body.key;
+    await gateway.admin("PATCH", `/api/admin/keys/${key.id}`, { quota: 1 });
+    const refused = await browser.call("POST", "/api/user/playground/v1/chat/completions", chat);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "quota_exhausted");
+    const direct = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+    assert.equal(direct.status, 200, "the account's own keys still work");
+
+    const renewed = await browser.call("POST", "/api/user/playground/renew", {});
+    assert.equal(renewed.status, 200);
+    assert.notEqual(renewed.body.key.id, key.id);
+    assert.equal(renewed.body.key.remaining, renewed.body.key.cap);
+    assert.equal((await browser.call("POST", "/api/user/playground/v1/chat/completions", chat)).status, 200);
+    const keys = (await browser.call("GET", "/api/user/keys")).body.data as { id: string; purpose: string | null }[];
+    assert.deepEqual(keys.filter((row) => row.purpose === "playground").map((row) => row.id), [renewed.body.key.id], "the old one is gone");
+    const badGroup = await browser.call("POST", "/api/user/playground/renew", { group: "no-such-group" });
+    assert.deepEqual([badGroup.status, badGroup.body.error.param], [400, "group"]);
+  });
+
+  test("a playground key revoked on the Keys page is replaced on the next run", async () => {
+    const key = (await browser.call("GET", "/api/user/playground")).body.key;
+    assert.equal((await browser.call("DELETE", `/api/user/keys/${key.id}`)).status, 200);
+    assert.equal((await browser.call("POST", "/api/user/playground/v1/chat/completions", chat)).status, 200);
+    const next = (await browser.call("GET", "/api/user/playground")).body.key;
+    assert.notEqual(next.id, key.id);
+  });
+});
