@@ -1,6 +1,7 @@
 // The operator API (/api/admin/*): plain (Request) => Response handlers, authorised by requireAdmin.
 // Paths and fields are a contract other tools depend on (see README "Operator API").
 import { z } from "zod";
+import { auditDetail, recordAudit } from "./audit";
 import { db } from "../db/client";
 import { env } from "../env";
 import { GatewayError, errorResponse } from "../errors";
@@ -18,7 +19,7 @@ import { newRedeemCode, redeemCodeHash } from "../accounts/redeem-format";
 type Params = Record<string, string>;
 type AdminHandler = (request: Request, params: Params, actor: AdminActor) => Promise<Response>;
 
-/** Auth, error mapping and the request id for every operator call. */
+/** Auth, error mapping, the request id and the audit row (lib/admin/audit.ts) for every operator call. */
 export function adminRoute(handler: AdminHandler) {
   return async (request: Request, params: Params = {}): Promise<Response> => {
     const requestId = requestIdOf(request);
@@ -26,6 +27,7 @@ export function adminRoute(handler: AdminHandler) {
       const actor = await requireAdmin(request);
       const response = await handler(request, params, actor);
       response.headers.set("x-request-id", requestId);
+      if (request.method !== "GET" && response.status < 400) await recordAudit(request, params, actor, response.status);
       return response;
     } catch (error) {
       if (!(error instanceof GatewayError)) log.error("admin handler failed", { requestId, error, path: new URL(request.url).pathname });
@@ -370,6 +372,10 @@ export const codesSchema = z.object({
 
 export const createRedeemCodes = adminRoute(async (request) => {
   const body = await readBody(request, codesSchema);
+  if (body.expiresAt && body.expiresAt.getTime() <= Date.now()) {
+    throw new GatewayError("invalid_request", "This expiry is in the past: the codes could never be redeemed. Choose a later date, or none.", { param: "expiresAt" });
+  }
+  auditDetail(request, { count: body.count, quota: body.quota, batch: body.batch ?? null });
   const batch = body.batch || `batch-${new Date().toISOString().slice(0, 10)}-${randomToken(6)}`;
   const codes = Array.from({ length: body.count }, () => newRedeemCode());
   await db().redeemCode.createMany({

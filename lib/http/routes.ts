@@ -3,6 +3,11 @@
 // same handlers so `next dev` serves them too. Each issue adds its lines here.
 import * as admin from "../admin/handlers";
 import { getSettings, updateSettings } from "../admin/settings";
+import * as tools from "../admin/operator-tools";
+import { listAudit } from "../admin/audit";
+import { adminRoute } from "../admin/handlers";
+
+const audit = adminRoute((request) => listAudit(request));
 import * as moderation from "../admin/moderation";
 import { getCatalog, putCatalogEntry } from "../admin/catalog";
 import { testChannel } from "../admin/channel-test";
@@ -53,6 +58,12 @@ route("GET", "/api/admin/settings", getSettings);
 route("POST", "/api/admin/settings", updateSettings);
 route("GET", "/api/admin/moderation", moderation.getModeration);
 route("POST", "/api/admin/moderation", moderation.updateModeration);
+route("POST", "/api/admin/users/{id}/reset-2fa", tools.resetUserTwoFactor);
+route("POST", "/api/admin/users/{id}/send-reset", tools.sendUserResetLink);
+route("POST", "/api/admin/redeem-codes/void", tools.voidCodes);
+route("POST", "/api/admin/channels/{id}/fetch-models", tools.fetchChannelModels);
+route("GET", "/api/admin/overview", tools.overview);
+route("GET", "/api/admin/audit", audit);
 
 for (const [method, path, handler] of [...userRoutes, ...gatewayRoutes, ...playgroundRoutes]) route(method, path, handler);
 

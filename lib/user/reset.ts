@@ -57,7 +57,7 @@ export function resetLink(token: string, address: string): string {
   return `${env().appUrl}/reset-password?${query}`;
 }
 
-async function sendResetMail(address: string): Promise<void> {
+export async function sendResetMail(address: string): Promise<void> {
   // Counted for unknown emails too: the counters never say whether an account exists.
   const decision = await countEvent(accountCounter("reset-mail", address), RESET_MAILS_PER_ACCOUNT);
   if (!decision.allowed) {

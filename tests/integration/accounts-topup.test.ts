@@ -37,7 +37,11 @@ function topupTests(database: "sqlite" | "postgres") {
     const unknown = await browser.call("POST", "/api/user/topup", { key: "GW-AAAAA-BBBBB-CCCCC-DDDDD" });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.error.message, /does not exist/);
-    const [expired] = (await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 10, count: 1, expiresAt: "2020-01-01T00:00:00Z" })).codes;
+    // Codes that are expired already cannot be made (400); one that expires in a moment can.
+    const past = await fetch(`${gateway.url}/api/admin/redeem-codes`, { method: "POST", headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" }, body: JSON.stringify({ quota: 10, count: 1, expiresAt: "2020-01-01T00:00:00Z" }) });
+    assert.deepEqual([past.status, (await past.json()).error.param], [400, "expiresAt"]);
+    const [expired] = (await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 10, count: 1, expiresAt: new Date(Date.now() + 1500).toISOString() })).codes;
+    await new Promise((resolve) => setTimeout(resolve, 1600));
     const late = await browser.call("POST", "/api/user/topup", { key: expired });
     assert.equal(late.status, 400);
     assert.match(late.body.error.message, /has expired/);

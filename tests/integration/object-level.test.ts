@@ -267,6 +267,12 @@ const ADMIN_ROUTES: Record<string, () => { path: string; body?: unknown }> = {
   "POST /api/admin/settings": () => ({ path: "/api/admin/settings", body: { userGroups: ["default", "vip"] } }),
   "GET /api/admin/moderation": () => ({ path: "/api/admin/moderation" }),
   "POST /api/admin/moderation": () => ({ path: "/api/admin/moderation", body: { reset: true } }),
+  "POST /api/admin/users/{id}/reset-2fa": () => ({ path: `/api/admin/users/${alice.userId}/reset-2fa`, body: {} }),
+  "POST /api/admin/users/{id}/send-reset": () => ({ path: `/api/admin/users/${alice.userId}/send-reset`, body: {} }),
+  "POST /api/admin/redeem-codes/void": () => ({ path: "/api/admin/redeem-codes/void", body: { batch: "any" } }),
+  "POST /api/admin/channels/{id}/fetch-models": () => ({ path: `/api/admin/channels/${channelId}/fetch-models`, body: {} }),
+  "GET /api/admin/overview": () => ({ path: "/api/admin/overview" }),
+  "GET /api/admin/audit": () => ({ path: "/api/admin/audit" }),
 };
 let channelId = "";
 
