@@ -45,11 +45,12 @@ import {
   IconUsers,
   IconUsersGroup,
   IconSettings,
+  IconHistory,
 } from "@tabler/icons-react";
 
 export type ShellUser = { email: string; role: "user" | "admin" };
 
-type Item = { href: string; label: string; icon: typeof IconGauge; description?: string };
+type Item = { href: string; label: string; icon: typeof IconGauge; description?: string; /** Active only on this exact path (the operator overview at /admin). */ exact?: boolean };
 
 const PORTAL_ITEMS: Item[] = [
   { href: "/dashboard", label: "Dashboard", icon: IconGauge },
@@ -61,12 +62,14 @@ const PORTAL_ITEMS: Item[] = [
 ];
 
 const ADMIN_ITEMS: Item[] = [
+  { href: "/admin", label: "Overview", icon: IconChartBar, exact: true },
   { href: "/admin/channels", label: "Channels", icon: IconServer },
   { href: "/admin/users", label: "Users", icon: IconUsers },
   { href: "/admin/groups", label: "Groups & prices", icon: IconUsersGroup },
   { href: "/admin/codes", label: "Redeem codes", icon: IconTicket },
   { href: "/admin/usage", label: "Ledger", icon: IconReceipt },
   { href: "/admin/outbox", label: "Email outbox", icon: IconMail },
+  { href: "/admin/audit", label: "Audit log", icon: IconHistory },
   { href: "/admin/settings", label: "Settings", icon: IconSettings },
 ];
 
@@ -112,7 +115,7 @@ export function PortalShell({ user, appUrl = null, children }: { user: ShellUser
       href={item.href}
       label={item.label}
       leftSection={<item.icon size={18} stroke={1.6} />}
-      active={pathname === item.href || pathname.startsWith(`${item.href}/`)}
+      active={pathname === item.href || (!item.exact && pathname.startsWith(`${item.href}/`))}
       onClick={close}
       variant="light"
       style={{ borderRadius: "var(--mantine-radius-md)" }}

@@ -16,7 +16,8 @@ export const theme = createTheme({
 export function Providers({ children }: { children: ReactNode }) {
   return (
     <MantineProvider theme={theme} defaultColorScheme="light">
-      <Notifications position="top-right" />
+      {/* Bottom right: at the top they covered the account menu and the page actions. */}
+      <Notifications position="bottom-right" />
       {children}
     </MantineProvider>
   );

@@ -3,6 +3,7 @@
 // and see every code with its status and who redeemed it when.
 import { useMemo, useState, type FormEvent } from "react";
 import {
+  ActionIcon,
   Alert,
   Badge,
   Button,
@@ -23,7 +24,8 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { IconAlertTriangle, IconDownload, IconTicket } from "@tabler/icons-react";
+import { IconAlertTriangle, IconBan, IconDownload, IconTicket } from "@tabler/icons-react";
+import { notifications } from "@mantine/notifications";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { count, dateOnly, dateTime, usd, usdToMicros } from "@/lib/portal/format";
 import { download, toCsv } from "@/lib/portal/csv";
@@ -135,6 +137,20 @@ export function CodesAdmin() {
   const [created, setCreated] = useState<CreatedCodes | null>(null);
   const [batch, setBatch] = useState<string | null>(null);
   const [status, setStatus] = useState("all");
+  /** What the operator is about to void: a whole batch, or one code. */
+  const [voiding, setVoiding] = useState<{ batch?: string; code?: AdminRedeemCode } | null>(null);
+
+  async function voidNow() {
+    if (!voiding) return;
+    try {
+      const result = await api<{ voided: number }>("/api/admin/redeem-codes/void", { body: voiding.batch !== undefined ? { batch: voiding.batch } : { ids: [voiding.code!.id] } });
+      notifications.show({ color: "teal", title: `${result.voided} code${result.voided === 1 ? "" : "s"} voided`, message: "They can no longer be redeemed." });
+      setVoiding(null);
+      await codes.reload();
+    } catch (error) {
+      notifications.show({ color: "red", title: "Could not void", message: (error as Error).message });
+    }
+  }
 
   const emails = useMemo(() => new Map((users.data?.data ?? []).map((user) => [user.id, user.email])), [users.data]);
   const all = codes.data?.data ?? [];
@@ -226,9 +242,16 @@ export function CodesAdmin() {
             <Select placeholder="All batches" data={batches.map((entry) => entry.batch)} value={batch} onChange={setBatch} clearable searchable aria-label="Batch" w={260} />
             <SegmentedControl value={status} onChange={setStatus} data={["all", "unused", "used", "disabled"]} aria-label="Status" />
           </Group>
-          <Button variant="default" leftSection={<IconDownload size={16} />} onClick={exportList} disabled={!shown.length}>
-            Download list (CSV)
-          </Button>
+          <Group gap="sm">
+            {batch ? (
+              <Button variant="light" color="red" leftSection={<IconBan size={16} />} onClick={() => setVoiding({ batch })} disabled={!all.some((code) => code.batch === batch && code.status === "unused")}>
+                Void this batch
+              </Button>
+            ) : null}
+            <Button variant="default" leftSection={<IconDownload size={16} />} onClick={exportList} disabled={!shown.length}>
+              Download list (CSV)
+            </Button>
+          </Group>
         </Group>
         {codes.error ? <LoadError error={codes.error} onRetry={codes.reload} /> : null}
         {codes.loading && !codes.data ? (
@@ -246,6 +269,9 @@ export function CodesAdmin() {
                   <Table.Th>Status</Table.Th>
                   <Table.Th>Expires</Table.Th>
                   <Table.Th>Redeemed</Table.Th>
+                  <Table.Th w={60}>
+                    <span className="visually-hidden">Actions</span>
+                  </Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -279,6 +305,13 @@ export function CodesAdmin() {
                         </Text>
                       )}
                     </Table.Td>
+                    <Table.Td>
+                      {code.status === "unused" ? (
+                        <ActionIcon variant="subtle" color="red" aria-label={`Void code ${code.prefix}`} onClick={() => setVoiding({ code })}>
+                          <IconBan size={16} />
+                        </ActionIcon>
+                      ) : null}
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -292,6 +325,23 @@ export function CodesAdmin() {
         )}
       </Card>
       <CreatedModal created={created} onClose={() => setCreated(null)} />
+      <Modal opened={voiding !== null} onClose={() => setVoiding(null)} title={<Text fw={600}>Void redeem codes</Text>} centered>
+        <Stack gap="md">
+          <Text size="sm">
+            {voiding?.batch !== undefined
+              ? `Void every unused code of batch ${voiding.batch || "(none)"}? Codes already redeemed stay as they are.`
+              : `Void the code ${voiding?.code?.prefix}…? It can no longer be redeemed.`}
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setVoiding(null)}>
+              Cancel
+            </Button>
+            <Button color="red" onClick={() => void voidNow()}>
+              Void
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
     </>
   );
 }

@@ -21,12 +21,13 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
-import { IconCoin, IconDots, IconSearch, IconShieldCheck, IconUserOff, IconUserPlus, IconUsers, IconUserCheck } from "@tabler/icons-react";
+import { IconCoin, IconDots, IconListDetails, IconMailForward, IconSearch, IconShieldCheck, IconShieldOff, IconUserOff, IconUserPlus, IconUsers, IconUserCheck } from "@tabler/icons-react";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { dateOnly, usd, usdToMicros } from "@/lib/portal/format";
 import type { AdminUser } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { UserDetailDrawer } from "./user-detail";
 
 function AdjustForm({ user, onDone }: { user: AdminUser; onDone: () => void }) {
   const [amount, setAmount] = useState<number | string>("");
@@ -118,17 +119,21 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
   const users = useApi<{ data: AdminUser[] }>(`/api/admin/users?limit=500${debounced.trim() ? `&q=${encodeURIComponent(debounced.trim())}` : ""}`);
   const [adjusting, setAdjusting] = useState<AdminUser | null>(null);
   const [adding, setAdding] = useState(false);
-  const [confirm, setConfirm] = useState<{ user: AdminUser; change: { status?: string; role?: string }; text: string } | null>(null);
+  const [viewing, setViewing] = useState<AdminUser | null>(null);
+  /** A confirmed action: a change to the user (PATCH), or one of the operator tools (POST to a sub-path). */
+  const [confirm, setConfirm] = useState<{ user: AdminUser; text: string; danger?: boolean; change?: { status?: string; role?: string }; tool?: "reset-2fa" | "send-reset"; done: string } | null>(null);
 
   async function apply() {
     if (!confirm) return;
+    const target = `/api/admin/users/${encodeURIComponent(confirm.user.id)}`;
     try {
-      await api(`/api/admin/users/${encodeURIComponent(confirm.user.id)}`, { method: "PATCH", body: confirm.change });
-      notifications.show({ color: "teal", title: "User updated", message: confirm.user.email });
+      if (confirm.tool) await api(`${target}/${confirm.tool}`, { method: "POST", body: {} });
+      else await api(target, { method: "PATCH", body: confirm.change });
+      notifications.show({ color: "teal", title: confirm.done, message: confirm.user.email });
       setConfirm(null);
       await users.reload();
     } catch (error) {
-      notifications.show({ color: "red", title: "Could not update the user", message: (error as Error).message });
+      notifications.show({ color: "red", title: "That did not work", message: (error as Error).message });
     }
   }
 
@@ -199,23 +204,34 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                           </ActionIcon>
                         </Menu.Target>
                         <Menu.Dropdown>
+                          <Menu.Item leftSection={<IconListDetails size={16} />} onClick={() => setViewing(user)}>
+                            Keys, usage and history
+                          </Menu.Item>
                           <Menu.Item leftSection={<IconCoin size={16} />} onClick={() => setAdjusting(user)}>
                             Adjust balance
                           </Menu.Item>
+                          <Menu.Item leftSection={<IconMailForward size={16} />} onClick={() => setConfirm({ user, tool: "send-reset", done: "Reset link sent", text: `Mail ${user.email} a link to choose a new password? You will not see the link or the password.` })}>
+                            Send a password reset link
+                          </Menu.Item>
+                          {user.totpEnabled ? (
+                            <Menu.Item color="red" leftSection={<IconShieldOff size={16} />} onClick={() => setConfirm({ user, tool: "reset-2fa", danger: true, done: "Two-factor authentication reset", text: `Turn two-factor authentication off for ${user.email}? Do this only when you have confirmed who is asking (a lost phone). Their sessions end; they sign in with the password and can set 2FA up again.` })}>
+                              Reset two-factor authentication
+                            </Menu.Item>
+                          ) : null}
                           {user.id !== selfId ? (
                             <>
                               <Menu.Item
                                 leftSection={<IconShieldCheck size={16} />}
-                                onClick={() => setConfirm({ user, change: { role: user.role === "admin" ? "user" : "admin" }, text: user.role === "admin" ? `Remove operator rights from ${user.email}?` : `Make ${user.email} an operator (admin)?` })}
+                                onClick={() => setConfirm({ user, change: { role: user.role === "admin" ? "user" : "admin" }, done: "Role changed", text: user.role === "admin" ? `Remove operator rights from ${user.email}?` : `Make ${user.email} an operator (admin)?` })}
                               >
                                 {user.role === "admin" ? "Remove admin role" : "Make admin"}
                               </Menu.Item>
                               {user.status === "active" ? (
-                                <Menu.Item color="red" leftSection={<IconUserOff size={16} />} onClick={() => setConfirm({ user, change: { status: "disabled" }, text: `Disable ${user.email}? Their sessions end and their keys stop working.` })}>
+                                <Menu.Item color="red" leftSection={<IconUserOff size={16} />} onClick={() => setConfirm({ user, change: { status: "disabled" }, danger: true, done: "User disabled", text: `Disable ${user.email}? Their sessions end and their keys stop working.` })}>
                                   Disable
                                 </Menu.Item>
                               ) : (
-                                <Menu.Item leftSection={<IconUserCheck size={16} />} onClick={() => setConfirm({ user, change: { status: "active" }, text: `Enable ${user.email} again?` })}>
+                                <Menu.Item leftSection={<IconUserCheck size={16} />} onClick={() => setConfirm({ user, change: { status: "active" }, done: "User enabled", text: `Enable ${user.email} again?` })}>
                                   Enable
                                 </Menu.Item>
                               )}
@@ -232,6 +248,7 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
         </Card>
       ) : null}
 
+      <UserDetailDrawer user={viewing} onClose={() => setViewing(null)} />
       <Modal opened={adjusting !== null} onClose={() => setAdjusting(null)} title={<Text fw={600}>Adjust balance</Text>} centered>
         {adjusting ? (
           <AdjustForm
@@ -260,7 +277,7 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
             <Button variant="default" onClick={() => setConfirm(null)}>
               Cancel
             </Button>
-            <Button color={confirm?.change.status === "disabled" ? "red" : undefined} onClick={() => void apply()}>
+            <Button color={confirm?.danger ? "red" : undefined} onClick={() => void apply()}>
               Confirm
             </Button>
           </Group>

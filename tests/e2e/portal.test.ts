@@ -329,6 +329,39 @@ describe("portal", () => {
     const stored = await gateway.admin("GET", "/api/admin/redeem-codes?batch=e2e-admin-batch");
     assert.equal(stored.data.length, 3);
 
+    // Void the batch from the list: its codes turn "disabled" and the audit log names the admin.
+    await page.getByPlaceholder("All batches").click();
+    await page.getByRole("option", { name: "e2e-admin-batch" }).click();
+    await page.getByRole("button", { name: "Void this batch" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Void" }).click();
+    await page.getByText("3 codes voided").waitFor();
+    const voided = await gateway.admin("GET", "/api/admin/redeem-codes?batch=e2e-admin-batch");
+    assert.deepEqual(voided.data.map((code: { status: string }) => code.status), ["disabled", "disabled", "disabled"]);
+
+    // A user's keys and usage in a drawer; a reset link mailed from the actions menu.
+    const customer = await createUserWithKey(gateway);
+    await page.goto("/admin/users");
+    await page.getByRole("button", { name: `Actions for ${customer.email}` }).click();
+    await page.getByRole("menuitem", { name: "Keys, usage and history" }).click();
+    await page.getByTestId("user-detail-keys").waitFor();
+    await screenshot(page, "17b-admin-user-detail");
+    await page.getByRole("button", { name: "Close" }).click();
+    await page.getByRole("button", { name: `Actions for ${customer.email}` }).click();
+    await page.getByRole("menuitem", { name: "Send a password reset link" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm" }).click();
+    await page.getByText("Reset link sent").waitFor();
+    const outbox = await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(customer.email)}`);
+    assert.equal(outbox.data.length, 1);
+
+    // The overview and the audit log.
+    await page.getByRole("link", { name: "Overview" }).click();
+    await page.getByTestId("overview-table").waitFor();
+    await screenshot(page, "17c-admin-overview");
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.getByTestId("audit-row").filter({ hasText: "POST /api/admin/redeem-codes/void" }).filter({ hasText: ADMIN.email }).waitFor();
+    await page.getByTestId("audit-row").filter({ hasText: "/send-reset" }).waitFor();
+    await screenshot(page, "17d-admin-audit");
+
     for (const [name, path] of [["18-admin-users", "/admin/users"], ["19-admin-groups", "/admin/groups"], ["20-admin-ledger", "/admin/usage"], ["21-admin-outbox", "/admin/outbox"]] as const) {
       await page.goto(path);
       await page.getByRole("heading", { level: 1 }).waitFor();
@@ -343,7 +376,7 @@ describe("portal", () => {
     await signIn(page, user.email, user.password);
     await page.waitForURL("**/dashboard");
     assert.equal(await page.getByText("Operator", { exact: true }).count(), 0, "no operator navigation");
-    for (const path of ["/admin", "/admin/channels", "/admin/users", "/admin/groups", "/admin/codes", "/admin/usage", "/admin/outbox"]) {
+    for (const path of ["/admin", "/admin/channels", "/admin/users", "/admin/groups", "/admin/codes", "/admin/usage", "/admin/outbox", "/admin/audit", "/admin/settings"]) {
       await page.goto(path);
       await page.getByTestId("forbidden").waitFor();
       assert.equal(await page.getByTestId("channels-table").count(), 0);

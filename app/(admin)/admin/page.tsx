@@ -1,5 +1,7 @@
-import { redirect } from "next/navigation";
+import { OverviewAdmin } from "@/components/admin/overview";
 
-export default function AdminIndex() {
-  redirect("/admin/channels");
+export const metadata = { title: "Overview · Operator · Model Gateway" };
+
+export default function Page() {
+  return <OverviewAdmin />;
 }

@@ -1,0 +1,99 @@
+"use client";
+// Operator overview (the first operator page): per channel, over a chosen range, how many requests it served, how
+// many failed, the revenue and the median latency; and requests per hour (or day). Data: GET /api/admin/overview.
+import { useState } from "react";
+import { BarChart } from "@mantine/charts";
+import { Badge, Card, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
+import { useApi } from "@/lib/portal/api";
+import { count, latency, usd } from "@/lib/portal/format";
+import { PageHeader } from "@/components/page-header";
+import { LoadError, Loading } from "@/components/feedback";
+
+type Overview = {
+  hours: number;
+  truncated: boolean;
+  channels: { channel: string; requests: number; errors: number; errorRate: number; revenue: number; latencyP50: number | null }[];
+  series: { at: string; requests: number; errors: number; revenue: number }[];
+};
+
+const RANGES = [
+  { value: "24", label: "24 hours" },
+  { value: "168", label: "7 days" },
+  { value: "720", label: "30 days" },
+];
+
+export function OverviewAdmin() {
+  const [hours, setHours] = useState("24");
+  const data = useApi<Overview>(`/api/admin/overview?hours=${hours}`);
+  const overview = data.data;
+  const daily = Number(hours) > 48;
+  const points = (overview?.series ?? []).map((point) => ({
+    when: daily ? new Date(point.at).toLocaleDateString() : new Date(point.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
+    Succeeded: point.requests - point.errors,
+    Failed: point.errors,
+  }));
+  const totals = (overview?.channels ?? []).reduce((sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors, revenue: sum.revenue + row.revenue }), { requests: 0, errors: 0, revenue: 0 });
+
+  return (
+    <>
+      <PageHeader
+        title="Overview"
+        description="How each channel is doing: traffic, failures, revenue and latency."
+        actions={<SegmentedControl value={hours} onChange={setHours} data={RANGES} aria-label="Range" />}
+      />
+      {data.error ? <LoadError error={data.error} onRetry={data.reload} /> : null}
+      {!overview ? (
+        <Loading />
+      ) : (
+        <Stack gap="md">
+          <Group gap="md" wrap="wrap">
+            <Badge size="lg" variant="light">{count(totals.requests)} requests</Badge>
+            <Badge size="lg" variant="light" color={totals.errors ? "red" : "teal"}>
+              {totals.requests ? ((totals.errors / totals.requests) * 100).toFixed(1) : "0.0"} % failed
+            </Badge>
+            <Badge size="lg" variant="light" color="grape">{usd(totals.revenue)} revenue</Badge>
+            {overview.truncated ? <Text size="xs" c="dimmed">Counted over the newest 200,000 requests of the range.</Text> : null}
+          </Group>
+          <Card withBorder radius="lg" padding="lg">
+            <Title order={2} fz="lg" mb="md">
+              Requests per {daily ? "day" : "hour"}
+            </Title>
+            {points.length ? (
+              <BarChart h={240} data={points} dataKey="when" type="stacked" series={[{ name: "Succeeded", color: "teal.6" }, { name: "Failed", color: "red.6" }]} gridAxis="y" tickLine="none" aria-label="Requests over time" />
+            ) : (
+              <Text size="sm" c="dimmed">No requests in this range.</Text>
+            )}
+          </Card>
+          <Card withBorder radius="lg" p={0}>
+            <Table.ScrollContainer minWidth={560}>
+              <Table verticalSpacing="sm" horizontalSpacing="md" data-testid="overview-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Channel</Table.Th>
+                    <Table.Th ta="right">Requests</Table.Th>
+                    <Table.Th ta="right">Failed</Table.Th>
+                    <Table.Th ta="right">Revenue</Table.Th>
+                    <Table.Th ta="right">Latency p50</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {overview.channels.map((row) => (
+                    <Table.Tr key={row.channel} data-testid="overview-row">
+                      <Table.Td>{row.channel}</Table.Td>
+                      <Table.Td ta="right">{count(row.requests)}</Table.Td>
+                      <Table.Td ta="right">
+                        {count(row.errors)} ({(row.errorRate * 100).toFixed(1)} %)
+                      </Table.Td>
+                      <Table.Td ta="right">{usd(row.revenue)}</Table.Td>
+                      <Table.Td ta="right">{row.latencyP50 === null ? "—" : latency(row.latencyP50)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          </Card>
+        </Stack>
+      )}
+    </>
+  );
+}

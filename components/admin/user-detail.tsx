@@ -1,0 +1,110 @@
+"use client";
+// Operator: one user at a glance, in a drawer from the Users page: their keys (with what each has left), their latest
+// ledger rows, and what operators did to the account (the audit trail, lib/admin/audit.ts).
+import { Badge, Drawer, Stack, Table, Text, Title } from "@mantine/core";
+import { useApi } from "@/lib/portal/api";
+import { dateTime, usd, usdPrecise } from "@/lib/portal/format";
+import type { AdminUsageRow, AdminUser, ApiKey } from "@/lib/portal/types";
+import { LoadError, Loading, StatusBadge } from "@/components/feedback";
+
+type AuditRow = { id: string; createdAt: string; actor: string; action: string; status: number };
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Stack gap="xs">
+      <Title order={3} fz="md">
+        {title}
+      </Title>
+      {children}
+    </Stack>
+  );
+}
+
+function Details({ user }: { user: AdminUser }) {
+  const keys = useApi<{ data: ApiKey[] }>(`/api/admin/keys?userId=${encodeURIComponent(user.id)}`);
+  const usage = useApi<{ data: AdminUsageRow[] }>(`/api/admin/usage?userId=${encodeURIComponent(user.id)}&limit=20`);
+  const audit = useApi<{ data: AuditRow[] }>(`/api/admin/audit?targetId=${encodeURIComponent(user.id)}&limit=20`);
+  return (
+    <Stack gap="lg">
+      <Text size="sm" c="dimmed">
+        Balance {usd(user.balance)} · 2FA {user.totpEnabled ? "on" : "off"} · joined {dateTime(user.createdAt)}
+      </Text>
+      <Section title="Keys">
+        {keys.error ? <LoadError error={keys.error} onRetry={keys.reload} /> : null}
+        {!keys.data ? (
+          <Loading />
+        ) : keys.data.data.length === 0 ? (
+          <Text size="sm" c="dimmed">No keys.</Text>
+        ) : (
+          <Table verticalSpacing={6} data-testid="user-detail-keys">
+            <Table.Tbody>
+              {keys.data.data.map((key) => (
+                <Table.Tr key={key.id}>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">{key.prefix}…</Text>
+                    <Text size="xs" c="dimmed">
+                      {key.name || "Unnamed"} {key.purpose === "playground" ? <Badge size="xs" variant="light" color="violet">playground</Badge> : null}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{key.unlimited ? "no cap" : `${usd(key.quotaRemaining)} left`}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={key.status} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Section>
+      <Section title="Latest usage">
+        {usage.error ? <LoadError error={usage.error} onRetry={usage.reload} /> : null}
+        {!usage.data ? (
+          <Loading />
+        ) : usage.data.data.length === 0 ? (
+          <Text size="sm" c="dimmed">Nothing yet.</Text>
+        ) : (
+          <Table verticalSpacing={6} data-testid="user-detail-usage">
+            <Table.Tbody>
+              {usage.data.data.map((row) => (
+                <Table.Tr key={row.id}>
+                  <Table.Td>
+                    <Text size="sm">{row.kind === "request" ? row.model : row.kind === "topup" ? "Redeemed a code" : "Adjustment"}</Text>
+                    <Text size="xs" c="dimmed">{dateTime(row.createdAt)}</Text>
+                  </Table.Td>
+                  <Table.Td ta="right">{usdPrecise(-row.cost)}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={row.status} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Section>
+      <Section title="Operator actions">
+        {audit.error ? <LoadError error={audit.error} onRetry={audit.reload} /> : null}
+        {!audit.data ? (
+          <Loading />
+        ) : audit.data.data.length === 0 ? (
+          <Text size="sm" c="dimmed">None.</Text>
+        ) : (
+          <Stack gap={4} data-testid="user-detail-audit">
+            {audit.data.data.map((row) => (
+              <Text size="sm" key={row.id}>
+                {dateTime(row.createdAt)} · {row.actor}: {row.action.replace("/api/admin/users/{id}", "").replace(/^(\w+) $/, "$1 user") || row.action}
+              </Text>
+            ))}
+          </Stack>
+        )}
+      </Section>
+    </Stack>
+  );
+}
+
+export function UserDetailDrawer({ user, onClose }: { user: AdminUser | null; onClose: () => void }) {
+  return (
+    <Drawer opened={user !== null} onClose={onClose} position="right" size="lg" title={<Text fw={600}>{user?.email}</Text>} closeButtonProps={{ "aria-label": "Close" }}>
+      {user ? <Details user={user} /> : null}
+    </Drawer>
+  );
+}
