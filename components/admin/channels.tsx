@@ -92,6 +92,21 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
   const [saving, setSaving] = useState(false);
   const set = (change: Partial<Draft>) => setDraft((current) => ({ ...current, ...change }));
   const simulator = draft.type === "simulator";
+  const [fetched, setFetched] = useState<string[] | null>(null);
+  const [fetching, setFetching] = useState(false);
+
+  /** The upstream's own list (GET …/models with the saved key), offered as choices for Models. */
+  async function fetchModels() {
+    if (!channel) return;
+    setFetching(true);
+    try {
+      setFetched((await api<{ models: string[] }>(`/api/admin/channels/${encodeURIComponent(channel.id)}/fetch-models`, { method: "POST", body: {} })).models);
+    } catch (error) {
+      setErrors({ fields: {}, form: (error as Error).message });
+    } finally {
+      setFetching(false);
+    }
+  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -169,10 +184,22 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
             The simulator needs no URL or key: it renders real images and streams realistic text offline, labelled as simulated.
           </Text>
         )}
+        {channel && !simulator ? (
+          <Group gap="xs">
+            <Button size="compact-xs" variant="light" onClick={() => void fetchModels()} loading={fetching}>
+              Fetch the upstream&apos;s models
+            </Button>
+            {fetched ? (
+              <Text size="xs" c="dimmed" data-testid="fetched-models">
+                {fetched.length} found; pick them in Models below{fetched.length ? ` (${fetched.slice(0, 4).join(", ")}${fetched.length > 4 ? ", …" : ""})` : ""}.
+              </Text>
+            ) : null}
+          </Group>
+        ) : null}
         <TagsInput
           label="Models"
           description="Public model names this channel serves. Type a name and press Enter."
-          data={ALL_MODELS}
+          data={[...new Set([...ALL_MODELS, ...(fetched ?? [])])]}
           value={draft.models}
           onChange={(models) => set({ models })}
           error={errors.fields.models}
@@ -246,6 +273,7 @@ export function ChannelsAdmin() {
   const [editing, setEditing] = useState<AdminChannel | "new" | null>(null);
   const [deleting, setDeleting] = useState<AdminChannel | null>(null);
   const [tests, setTests] = useState<Record<string, ChannelTestResult | "running">>({});
+  const [every, setEvery] = useState<Record<string, ChannelTestResult[]>>({});
   const [busy, setBusy] = useState<string | null>(null);
 
   async function test(channel: AdminChannel) {
@@ -255,6 +283,20 @@ export function ChannelsAdmin() {
       setTests((current) => ({ ...current, [channel.id]: result }));
     } catch (error) {
       setTests((current) => ({ ...current, [channel.id]: { ok: false, latencyMs: 0, status: 0, model: "", kind: "chat", error: (error as Error).message } }));
+    }
+  }
+
+  /** Every model of the channel, one request each, one after the other; the results list under the row. */
+  async function testEvery(channel: AdminChannel) {
+    setEvery((current) => ({ ...current, [channel.id]: [] }));
+    for (const model of channel.models) {
+      let result: ChannelTestResult;
+      try {
+        result = await api<ChannelTestResult>(`/api/admin/channels/${encodeURIComponent(channel.id)}/test`, { method: "POST", body: { model } });
+      } catch (error) {
+        result = { ok: false, latencyMs: 0, status: 0, model, kind: "chat", error: (error as Error).message };
+      }
+      setEvery((current) => ({ ...current, [channel.id]: [...(current[channel.id] ?? []), result] }));
     }
   }
 
@@ -375,6 +417,21 @@ export function ChannelsAdmin() {
                           Test
                         </Button>
                         <TestResult result={tests[channel.id]} />
+                        {channel.models.length > 1 ? (
+                          <Button size="compact-xs" variant="subtle" onClick={() => void testEvery(channel)} aria-label={`Test every model of ${channel.name}`}>
+                            Test every model
+                          </Button>
+                        ) : null}
+                        {every[channel.id] ? (
+                          <Stack gap={0} data-testid="channel-test-every">
+                            {every[channel.id]!.map((result) => (
+                              <Text key={result.model} size="xs" c={result.ok ? "teal.8" : "red"} title={result.error}>
+                                {result.model}: {result.ok ? `OK · ${latency(result.latencyMs)}` : `failed${result.status ? ` · ${result.status}` : ""}`}
+                              </Text>
+                            ))}
+                            {every[channel.id]!.length < channel.models.length ? <Text size="xs" c="dimmed">Testing…</Text> : null}
+                          </Stack>
+                        ) : null}
                       </Stack>
                     </Table.Td>
                     <Table.Td>
@@ -406,6 +463,12 @@ export function ChannelsAdmin() {
             channel={editing === "new" ? null : editing}
             onClose={() => setEditing(null)}
             onSaved={() => {
+              // A test result from before the edit no longer says anything about the channel.
+              if (editing !== "new") {
+                const id = editing.id;
+                setTests(({ [id]: _dropped, ...rest }) => rest);
+                setEvery(({ [id]: _droppedAll, ...rest }) => rest);
+              }
               setEditing(null);
               void channels.reload();
             }}

@@ -6,7 +6,8 @@ import { db } from "../db/client";
 import { env } from "../env";
 import { GatewayError } from "../errors";
 import { decrypt } from "../crypto/secrets";
-import { json } from "../http/json";
+import { z } from "zod";
+import { json, readBody } from "../http/json";
 import { log } from "../runtime/log";
 import { splitLongContext } from "../models";
 import { upstreamModel, type Channel, type ChannelType } from "../gateway/channels";
@@ -68,14 +69,23 @@ async function drain(response: Response): Promise<{ status: number; error?: stri
   return { status: response.status, error: text.slice(0, 500) || `HTTP ${response.status}` };
 }
 
-export const testChannel = adminRoute(async (_request, params) => {
+/** An optional body {model}: test that model of the channel (the portal's "test every model" asks one by one). */
+const testSchema = z.object({ model: z.string().trim().min(1).max(200).optional() });
+
+export const testChannel = adminRoute(async (request, params) => {
   const row = await db().channel.findUnique({ where: { id: params.id } });
   if (!row) throw new GatewayError("not_found", "No channel with this id");
   const channel = channelFromRow(row);
   const models = [...channel.models];
-  // A text model when the channel serves one (cheapest to ask); otherwise its image model at the lowest quality.
-  const textModel = models.find((model) => !IMAGE_MODELS.has(model));
-  const imageModel = models.find((model) => IMAGE_MODELS.has(model));
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  const requested = declared > 0 ? (await readBody(request, testSchema)).model : undefined;
+  if (requested && !channel.models.has(requested)) {
+    throw new GatewayError("invalid_request", `This channel does not serve '${requested}'; it serves ${models.join(", ")}`, { param: "model" });
+  }
+  // The model asked for; else a text model when the channel serves one (cheapest to ask), else its image model at the
+  // lowest quality.
+  const textModel = requested ? (IMAGE_MODELS.has(requested) ? undefined : requested) : models.find((model) => !IMAGE_MODELS.has(model));
+  const imageModel = requested ? (IMAGE_MODELS.has(requested) ? requested : undefined) : models.find((model) => IMAGE_MODELS.has(model));
   if (!textModel && !imageModel) throw new GatewayError("invalid_request", "This channel serves no model to test", { param: "models" });
 
   const controller = new AbortController();

@@ -96,6 +96,11 @@ describe("operator tools", () => {
     const refused = await post(`/api/admin/channels/${bad.id}/fetch-models`);
     assert.equal(refused.status, 502);
     assert.match(refused.body.error.message, /answered 401/);
+    // A test of one named model of the channel (the portal's "test every model" asks one by one).
+    const tested = await post(`/api/admin/channels/${openai.id}/test`, { model: "std-5.5" });
+    assert.deepEqual([tested.status, tested.body.model, tested.body.kind], [200, "std-5.5", "chat"]);
+    const notServed = await post(`/api/admin/channels/${openai.id}/test`, { model: "msg-sonnet-4-6" });
+    assert.deepEqual([notServed.status, notServed.body.error.param], [400, "model"]);
     for (const channel of [openai, anthropic, bad]) await gateway.admin("DELETE", `/api/admin/channels/${channel.id}`);
   });
 
