@@ -1,6 +1,7 @@
 "use client";
 // Operator: settings kept in the database (GET/POST /api/admin/settings; lib/admin/settings.ts): whether people may
-// sign up, whether a new account confirms its email first, and which groups users may pick for their own keys.
+// sign up, whether a new account confirms its email first, which groups users may pick for their own keys, and the
+// content policy's terms (moderation-card.tsx).
 import { useEffect, useState } from "react";
 import { Alert, Button, Card, Group, SegmentedControl, Stack, Switch, TagsInput, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
@@ -8,6 +9,7 @@ import { IconInfoCircle } from "@tabler/icons-react";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { PageHeader } from "@/components/page-header";
 import { FormError, LoadError, Loading } from "@/components/feedback";
+import { ModerationCard } from "./moderation-card";
 
 type Settings = {
   signupEnabled: boolean;
@@ -120,6 +122,7 @@ export function SettingsAdmin() {
             Save settings
           </Button>
         </Group>
+        <ModerationCard />
       </Stack>
     </>
   );

@@ -369,6 +369,23 @@ describe("portal", () => {
     await page.getByTestId("audit-row").filter({ hasText: "/send-reset" }).waitFor();
     await screenshot(page, "17d-admin-audit");
 
+    // Settings: email verification and the content policy's terms, both from the page.
+    await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByText("New accounts confirm their email first").waitFor();
+    await page.locator("label").filter({ hasText: /^On$/ }).click();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved").waitFor();
+    const settings = await gateway.admin("GET", "/api/admin/settings");
+    assert.deepEqual([settings.verifyEmail, settings.verifyEmailSource], [true, "setting"]);
+    const lowTerms = page.locator("textarea[name=low]");
+    await lowTerms.fill(`${await lowTerms.inputValue()}\nzebra-e2e-term`);
+    await page.getByRole("button", { name: "Save terms" }).click();
+    await page.getByText("Moderation terms saved").waitFor();
+    assert.ok((await gateway.admin("GET", "/api/admin/moderation")).low.includes("zebra-e2e-term"));
+    await screenshot(page, "17e-admin-settings");
+    await gateway.admin("POST", "/api/admin/settings", { verifyEmail: null });
+    await gateway.admin("POST", "/api/admin/moderation", { reset: true });
+
     for (const [name, path] of [["18-admin-users", "/admin/users"], ["19-admin-groups", "/admin/groups"], ["20-admin-ledger", "/admin/usage"], ["21-admin-outbox", "/admin/outbox"]] as const) {
       await page.goto(path);
       await page.getByRole("heading", { level: 1 }).waitFor();
