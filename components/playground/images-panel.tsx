@@ -1,5 +1,6 @@
 "use client";
-// Image generation: POST /v1/images/generations with the user's key; the image is shown as it came back
+// Image generation: POST /v1/images/generations (through the session or a pasted key; Stop cuts it, and the time
+// runs while it is made); the image is shown as it came back
 // (data[0].b64_json), with its size, quality, format, tokens, latency and the cost read from the ledger.
 import { useState } from "react";
 import { Button, Card, EmptyState, Grid, Stack, Text, Textarea, Title } from "@mantine/core";
@@ -11,7 +12,7 @@ import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, ImageCard, RunError, type ShownImage, type SendRequest } from "./shared";
+import { CostLine, ImageCard, RunError, RunningLine, useRun, wasStopped, type ShownImage, type SendRequest } from "./shared";
 
 type Result = ShownImage & { id: number; requestId: string | null; cost?: number | null };
 
@@ -20,7 +21,9 @@ const FIELD_PARAMS = ["prompt", "size", "quality", "output_format", "output_comp
 export function ImagesPanel({ model, source, send, onKeyRejected }: { model: string; source: ModelSource | undefined; send: SendRequest; onKeyRejected: () => void }) {
   const [prompt, setPrompt] = useState("A lighthouse on a rocky coast at sunset, watercolor");
   const [settings, setSettings] = useState<ImageSettings>(DEFAULT_IMAGE_SETTINGS);
-  const [running, setRunning] = useState(false);
+  const run_ = useRun();
+  const running = run_.running;
+  const [stopped, setStopped] = useState(false);
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [results, setResults] = useState<Result[]>([]);
@@ -35,12 +38,13 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
       if (!prompt.trim()) setFieldErrors({ prompt: "Describe the image to generate" });
       return;
     }
-    setRunning(true);
+    const signal = run_.start();
+    setStopped(false);
     setError(null);
     setFieldErrors({});
     const started = performance.now();
     try {
-      const response = await send("/v1/images/generations", JSON.stringify(body));
+      const response = await send("/v1/images/generations", JSON.stringify(body), signal);
       if (!response.ok) {
         const failure = await errorFrom(response);
         if (failure.param && FIELD_PARAMS.includes(failure.param)) setFieldErrors({ [failure.param]: fieldMessage(failure.message) });
@@ -77,9 +81,11 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
         .then((row) => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: row ? row.cost : null } : result))))
         .catch(() => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: null } : result))));
     } catch (caught) {
-      setError(caught as Error);
+      // Stopped by the user: nothing was charged (the gateway releases a cut request's reservation).
+      if (wasStopped(caught)) setStopped(true);
+      else setError(caught as Error);
     } finally {
-      setRunning(false);
+      run_.finish();
     }
   }
 
@@ -104,9 +110,18 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
                 }}
               />
               <ImageControls value={settings} onChange={setSettings} serverErrors={fieldErrors} />
-              <Button type="submit" size="md" loading={running} disabled={invalid} leftSection={<IconSparkles size={18} />}>
-                Generate image
-              </Button>
+              {running ? (
+                <RunningLine elapsedMs={run_.elapsedMs} onStop={run_.stop} />
+              ) : (
+                <Button type="submit" size="md" disabled={invalid} leftSection={<IconSparkles size={18} />}>
+                  Generate image
+                </Button>
+              )}
+              {stopped ? (
+                <Text size="xs" c="dimmed" data-testid="run-stopped">
+                  Stopped. A request stopped before its image arrived is not charged.
+                </Text>
+              ) : null}
               <Text size="xs" c="dimmed" ta="center">
                 Ctrl/⌘ + Enter in the prompt also generates.
               </Text>
@@ -122,7 +137,7 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
               <EmptyState
                 icon={running ? <IconSparkles size={28} /> : <IconPhoto size={28} />}
                 variant="light"
-                title={running ? "Generating…" : "Your images appear here"}
+                title={running ? `Generating… ${(run_.elapsedMs / 1000).toFixed(0)} s` : "Your images appear here"}
                 description={running ? "Complex prompts can take up to two minutes." : "Pick a size, quality and format, then generate. Each image is billed by its tokens."}
               />
             </Card>

@@ -16,6 +16,7 @@ import type { ModelSource } from "@/lib/portal/server";
 import { PageHeader } from "@/components/page-header";
 import { LoadError } from "@/components/feedback";
 import { ImagesPanel } from "./images-panel";
+import { EditPanel } from "./edit-panel";
 import { ResponsesPanel } from "./responses-panel";
 import { ChatPanel } from "./chat-panel";
 import { SourceBadge, type SendRequest } from "./shared";
@@ -24,6 +25,7 @@ type PlaygroundKeyInfo = { key: { id: string; prefix: string; group: string; cap
 
 const ENDPOINT_OF_PATH: Record<PlaygroundEndpoint, EndpointId> = {
   "/v1/images/generations": "images",
+  "/v1/images/edits": "edits",
   "/v1/responses": "responses",
   "/v1/chat/completions": "chat",
   "/v1/messages": "messages",
@@ -54,10 +56,14 @@ export function Playground({ sources }: { userId: string; sources: Record<string
           throw new Error("Paste one of your API keys (sk-…) above, or use the playground's own key.");
         }
         setPastedError(null);
-        return fetch(path, { method: "POST", headers: authHeaders(kind, key), body, signal });
+        const response = await fetch(path, { method: "POST", headers: authHeaders(kind, key), body, signal });
+        void response.clone().body?.pipeTo(new WritableStream()).catch(() => undefined).finally(() => void reloadSelf());
+        return response;
       }
       const query = group ? `?group=${encodeURIComponent(group)}` : "";
-      const headers: Record<string, string> = { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) };
+      // A form (an image edit) goes as multipart with the portal's header (lib/auth/cross-site.ts); the rest as JSON.
+      const headers: Record<string, string> =
+        typeof body === "string" ? { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) } : { "x-gateway-portal": "1" };
       const response = await fetch(`/api/user/playground${path}${query}`, { method: "POST", headers, body, signal });
       // What is left of the cap and of the balance, once the run is settled (the answer is read by the panel).
       void response.clone().body?.pipeTo(new WritableStream()).catch(() => undefined).finally(() => {
@@ -93,7 +99,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
     <>
       <PageHeader
         title="Playground"
-        description="Try every endpoint with a key of your own. Requests are real and billed to your balance like any other."
+        description="Try every endpoint. Requests are real and billed to your balance like any other, through your session or a key you paste."
         actions={
           self.data ? (
             <Badge size="lg" variant="light" color={self.data.balance > 0 ? "indigo" : "red"} data-testid="playground-balance">
@@ -202,6 +208,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
       </Card>
 
       {endpoint === "images" ? <ImagesPanel key="images" {...panelProps} /> : null}
+      {endpoint === "edits" ? <EditPanel key="edits" {...panelProps} /> : null}
       {endpoint === "responses" ? <ResponsesPanel key="responses" {...panelProps} /> : null}
       {endpoint === "chat" ? <ChatPanel key="chat" protocol="chat" {...panelProps} /> : null}
       {endpoint === "messages" ? <ChatPanel key="messages" protocol="messages" {...panelProps} /> : null}

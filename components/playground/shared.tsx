@@ -1,6 +1,7 @@
 "use client";
 // Pieces the playground panels share: the error box (with the way out for an empty balance or key), the cost
 // line read back from the ledger, and the image card.
+import { useEffect, useRef, useState } from "react";
 import Link from "next/link";
 import { Alert, Anchor, Badge, Button, Card, Group, Image, Stack, Text } from "@mantine/core";
 import { IconAlertTriangle, IconDownload } from "@tabler/icons-react";
@@ -14,8 +15,9 @@ import { SimulatorBadge } from "@/components/feedback";
 const MONEY_CODES = new Set(["insufficient_balance", "insufficient_quota"]);
 const KEY_CODES = new Set(["invalid_api_key", "expired_api_key", "disabled_api_key", "missing_api_key", "authentication_error"]);
 
-/** Sends a playground request to a /v1 path with a JSON body: through the session, or with a pasted key. */
-export type SendRequest = (path: PlaygroundEndpoint, body: string, signal?: AbortSignal) => Promise<Response>;
+/** Sends a playground request to a /v1 path (a JSON string, or the form of an image edit): through the session, or
+ * with a pasted key. */
+export type SendRequest = (path: PlaygroundEndpoint, body: string | FormData, signal?: AbortSignal) => Promise<Response>;
 
 export function RunError({ error, onRenewKey }: { error: ApiError | Error | null; onRenewKey?: () => void }) {
   if (!error) return null;
@@ -125,5 +127,58 @@ export function ImageCard({ image, source, children }: { image: ShownImage; sour
         </Group>
       </Stack>
     </Card>
+  );
+}
+
+/**
+ * A run that can be stopped and shows how long it has taken: `start()` gives the AbortSignal for the request,
+ * `stop()` aborts it, `elapsedMs` ticks every 100 ms while running.
+ */
+export function useRun() {
+  const controller = useRef<AbortController | null>(null);
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+  const [now, setNow] = useState(0);
+  useEffect(() => {
+    if (startedAt === null) return;
+    const timer = setInterval(() => setNow(performance.now()), 100);
+    return () => clearInterval(timer);
+  }, [startedAt]);
+  return {
+    running: startedAt !== null,
+    elapsedMs: startedAt === null ? 0 : Math.max(0, now - startedAt),
+    start(): AbortSignal {
+      controller.current?.abort();
+      controller.current = new AbortController();
+      const at = performance.now();
+      setStartedAt(at);
+      setNow(at);
+      return controller.current.signal;
+    },
+    finish() {
+      controller.current = null;
+      setStartedAt(null);
+    },
+    stop() {
+      controller.current?.abort(new DOMException("Stopped", "AbortError"));
+    },
+  };
+}
+
+/** Whether `error` is the abort of a run the user stopped. */
+export function wasStopped(error: unknown): boolean {
+  return error instanceof DOMException && error.name === "AbortError";
+}
+
+/** The live "Generating… 12.3 s" line of a running image request, with its Stop button. */
+export function RunningLine({ elapsedMs, onStop, what = "Generating" }: { elapsedMs: number; onStop: () => void; what?: string }) {
+  return (
+    <Group justify="space-between" data-testid="run-progress">
+      <Text size="sm" c="dimmed" aria-live="polite">
+        {what}… {formatSeconds(elapsedMs)}
+      </Text>
+      <Button size="xs" variant="default" color="red" onClick={onStop}>
+        Stop
+      </Button>
+    </Group>
   );
 }

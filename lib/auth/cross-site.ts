@@ -9,7 +9,12 @@ import { env } from "../env";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export function checkCookieWrite(request: Request): void {
+/**
+ * `allowMultipart`: a multipart body passes too when the request carries the `x-gateway-portal` header (the
+ * playground's image edits). A page on another origin cannot add that header without a CORS preflight, which the
+ * gateway never grants for /api, so the header does for a multipart upload what the JSON content type does otherwise.
+ */
+export function checkCookieWrite(request: Request, options: { allowMultipart?: boolean } = {}): void {
   if (SAFE_METHODS.has(request.method)) return;
   const refused = () => new GatewayError("forbidden", "Cross-site request refused: call this endpoint from the portal's own pages");
   const origin = request.headers.get("origin");
@@ -29,7 +34,9 @@ export function checkCookieWrite(request: Request): void {
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
   const hasBody = declared > 0 || request.headers.has("transfer-encoding");
-  if (hasBody && !/^application\/json(\s*;|$)/i.test(request.headers.get("content-type") ?? "")) {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (options.allowMultipart && /^multipart\/form-data(\s*;|$)/i.test(contentType) && request.headers.get("x-gateway-portal") === "1") return;
+  if (hasBody && !/^application\/json(\s*;|$)/i.test(contentType)) {
     throw new GatewayError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'");
   }
 }

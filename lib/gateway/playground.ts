@@ -1,6 +1,6 @@
 // The portal's playground calls the real endpoints through the signed-in session, so no API key ever lives in the
-// browser: POST /api/user/playground/v1/{chat/completions | messages | responses | images/generations} is the /v1
-// endpoint itself (same handler, validation, reservation, settlement, ledger), authenticated by the session cookie
+// browser: POST /api/user/playground/v1/{chat/completions | messages | responses | images/generations | images/edits}
+// is the /v1 endpoint itself (same handler, validation, reservation, settlement, ledger), authenticated by the session cookie
 // (plus the cross-site check every cookie write passes) and billed through the user's playground key
 // (lib/keys/playground.ts). `?group=` picks the group for a first key; the Renew button moves it (lib/user/playground.ts).
 import { GatewayError, errorResponse, type Dialect } from "../errors";
@@ -12,15 +12,15 @@ import { findKey } from "../keys/lookup";
 import type { RouteHandler } from "../http/routes";
 import { usablePrincipal, withPrincipal } from "./pipeline";
 import { chatCompletions, messages } from "./text";
-import { imageGenerations } from "./images";
+import { imageEdits, imageGenerations } from "./images";
 import { responses } from "./responses";
 
-function through(handler: RouteHandler, dialect: Dialect): RouteHandler {
+function through(handler: RouteHandler, dialect: Dialect, options: { multipart?: boolean } = {}): RouteHandler {
   return async (request, params) => {
     try {
       const user = await readSessionRecord(request);
       if (!user) throw new GatewayError("unauthenticated", "Sign in first: the playground runs with your portal session");
-      checkCookieWrite(request);
+      checkCookieWrite(request, { allowMultipart: options.multipart });
       const groups = await allowedGroups(user);
       const wanted = new URL(request.url).searchParams.get("group");
       const group = wanted && groups.includes(wanted) ? wanted : groups.includes("default") ? "default" : groups[0];
@@ -40,4 +40,6 @@ export const playgroundRoutes: [method: string, path: string, handler: RouteHand
   ["POST", "/api/user/playground/v1/messages", through(messages, "anthropic")],
   ["POST", "/api/user/playground/v1/responses", through(responses, "openai")],
   ["POST", "/api/user/playground/v1/images/generations", through(imageGenerations, "openai")],
+  // Multipart (the images and the mask), with the x-gateway-portal header in place of the JSON content type.
+  ["POST", "/api/user/playground/v1/images/edits", through(imageEdits, "openai", { multipart: true })],
 ];

@@ -6,10 +6,11 @@ import { api } from "./api";
 import type { UsagePage, UsageRow } from "./types";
 import type { PlaygroundEndpoint } from "./snippets";
 
-export type EndpointId = "images" | "responses" | "chat" | "messages";
+export type EndpointId = "images" | "edits" | "responses" | "chat" | "messages";
 
 export const ENDPOINTS: { id: EndpointId; path: PlaygroundEndpoint; label: string; description: string; models: string[] }[] = [
   { id: "images", path: "/v1/images/generations", label: "Images", description: "Generate one image from a prompt (JSON answer).", models: [IMAGE_MODEL] },
+  { id: "edits", path: "/v1/images/edits", label: "Edit", description: "Change images you upload, optionally only where a mask is transparent.", models: [IMAGE_MODEL] },
   {
     id: "responses",
     path: "/v1/responses",
@@ -79,6 +80,7 @@ export function messagesBody(model: string, system: string, turns: ChatTurn[], m
 
 /** Headers for a /v1 call with `key`, in the scheme the endpoint expects (spec §5). */
 export function authHeaders(endpoint: EndpointId, key: string): Record<string, string> {
+  if (endpoint === "edits") return { authorization: `Bearer ${key}` }; // multipart: the browser sets the content type
   return endpoint === "messages"
     ? { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" }
     : { authorization: `Bearer ${key}`, "content-type": "application/json" };

@@ -1,6 +1,6 @@
 // Ready-to-copy code for the playground's current request: curl, and the official OpenAI / Anthropic SDKs in Python
 // and Node. The key is read from the GATEWAY_API_KEY environment variable, never written into the snippet.
-export type PlaygroundEndpoint = "/v1/images/generations" | "/v1/responses" | "/v1/chat/completions" | "/v1/messages";
+export type PlaygroundEndpoint = "/v1/images/generations" | "/v1/images/edits" | "/v1/responses" | "/v1/chat/completions" | "/v1/messages";
 
 export type Snippets = { curl: string; python: string; node: string };
 
@@ -101,4 +101,29 @@ export function buildSnippets(origin: string, endpoint: PlaygroundEndpoint, body
       `const stream = client.messages.stream(${nodeObject(messageBody)});\n` +
       `stream.on("text", (text) => process.stdout.write(text));\nawait stream.finalMessage();\n`,
   };
+}
+
+/** An image edit: multipart with the images (and the mask) as files; `fields` are the text fields sent. */
+export function buildEditSnippets(origin: string, fields: Record<string, string | number>, images: string[], mask: string | null): Snippets {
+  const format = typeof fields.output_format === "string" ? fields.output_format : "png";
+  const formLines = [
+    ...Object.entries(fields).map(([name, value]) => `  -F ${shellQuote(`${name}=${value}`)} \\\n`),
+    ...images.map((file) => `  -F ${shellQuote(`image[]=@${file}`)} \\\n`),
+    ...(mask ? [`  -F ${shellQuote(`mask=@${mask}`)} \\\n`] : []),
+  ].join("");
+  const curl = `curl -sS ${origin}/v1/images/edits \\\n  -H "Authorization: Bearer $GATEWAY_API_KEY" \\\n${formLines}  | jq -r '.data[0].b64_json' | base64 --decode > edited.${format}`;
+  const kwargs = Object.entries(fields)
+    .map(([name, value]) => `    ${name}=${typeof value === "number" ? value : JSON.stringify(value)},`)
+    .join("\n");
+  const python =
+    `import base64, os\nfrom openai import OpenAI\n\nclient = OpenAI(base_url="${origin}/v1", api_key=os.environ["GATEWAY_API_KEY"])\n\n` +
+    `result = client.images.edit(\n${kwargs}\n    image=[${images.map((file) => `open(${JSON.stringify(file)}, "rb")`).join(", ")}],\n` +
+    `${mask ? `    mask=open(${JSON.stringify(mask)}, "rb"),\n` : ""})\nwith open("edited.${format}", "wb") as file:\n    file.write(base64.b64decode(result.data[0].b64_json))\n`;
+  const node =
+    `import { createReadStream, writeFileSync } from "node:fs";\nimport OpenAI from "openai";\n\n` +
+    `const client = new OpenAI({ baseURL: "${origin}/v1", apiKey: process.env.GATEWAY_API_KEY });\n\n` +
+    `const result = await client.images.edit({\n${Object.entries(fields).map(([name, value]) => `  ${name}: ${JSON.stringify(value)},`).join("\n")}\n` +
+    `  image: [${images.map((file) => `createReadStream(${JSON.stringify(file)})`).join(", ")}],\n${mask ? `  mask: createReadStream(${JSON.stringify(mask)}),\n` : ""}});\n` +
+    `writeFileSync("edited.${format}", Buffer.from(result.data[0].b64_json, "base64"));\n`;
+  return { curl, python, node };
 }

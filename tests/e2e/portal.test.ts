@@ -6,6 +6,10 @@
 // Screenshots of the main pages are saved under test-results/screenshots/.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import sharp from "sharp";
 import type { Browser, Page } from "playwright-core";
 import { startGateway, stopAllGateways, createUserWithKey, type Gateway } from "../helpers/gateway";
 import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
@@ -157,6 +161,40 @@ describe("portal", () => {
     await page.getByTestId("run-cost").waitFor();
     await screenshot(page, "06-playground-image");
 
+    // Stop: a generation held on its way can be stopped; the time runs while it waits.
+    let release: () => void = () => undefined;
+    await page.route("**/api/user/playground/v1/images/generations", (route) => new Promise<void>((resolve) => (release = () => void route.abort().finally(resolve))));
+    await page.getByRole("button", { name: "Generate image" }).click();
+    await page.getByTestId("run-progress").getByText(/Generating… \d+\.\d s/).waitFor();
+    await page.getByTestId("run-progress").getByRole("button", { name: "Stop" }).click();
+    await page.getByTestId("run-stopped").waitFor();
+    release();
+    await page.unroute("**/api/user/playground/v1/images/generations");
+
+    // Edit: a JPEG upload, a mask drawn over it (the JPEG becomes PNG so the mask fits), the edited image back.
+    const jpeg = path.join(tmpdir(), `e2e-base-${Date.now()}.jpg`);
+    writeFileSync(jpeg, await sharp({ create: { width: 256, height: 256, channels: 3, background: "#2255aa" } }).jpeg().toBuffer());
+    await page.getByTestId("endpoint-picker").getByText("Edit", { exact: true }).click();
+    await page.locator("input[type=file]").first().setInputFiles(jpeg);
+    await page.getByText("Draw", { exact: true }).click();
+    const canvas = page.getByTestId("mask-canvas");
+    await canvas.waitFor();
+    const box = (await canvas.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6, { steps: 8 });
+    await page.mouse.up();
+    await page.getByRole("button", { name: "Use this mask" }).click();
+    await page.getByTestId("mask-ready").waitFor();
+    await page.getByRole("button", { name: "Edit image" }).click();
+    await page.getByTestId("result-image").first().waitFor();
+    await screenshot(page, "06b-playground-edit");
+    const edits = await gateway.admin("GET", "/api/admin/usage?limit=5");
+    const editRow = edits.data.find((row: { endpoint: string }) => row.endpoint === "/v1/images/edits");
+    assert.ok(editRow, "the edit went through the gateway and was billed");
+    assert.equal(editRow.status, "success");
+    await page.getByTestId("endpoint-picker").getByText("Images", { exact: true }).click();
+
     // Two-factor authentication: QR code and secret, a code computed here, backup codes shown once.
     await page.getByRole("link", { name: "Security" }).click();
     await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
@@ -216,7 +254,7 @@ describe("portal", () => {
 
     // The dashboard and usage now show the image request.
     await page.getByRole("link", { name: "Usage" }).click();
-    await page.getByTestId("usage-row").filter({ hasText: "std-image-2" }).waitFor();
+    await page.getByTestId("usage-row").filter({ hasText: "std-image-2" }).first().waitFor();
     await page.getByTestId("usage-row").filter({ hasText: "Redeemed a code" }).waitFor();
     const download = page.waitForEvent("download");
     await page.getByRole("button", { name: "Export CSV" }).click();

@@ -3,6 +3,7 @@
 // server-side playground key per user with its own spending cap. No API key is ever sent to the browser.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import sharp from "sharp";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { signedIn, type Browser } from "../helpers/user-api";
 
@@ -56,8 +57,32 @@ describe("the playground through the session", () => {
     assert.equal(before - (await balance()), key.cap - key.remaining, "the balance paid exactly what the key's cap shows");
   });
 
+  test("image edits go as multipart with the portal's header; without it, or from another origin, they are refused", async () => {
+    const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: "#3366aa" } }).png().toBuffer();
+    const form = () => {
+      const data = new FormData();
+      data.append("prompt", "make it red");
+      data.append("size", "1024x1024");
+      data.append("quality", "low");
+      data.append("image[]", new Blob([new Uint8Array(png)], { type: "image/png" }), "base.png");
+      return data;
+    };
+    const post = (headers: Record<string, string>) => fetch(`${gateway.url}/api/user/playground/v1/images/edits`, { method: "POST", headers: { cookie: browser.cookie, ...headers }, body: form() });
+    const rows = async () => (await browser.call("GET", "/api/user/usage?limit=1")).body.total as number;
+    const before = await rows();
+    assert.equal((await post({})).status, 415, "a multipart POST without the header is what a hostile page could send");
+    assert.equal((await post({ "x-gateway-portal": "1", origin: "http://evil.example" })).status, 403);
+    assert.equal(await rows(), before, "refusals leave no ledger row");
+    const edited = await post({ "x-gateway-portal": "1" });
+    assert.equal(edited.status, 200, await edited.clone().text());
+    assert.ok(((await edited.json()) as { data: { b64_json: string }[] }).data[0]!.b64_json.length > 100);
+    const [row] = (await browser.call("GET", "/api/user/usage?limit=1")).body.data;
+    assert.deepEqual([row.endpoint, row.status], ["/v1/images/edits", "success"], "billed like any edit");
+  });
+
   test("refused without a session, from another origin, or as a form; nothing is charged", async () => {
-    const before = await balance();
+    const rows = async () => (await browser.call("GET", "/api/user/usage?limit=1")).body.total as number;
+    const before = await rows();
     const anonymous = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) });
     assert.equal(anonymous.status, 401);
     assert.match((await anonymous.json()).error.message, /Sign in first/);
@@ -69,7 +94,7 @@ describe("the playground through the session", () => {
     assert.equal(form.status, 415);
     const withKey = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
     assert.equal(withKey.status, 401, "an API key is not a session");
-    assert.equal(await balance(), before);
+    assert.equal(await rows(), before, "no ledger row for a refusal");
   });
 
   test("the cap stops the playground, not the account; Renew gives a fresh key with the full cap", async () => {
