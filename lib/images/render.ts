@@ -35,13 +35,13 @@ const FONT = "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif";
 const PROMPT_CHARACTERS = 60;
 
 /**
- * output_compression is a compression level, so it maps inversely onto the encoders' quality:
- * compression 0 → quality 100 (largest file), compression 100 → quality 1 (smallest; 0 is not a valid quality).
+ * output_compression as the vendor means it: the percentage of quality kept, so 100 is the best quality (largest
+ * file) and 0 the strongest compression. It maps straight onto the encoders' quality (0 becomes 1, their minimum).
  */
 export function encoderQuality(compression: number | undefined): number {
   if (compression === undefined || !Number.isFinite(compression)) return DEFAULT_ENCODER_QUALITY;
   const clamped = Math.min(100, Math.max(0, Math.round(compression)));
-  return Math.max(1, 100 - clamped);
+  return Math.max(1, clamped);
 }
 
 function encode(image: Sharp, format: ImageFormat, compression: number | undefined): Promise<Buffer> {

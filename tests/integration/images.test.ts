@@ -222,9 +222,9 @@ describe("the official openai client against the built-in simulator", () => {
     const row = await ledgerFor(response.headers.get("x-request-id")!);
     const text = countTextTokens("a 4K skyline at night");
     assert.equal(row.imageOutputTokens, imageOutputTokens(3840, 2160, "high"));
-    assert.equal(row.imageOutputTokens, 21_258);
+    assert.equal(row.imageOutputTokens, 20_655);
     assert.equal(row.textInputTokens, text);
-    assert.equal(row.cost, text * PRICE.textInput + 21_258 * PRICE.imageOutput);
+    assert.equal(row.cost, text * PRICE.textInput + 20_655 * PRICE.imageOutput);
     assert.equal(row.reserved, row.cost + (promptBound("a 4K skyline at night") - text) * PRICE.textInput, "quality high is reserved as what it costs, plus the prompt's margin");
     assert.equal(row.detail.experimental, true, "above 2560x1440 is experimental");
     context.diagnostic(`3840x2160 high: ${elapsed.toFixed(0)} ms end to end through the SDK, ${(result.data![0]!.b64_json!.length / MB).toFixed(2)} MB of base64, $${(row.cost / 1e6).toFixed(4)}`);
@@ -284,7 +284,7 @@ describe("ledger rows", () => {
   test("a key whose quota cannot cover the upper bound is refused before anything is rendered", async () => {
     const user = await createUserWithKey(gateway, { balance: 5_000_000, quota: 100_000 });
     const response = await postJson("/v1/images/generations", { model: "std-image-2", prompt: "a 4K harbour", size: "3840x2160", quality: "high" }, user.key);
-    await expectError(response, 403, "quota_exhausted", null, /reserves up to \$0\.68/);
+    await expectError(response, 403, "quota_exhausted", null, /reserves up to \$0\.66/);
     assert.deepEqual(await account(user.userId), { balance: 5_000_000, quota: 100_000 });
   });
 });
@@ -412,12 +412,12 @@ describe("validation: every rule answers 400 in the OpenAI dialect, naming the f
     });
   }
 
-  test("output_compression: 0 and 100 are the bounds for jpeg and webp; png ignores it", async () => {
+  test("output_compression: 0 and 100 are the bounds for jpeg and webp (100 keeps the best quality, as the vendor means it); png ignores it", async () => {
     for (const format of ["jpeg", "webp"]) {
-      const largest = await generateOk({ output_format: format, output_compression: 0 });
-      const smallest = await generateOk({ output_format: format, output_compression: 100 });
+      const largest = await generateOk({ output_format: format, output_compression: 100 });
+      const smallest = await generateOk({ output_format: format, output_compression: 0 });
       assert.equal((await decode(largest.data[0].b64_json)).format, format);
-      assert.ok(smallest.data[0].b64_json.length < largest.data[0].b64_json.length / 2, `${format}: compression 100 is much smaller than 0`);
+      assert.ok(smallest.data[0].b64_json.length < largest.data[0].b64_json.length / 2, `${format}: compression 0 is much smaller than 100`);
     }
     const plain = await generateOk({ output_format: "png" });
     const compressed = await generateOk({ output_format: "png", output_compression: 90 });

@@ -68,20 +68,21 @@ test("quality changes the picture", async () => {
   assert.ok(!low.equals(high));
 });
 
-test("output_compression maps inversely to encoder quality", () => {
-  assert.equal(encoderQuality(0), 100);
-  assert.equal(encoderQuality(30), 70);
-  assert.equal(encoderQuality(100), 1);
-  assert.equal(encoderQuality(150), 1);
-  assert.equal(encoderQuality(-5), 100);
+test("output_compression is the quality kept, as the vendor means it", () => {
+  // As the vendor means it: 100 keeps the best quality, 0 compresses hardest.
+  assert.equal(encoderQuality(100), 100);
+  assert.equal(encoderQuality(30), 30);
+  assert.equal(encoderQuality(0), 1);
+  assert.equal(encoderQuality(150), 100);
+  assert.equal(encoderQuality(-5), 1);
   assert.equal(encoderQuality(undefined), 85);
 });
 
-test("more compression gives smaller jpeg and webp files; png ignores it", async () => {
+test("a lower output_compression gives smaller jpeg and webp files (100 is the best quality); png ignores it", async () => {
   const options = { prompt: "compression", width: 1024, height: 1024 };
   for (const format of ["jpeg", "webp"] as const) {
-    const light = await renderImage({ ...options, format, compression: 0 });
-    const heavy = await renderImage({ ...options, format, compression: 90 });
+    const light = await renderImage({ ...options, format, compression: 100 });
+    const heavy = await renderImage({ ...options, format, compression: 10 });
     assert.ok(heavy.length < light.length / 2, `${format}: ${heavy.length} vs ${light.length}`);
   }
   const pngLight = await renderImage({ ...options, format: "png", compression: 0 });

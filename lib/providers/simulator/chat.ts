@@ -7,6 +7,18 @@ import { SSE_HEADERS } from "../../gateway/stream";
 import { encodeSse } from "../../sse/parse";
 import { streamStarted } from "../../runtime/metrics";
 import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulatorMessageEvents } from "./text";
+import { contextRefusal } from "./agent";
+import { catalogEntryOrGeneric } from "../../catalog";
+import { countChatRequestInputTokens, countMessagesInputTokens } from "../../billing/tokens";
+import { DEFAULT_MAX_TOKENS } from "../anthropic/convert";
+
+/** The model's context window (lib/catalog.ts; the `[1m]` names have 1M) against the whole request, as vendors check. */
+async function outsideWindow(call: TextCall, dialect: "chat" | "messages"): Promise<Outcome | null> {
+  const body = call.body as { max_tokens?: number | null; max_completion_tokens?: number | null };
+  const output = Number(body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS);
+  const input = dialect === "chat" ? countChatRequestInputTokens(call.body as never) : countMessagesInputTokens(call.body as never);
+  return contextRefusal(dialect, input, output, (await catalogEntryOrGeneric(call.publicModel)).contextWindow);
+}
 
 const encoder = new TextEncoder();
 
@@ -75,6 +87,8 @@ function outputSoFar(texts: string[], delivered: number, total: number): number 
 
 export const simulatorAdapter: TextAdapter = {
   async chat(call): Promise<Outcome> {
+    const refused = await outsideWindow(call, "chat");
+    if (refused) return refused;
     await sleep(call.stream ? 0 : setting(call, "firstByteDelayMs"), call.signal);
     if (!call.stream) {
       const completion = simulatorChatCompletion(call.body as never, call.publicModel);
@@ -96,6 +110,8 @@ export const simulatorAdapter: TextAdapter = {
   },
 
   async messages(call): Promise<Outcome> {
+    const refused = await outsideWindow(call, "messages");
+    if (refused) return refused;
     await sleep(call.stream ? 0 : setting(call, "firstByteDelayMs"), call.signal);
     if (!call.stream) {
       const message = simulatorMessage(call.body as never, call.publicModel);

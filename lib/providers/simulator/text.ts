@@ -24,6 +24,21 @@ import {
   type MessagesStreamEvent,
 } from "@/lib/providers/anthropic/convert";
 
+import {
+  chatEndsWithToolResult,
+  chatForcedTool,
+  chatStructuredContent,
+  chatTools,
+  chooseTool,
+  instanceOf,
+  messagesEndsWithToolResult,
+  messagesForcedTool,
+  messagesStructuredContent,
+  messagesTools,
+  toolCallId,
+  type SimulatedToolCall,
+} from "./agent";
+
 export const SIMULATED_PREFIX = "(simulated) ";
 
 export type SimulatedText = {
@@ -200,25 +215,45 @@ function lastUserText(messages: readonly { role?: string; content?: unknown }[])
   return "";
 }
 
-function simulateChat(body: SimulatorChatRequest, publicModel: string): SimulatedText {
-  const stop = body.stop === undefined || body.stop === null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
-  return simulateText({
-    model: publicModel,
-    promptText: lastUserText(body.messages),
-    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS,
-    inputTokens: countChatRequestInputTokens(body),
-    stop,
-  });
+type Simulated = SimulatedText & { toolCall: SimulatedToolCall | null };
+
+/** A tool call's output tokens: its name and arguments as the model would write them. */
+function toolCallTokens(call: SimulatedToolCall): number {
+  return countTextTokens(`${call.name}${JSON.stringify(call.arguments)}`) + 3;
 }
 
-function simulateMessages(body: SimulatorMessagesRequest, publicModel: string): SimulatedText {
-  return simulateText({
-    model: publicModel,
-    promptText: lastUserText(body.messages),
-    maxTokens: body.max_tokens ?? DEFAULT_MAX_TOKENS,
-    inputTokens: countMessagesInputTokens(body),
-    stop: body.stop_sequences ?? [],
-  });
+/** The JSON a response format asks for, as the whole answer (cut to max tokens like any text). */
+function structured(result: SimulatedText, json: string | null, maxTokens: number): SimulatedText {
+  if (json === null) return result;
+  const cut = truncateToTokens(json, Math.max(0, maxTokens));
+  return { ...result, text: cut.text, outputTokens: cut.tokens, truncated: cut.truncated, stopSequence: null };
+}
+
+function simulateChat(body: SimulatorChatRequest, publicModel: string): Simulated {
+  const stop = body.stop === undefined || body.stop === null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
+  const promptText = lastUserText(body.messages);
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const inputTokens = countChatRequestInputTokens(body);
+  const tool = chooseTool({ tools: chatTools(body as never), forced: chatForcedTool(body as never), lastUserText: promptText, endsWithToolResult: chatEndsWithToolResult(body as never) });
+  if (tool) {
+    const call = { id: toolCallId("call_", `${publicModel}\n${promptText}\n${tool.name}`), name: tool.name, arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown> };
+    return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
+  }
+  const text = simulateText({ model: publicModel, promptText, maxTokens, inputTokens, stop });
+  return { ...structured(text, chatStructuredContent(body as never, text.text), maxTokens), toolCall: null };
+}
+
+function simulateMessages(body: SimulatorMessagesRequest, publicModel: string): Simulated {
+  const promptText = lastUserText(body.messages);
+  const maxTokens = body.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const inputTokens = countMessagesInputTokens(body);
+  const tool = chooseTool({ tools: messagesTools(body as never), forced: messagesForcedTool(body as never), lastUserText: promptText, endsWithToolResult: messagesEndsWithToolResult(body as never) });
+  if (tool) {
+    const call = { id: toolCallId("toolu_", `${publicModel}\n${promptText}\n${tool.name}`), name: tool.name, arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown> };
+    return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
+  }
+  const text = simulateText({ model: publicModel, promptText, maxTokens, inputTokens, stop: body.stop_sequences ?? [] });
+  return { ...structured(text, messagesStructuredContent(body as never), maxTokens), toolCall: null };
 }
 
 function randomSuffix(): string {
@@ -233,6 +268,13 @@ function chatUsage(result: SimulatedText): ChatUsage {
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
+}
+
+/** JSON (a tool call's arguments) in pieces of about 16 characters, as vendors stream it. */
+function jsonPieces(json: string): string[] {
+  const pieces: string[] = [];
+  for (let index = 0; index < json.length; index += 16) pieces.push(json.slice(index, index + 16));
+  return pieces.length ? pieces : [""];
 }
 
 /** Streamed text in pieces of a few words, each piece carrying its leading space as model tokens do. */
@@ -251,13 +293,16 @@ function textPieces(text: string): string[] {
 /** A non-streamed `chat.completion`, with `system_fingerprint: "simulator"`. */
 export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel: string): ChatCompletion {
   const result = simulateChat(body, publicModel);
-  const finishReason: ChatFinishReason = result.truncated ? "length" : "stop";
+  const finishReason: ChatFinishReason = result.toolCall ? "tool_calls" : result.truncated ? "length" : "stop";
+  const message = result.toolCall
+    ? { role: "assistant" as const, content: null, refusal: null, tool_calls: [{ id: result.toolCall.id, type: "function" as const, function: { name: result.toolCall.name, arguments: JSON.stringify(result.toolCall.arguments) } }], annotations: [] }
+    : { role: "assistant" as const, content: result.text, refusal: null, annotations: [] };
   return {
     id: `chatcmpl-sim${randomSuffix()}`,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model: publicModel,
-    choices: [{ index: 0, message: { role: "assistant", content: result.text, refusal: null, annotations: [] }, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
     usage: chatUsage(result),
     service_tier: "default",
     system_fingerprint: "simulator",
@@ -278,11 +323,20 @@ export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: str
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(includeUsage ? { usage: null } : {}),
   });
-  const chunks = [
-    chunk({ role: "assistant", content: "", refusal: null }, null),
-    ...textPieces(result.text).map((piece) => chunk({ content: piece }, null)),
-    chunk({}, result.truncated ? "length" : "stop"),
-  ];
+  const call = result.toolCall;
+  const chunks = call
+    ? [
+        // As OpenAI streams a call: the id and name first, then the arguments in pieces.
+        chunk({ role: "assistant", content: null, refusal: null }, null),
+        chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, null),
+        ...jsonPieces(JSON.stringify(call.arguments)).map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null)),
+        chunk({}, "tool_calls"),
+      ]
+    : [
+        chunk({ role: "assistant", content: "", refusal: null }, null),
+        ...textPieces(result.text).map((piece) => chunk({ content: piece }, null)),
+        chunk({}, result.truncated ? "length" : "stop"),
+      ];
   if (includeUsage) chunks.push({ ...base, choices: [], usage: chatUsage(result) });
   return chunks;
 }
@@ -290,7 +344,8 @@ export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: str
 // ---------------------------------------------------------------------------------------------
 // Anthropic Messages
 
-function stopReasonOf(result: SimulatedText): MessagesStopReason {
+function stopReasonOf(result: Simulated): MessagesStopReason {
+  if (result.toolCall) return "tool_use";
   if (result.truncated) return "max_tokens";
   return result.stopSequence !== null ? "stop_sequence" : "end_turn";
 }
@@ -307,7 +362,11 @@ export function simulatorMessage(body: SimulatorMessagesRequest, publicModel: st
     type: "message",
     role: "assistant",
     model: publicModel,
-    content: result.text === "" ? [] : [{ type: "text", text: result.text }],
+    content: result.toolCall
+      ? [{ type: "tool_use", id: result.toolCall.id, name: result.toolCall.name, input: result.toolCall.arguments }]
+      : result.text === ""
+        ? []
+        : [{ type: "text", text: result.text }],
     stop_reason: stopReasonOf(result),
     stop_sequence: result.stopSequence,
     usage: messageUsage(result.inputTokens, result.outputTokens),
@@ -336,9 +395,17 @@ export function simulatorMessageEvents(body: SimulatorMessagesRequest, publicMod
         usage: messageUsage(result.inputTokens, Math.min(1, result.outputTokens)),
       },
     },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    { type: "ping" },
-    ...textPieces(result.text).map((text): MessagesStreamEvent => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+    ...(result.toolCall
+      ? [
+          { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: result.toolCall.id, name: result.toolCall.name, input: {} } } as MessagesStreamEvent,
+          { type: "ping" } as MessagesStreamEvent,
+          ...jsonPieces(JSON.stringify(result.toolCall.arguments)).map((partial_json): MessagesStreamEvent => ({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json } })),
+        ]
+      : [
+          { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } as MessagesStreamEvent,
+          { type: "ping" } as MessagesStreamEvent,
+          ...textPieces(result.text).map((text): MessagesStreamEvent => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+        ]),
     { type: "content_block_stop", index: 0 },
     { type: "message_delta", delta: { stop_reason: stopReasonOf(result), stop_sequence: result.stopSequence }, usage: { output_tokens: result.outputTokens } },
     { type: "message_stop" },
