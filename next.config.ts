@@ -1,7 +1,7 @@
 import type { NextConfig } from "next";
 
 const config: NextConfig = {
-  // Native modules and the Prisma runtime stay outside the bundle (stack notes).
+  // Native modules and the Prisma runtime stay outside the bundle (docs/architecture.md, "Platform notes").
   serverExternalPackages: ["better-sqlite3", "sharp", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "ioredis", "nodemailer", "prom-client"],
   poweredByHeader: false,
   reactStrictMode: true,

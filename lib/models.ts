@@ -1,4 +1,4 @@
-// The product's public model names (spec §2, §2.6). `[1m]` turns on the 1M-token context of a msg-* model.
+// The product's public model names (docs/api.md §2, §2.6). `[1m]` turns on the 1M-token context of a msg-* model.
 export const IMAGE_MODEL = "std-image-2";
 export const TEXT_MODEL = "std-5.5";
 export const MESSAGE_MODELS = ["msg-haiku-4-5-20251001", "msg-sonnet-4-6", "msg-opus-4-6"] as const;

@@ -1,4 +1,4 @@
-// One audit trail for every operator write (round-2 decision "one audit table"): adminRoute (lib/admin/handlers.ts)
+// One audit trail for every operator write: adminRoute (lib/admin/handlers.ts)
 // records each successful non-GET call with who made it, the route, the object it concerned and the answer's
 // status; a handler may add details (never secrets: no passwords, keys or codes) with auditDetail().
 //   GET /api/admin/audit?targetId=&limit=&before=   newest first

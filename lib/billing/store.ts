@@ -1,6 +1,6 @@
-// Every statement that moves money, for SQLite and PostgreSQL (architecture decision 3).
+// Every statement that moves money, for SQLite and PostgreSQL (docs/architecture.md, decision 3).
 // These bypass Prisma on purpose: they run on every request, and Prisma's engine-less client costs ~1 ms per
-// query here (stack notes). Each operation is atomic: a conditional update, or one transaction.
+// query here (docs/architecture.md, "Platform notes"). Each operation is atomic: a conditional update, or one transaction.
 import Sqlite from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { env } from "../env";

@@ -1,7 +1,7 @@
 // Token counting for quota reservations and for the simulator's usage numbers.
 // Encoding: o200k_base (GPT-4o and later, https://github.com/openai/tiktoken), via gpt-tokenizer.
 // Claude uses its own tokenizer, which is not public; o200k_base is a fair stand-in for an estimate
-// that is settled against the upstream's reported usage afterwards (architecture decision 3).
+// that is settled against the upstream's reported usage afterwards (docs/architecture.md, decision 3).
 import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
 
 /**

@@ -31,7 +31,7 @@ const [haiku, haiku1m] = messagePrices(1, 5);
 const [sonnet, sonnet1m] = messagePrices(3, 15);
 const [opus, opus1m] = messagePrices(5, 25);
 
-/** USD per 1M tokens. Image output at $32/1M puts a low-quality 1024x1024 image (~196 tokens) at ~$0.006 (spec §8). */
+/** USD per 1M tokens. Image output at $32/1M puts a low-quality 1024x1024 image (~196 tokens) at ~$0.006 (docs/api.md §8). */
 export const DEFAULT_PRICES: Record<string, SeedPrice> = {
   [IMAGE_MODEL]: { textInput: 5, textOutput: 10, imageInput: 8, imageOutput: 32, ...NO_EXTRAS },
   [TEXT_MODEL]: { textInput: 1.25, textOutput: 10, imageInput: 1.25, imageOutput: 0, ...NO_EXTRAS, cacheReadMultiplier: 0.1 },

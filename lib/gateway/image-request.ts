@@ -1,4 +1,4 @@
-// The request of the two image endpoints (spec §2.1, §2.2): fields, defaults and allowed values, checked the same
+// The request of the two image endpoints (docs/api.md §2.1, §2.2): fields, defaults and allowed values, checked the same
 // way whether they arrive as JSON (generations) or as multipart text fields (edits). Pure: no database, no files,
 // so every rule is unit-tested on its own (tests/unit/image-request.test.ts).
 import { z } from "zod";
@@ -21,7 +21,7 @@ export type ModerationLevel = (typeof MODERATION_LEVELS)[number];
 
 /** The image model's own limit on prompt length (characters). */
 export const MAX_PROMPT_CHARACTERS = 32_000;
-/** Each uploaded file (spec §2.2 mask rule 3, §8). */
+/** Each uploaded file (docs/api.md §2.2 mask rule 3, §8). */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 /** Input images per edit; the mask comes on top. */
 export const MAX_EDIT_IMAGES = 16;
@@ -31,7 +31,7 @@ export const MAX_EDIT_IMAGES = 16;
  */
 export const MAX_INPUT_PIXELS = 8192 * 8192;
 
-/** The models these endpoints serve (spec §2.1: fixed to std-image-2). */
+/** The models these endpoints serve (docs/api.md §2.1: fixed to std-image-2). */
 export const IMAGE_MODELS: ReadonlySet<string> = new Set([IMAGE_MODEL]);
 
 export type ImageOptions = {
@@ -84,11 +84,11 @@ export const imageRequestSchema = z.object({
   response_format: choice(RESPONSE_FORMATS).nullish(),
   moderation: choice(MODERATION_LEVELS).nullish(),
   background: choice(BACKGROUNDS).nullish(),
-  // Accepted for compatibility and ignored: every input image is processed at high fidelity (spec §2.1).
+  // Accepted for compatibility and ignored: every input image is processed at high fidelity (docs/api.md §2.1).
   input_fidelity: choice(INPUT_FIDELITIES).nullish(),
   stream: z.boolean({ error: (issue) => `must be true or false; got ${describe(issue.input)}` }).nullish(),
   user: z.string({ error: (issue) => `must be a string; got ${describe(issue.input)}` }).max(256, { error: "must be at most 256 characters" }).nullish(),
-  // n is silently ignored (spec §2.1): exactly one image is returned whatever it says, so it is not checked either.
+  // n is silently ignored (docs/api.md §2.1): exactly one image is returned whatever it says, so it is not checked either.
 });
 
 /**
@@ -162,7 +162,7 @@ const URL_LIKE_FIELDS = ["image", "image[]", "images", "images[]", "image_url", 
 export type EditFile = { field: string; filename: string; contentType: string; path: string; size: number };
 
 /**
- * Which uploaded files are the images and which is the mask (spec §2.2): `image[]` (or `image`) files in the order
+ * Which uploaded files are the images and which is the mask (docs/api.md §2.2): `image[]` (or `image`) files in the order
  * sent, at most one `mask`. Text fields carrying an image or a URL are refused: the gateway fetches no caller URL.
  */
 export function sortEditFiles<T extends EditFile>(fields: Record<string, string>, files: T[]): { images: T[]; mask: T | undefined } {

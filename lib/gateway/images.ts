@@ -1,4 +1,4 @@
-// /v1/images/generations (JSON) and /v1/images/edits (multipart): validate (spec §2.1, §2.2, §8), filter the prompt
+// /v1/images/generations (JSON) and /v1/images/edits (multipart): validate (docs/api.md §2.1, §2.2, §8), filter the prompt
 // (content policy), authorise the model, reserve the upper bound, relay through the channels, settle to the usage
 // the upstream reported (one ledger row with the text / image-input / image-output breakdown), answer per §2.3.
 // Bad input is refused before the reservation, so it never costs anything.
@@ -126,7 +126,7 @@ async function serveImage(context: GatewayContext, kind: Kind, options: ImageOpt
       stream: false,
       detail: {
         size: result.size,
-        // Outputs above 2560x1440 are experimental (spec §8).
+        // Outputs above 2560x1440 are experimental (docs/api.md §8).
         ...(width * height > EXPERIMENTAL_ABOVE_PIXELS ? { experimental: true } : {}),
         quality: result.quality,
         outputFormat: result.format,

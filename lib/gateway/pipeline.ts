@@ -1,5 +1,5 @@
-// The one wrapper every /v1 endpoint goes through (architecture decision 2): key parsing per endpoint group,
-// lookup by hash, expiry and status, group -> model, rate limit; then reserve -> settle money (decision 3).
+// The one wrapper every /v1 endpoint goes through (docs/architecture.md, decision 2): key parsing per endpoint group,
+// lookup by hash, expiry and status, group -> model, rate limit; then reserve -> settle money (docs/architecture.md, decision 3).
 // Handlers never repeat any of this.
 import { GatewayError, errorResponse, type Dialect } from "../errors";
 import { hashApiKey, KEY_PATTERN } from "../keys/format";
@@ -32,13 +32,13 @@ const SCHEME_HINT: Record<Scheme, string> = {
 };
 
 /** The token of an `Authorization: Bearer ...` header; the scheme is case-insensitive (RFC 9110 §11.1), and one space
- * follows it: a key with spaces around it is a mistyped key (spec §7), refused as malformed. */
+ * follows it: a key with spaces around it is a mistyped key (docs/api.md §7), refused as malformed. */
 export function bearerToken(authorization: string): string | null {
   const match = /^bearer (.*)$/is.exec(authorization);
   return match ? match[1]! : null;
 }
 
-/** Reads the key the way the endpoint group expects it (spec §5); anything else is a 401 naming the cause. */
+/** Reads the key the way the endpoint group expects it (docs/api.md §5); anything else is a 401 naming the cause. */
 export function extractKey(request: Request, scheme: Scheme): string {
   const authorization = request.headers.get("authorization");
   const apiKeyHeader = request.headers.get("x-api-key");
@@ -78,7 +78,7 @@ export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
 }
 
 /**
- * 403 unless the key's group includes the model (spec §5 rule 2), naming where to see the models it may use; 404 when
+ * 403 unless the key's group includes the model (docs/api.md §5 rule 2), naming where to see the models it may use; 404 when
  * the gateway does not know the model at all (a typo is not an access problem).
  */
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {

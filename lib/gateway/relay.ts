@@ -1,4 +1,4 @@
-// Tries the channels that serve a model in order (architecture decision 7): a retryable failure before the
+// Tries the channels that serve a model in order (docs/architecture.md, decision 7): a retryable failure before the
 // first byte reaches the client moves on to the next; an upstream refusing the channel's key switches the
 // channel off. The winning attempt's usage settles the reservation when the response has been delivered.
 import { GatewayError, type ErrorCode } from "../errors";

@@ -1,4 +1,4 @@
-// The events of a streaming /v1/responses call (spec §2.5, §6), in the vendor's Responses API shapes so its official
+// The events of a streaming /v1/responses call (docs/api.md §2.5, §6), in the vendor's Responses API shapes so its official
 // client parses them: https://platform.openai.com/docs/api-reference/responses-streaming
 // Pure: the simulator and the gateway's own tool loop build their streams with `ResponseBuilder`; the native relay
 // passes the upstream's events through. Sequence numbers are not set here: the stream writer
@@ -34,7 +34,7 @@ export function newId(prefix: "resp" | "ig" | "msg"): string {
   return `${prefix}_${randomBytes(24).toString("hex")}`;
 }
 
-/** What one generated image looked like, as the stream reports it (spec §2.5). */
+/** What one generated image looked like, as the stream reports it (docs/api.md §2.5). */
 export type GeneratedImage = {
   b64: string;
   /** What was generated, e.g. "1024x1024". */
@@ -126,7 +126,7 @@ export class ResponseBuilder {
     return { type: RESPONSE_EVENT.imageGenerating, output_index: outputIndex, item_id: itemId };
   }
 
-  /** The finished image: `partial_image` carrying the whole image (spec §2.5), then the item's `output_item.done`. */
+  /** The finished image: `partial_image` carrying the whole image (docs/api.md §2.5), then the item's `output_item.done`. */
   imageDone(itemId: string, outputIndex: number, image: GeneratedImage): ResponsesEvent[] {
     const details = { background: image.background, output_format: image.outputFormat, quality: image.quality, revised_prompt: image.revisedPrompt, size: image.size };
     this.update(itemId, { status: "completed", ...details, result: image.b64 });
@@ -172,7 +172,7 @@ export class ResponseBuilder {
     return { type: RESPONSE_EVENT.incomplete, response: this.response("incomplete", { incomplete_details: { reason }, usage: responseUsage(text), tool_usage: { image_gen: imageGenUsage(images) } }) };
   }
 
-  /** `response.completed` with the text model's usage and the image tool's usage (spec §2.5). */
+  /** `response.completed` with the text model's usage and the image tool's usage (docs/api.md §2.5). */
   completed(text: TokenCounts, images: ImageToolUsage): ResponsesEvent {
     return { type: RESPONSE_EVENT.completed, response: this.response("completed", { usage: responseUsage(text), tool_usage: { image_gen: imageGenUsage(images) } }) };
   }

@@ -1,5 +1,5 @@
-// The request of /v1/responses (spec §2.4, §7): which fields are required, which are refused and why, the input
-// messages and their images, and the image_generation tool with the image API's rules (spec §8). Everything here runs
+// The request of /v1/responses (docs/api.md §2.4, §7): which fields are required, which are refused and why, the input
+// messages and their images, and the image_generation tool with the image API's rules (docs/api.md §8). Everything here runs
 // before the reservation, so a bad request is a 400 that costs nothing. `parseResponsesRequest` is pure (unit-tested
 // in tests/unit/responses-request.test.ts); `decodeInputImages` decodes the inline images with sharp.
 import sharp from "sharp";
@@ -11,7 +11,7 @@ import { observeImageDecode } from "../runtime/metrics";
 import type { ImageFormat, ImageInfo } from "../images/inspect";
 import { MAX_INPUT_PIXELS, MAX_UPLOAD_BYTES, MODERATION_LEVELS, OUTPUT_FORMATS, QUALITIES, type ModerationLevel, type RequestedQuality } from "./image-request";
 
-/** The text models this endpoint serves (spec §2.4). */
+/** The text models this endpoint serves (docs/api.md §2.4). */
 export const RESPONSES_MODELS: ReadonlySet<string> = new Set([TEXT_MODEL]);
 export const IMAGE_ACTIONS = ["auto", "generate", "edit"] as const;
 export type ImageAction = (typeof IMAGE_ACTIONS)[number];
@@ -32,7 +32,7 @@ export type ImageTool = {
   quality: RequestedQuality;
   size: ImageSize;
   outputFormat: ImageFormat;
-  /** Only kept for jpeg and webp (spec §2.1). */
+  /** Only kept for jpeg and webp (docs/api.md §2.1). */
   outputCompression: number | undefined;
   moderation: ModerationLevel;
   action: ImageAction;
@@ -74,7 +74,7 @@ const wholeNumber = (min: number, max: number) =>
     .min(min, { error: (issue) => `must be from ${min} to ${max}; got ${describe(issue.input)}` })
     .max(max, { error: (issue) => `must be from ${min} to ${max}; got ${describe(issue.input)}` });
 
-/** The image_generation tool (spec §2.4). Unknown fields are dropped, never forwarded. */
+/** The image_generation tool (docs/api.md §2.4). Unknown fields are dropped, never forwarded. */
 export const imageToolSchema = z.object({
   type: z.literal("image_generation"),
   model: z.string({ error: (issue) => `must be a string such as '${IMAGE_MODEL}'; got ${describe(issue.input)}` }).nullish(),
@@ -89,7 +89,7 @@ export const imageToolSchema = z.object({
   // Spec §2.4: "untested". Accepted and passed to a native upstream; the gateway's own stream always sends the
   // finished image as one partial_image event, which is what clients of this service read.
   partial_images: wholeNumber(0, 3).nullish(),
-  // Every input image is processed at high fidelity (spec §2.1): accepted and ignored.
+  // Every input image is processed at high fidelity (docs/api.md §2.1): accepted and ignored.
   input_fidelity: choice(["low", "high"]).nullish(),
   input_image_mask: z.unknown().optional(),
 });

@@ -1,4 +1,4 @@
-// Sends the events of one response as server-sent events (spec §6), whatever produced them: numbers every event
+// Sends the events of one response as server-sent events (docs/api.md §6), whatever produced them: numbers every event
 // (`sequence_number` 0, 1, 2, ... with keepalives in the count), sends a `keepalive` event whenever the source has been
 // quiet for `keepaliveMs` (so proxies keep the connection open through generations of up to two minutes), ends a
 // broken stream with `response.failed`, and learns which images reached the client.
@@ -6,7 +6,7 @@
 // Delivery: the body is pulled with a high-water mark of 0, so the next pull only comes when the server has written
 // the previous chunk and wants another one (lib/http/node-adapter.ts writes, waits for drain, then reads). An image is
 // counted as delivered when the pull after its event arrives; a client that leaves while an image is still being
-// written is not charged for it. Nothing is buffered beyond the event being sent (architecture decision 6).
+// written is not charged for it. Nothing is buffered beyond the event being sent (docs/architecture.md, decision 6).
 import { GatewayError } from "../errors";
 import { encodeSse } from "../sse/parse";
 import { log } from "../runtime/log";
@@ -99,7 +99,7 @@ function failureOf(error: unknown): { code: string; message: string } {
   return { code: "server_error", message: "The gateway hit an internal error while streaming. It has been logged." };
 }
 
-/** How long a source may stay silent (keepalives aside) before the response fails: spec §8 observes up to 2 minutes. */
+/** How long a source may stay silent (keepalives aside) before the response fails: docs/api.md §8 observes up to 2 minutes. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 export function responsesStream(options: {

@@ -2,7 +2,7 @@
 // Chat Completions upstream): it offers the model a function tool `generate_image({prompt, action})`, asks it with
 // non-streaming chat calls, sends each tool call to the image channels (std-image-2, with failover), feeds a short
 // result back, and stops when the model answers without tool calls. Meanwhile it emits the same events as the real
-// service (spec §6), so a client cannot tell which path served it.
+// service (docs/api.md §6), so a client cannot tell which path served it.
 //
 // The first chat call happens before the response starts, so a failing text upstream is an ordinary HTTP error (and
 // the next channel is tried); later failures end the stream with response.failed, billed for what was delivered.
@@ -152,7 +152,7 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
       return `Not generated: at most ${MAX_IMAGES} images per answer. Tell the user to ask again for more.`;
     }
     try {
-      // The rewritten prompt goes through the same content policy as the user's (spec §7 content filtering).
+      // The rewritten prompt goes through the same content policy as the user's (docs/api.md §7 content filtering).
       await checkPrompt(prompt, tool.moderation);
     } catch (error) {
       if (error instanceof GatewayError && error.code === "content_policy_violation") {

@@ -26,7 +26,7 @@ export function toolEcho(tool: ImageTool): ToolEcho {
   };
 }
 
-/** The function tool for the text model. The `action` values it may choose follow the tool's `action` (spec §2.4). */
+/** The function tool for the text model. The `action` values it may choose follow the tool's `action` (docs/api.md §2.4). */
 export function imageFunctionTool(action: ImageTool["action"]): NonNullable<ChatRequestBody["tools"]>[number] {
   const actions = action === "auto" ? ["generate", "edit"] : [action];
   return {

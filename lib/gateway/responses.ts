@@ -1,11 +1,11 @@
-// POST /v1/responses (spec §2.4, §2.5, §6, §7): a text model (std-5.5) that calls the image generation tool, always
+// POST /v1/responses (docs/api.md §2.4, §2.5, §6, §7): a text model (std-5.5) that calls the image generation tool, always
 // streamed. Validate everything first (lib/gateway/responses-request.ts; a bad request is a 400 that costs nothing),
 // authorise both models, filter the prompt, reserve the upper bound of both parts, then pick a channel for the text
 // model and stream:
 //   simulator channel                         -> lib/providers/simulator/responses.ts
 //   openai channel with settings.responsesApi -> lib/providers/openai/responses.ts (the vendor's stream, relayed)
 //   any other openai or anthropic channel     -> lib/gateway/responses-tool-loop.ts (the gateway runs the tool loop)
-// Billing is two parts in one ledger row (spec §1): the text model's tokens at std-5.5 prices and the image tool's
+// Billing is two parts in one ledger row (docs/api.md §1): the text model's tokens at std-5.5 prices and the image tool's
 // tokens at std-image-2 prices, settled when the stream ends; a stream cut by either side pays for the images that
 // reached the client and the text used so far.
 import { env } from "../env";
@@ -33,7 +33,7 @@ import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome } from "../
 import { simulatorResponses } from "../providers/simulator/responses";
 import { openaiResponses } from "../providers/openai/responses";
 
-/** Heartbeat interval while nothing else is sent (spec §6 item 6). Channel setting `keepaliveMs` wins over the env. */
+/** Heartbeat interval while nothing else is sent (docs/api.md §6 item 6). Channel setting `keepaliveMs` wins over the env. */
 export const DEFAULT_KEEPALIVE_MS = 10_000;
 const MIN_KEEPALIVE_MS = 10;
 /** Per text model call, on top of the client's input: the tool's instructions and a tool result fed back. */

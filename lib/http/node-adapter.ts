@@ -1,5 +1,5 @@
 // Bridges node:http and Web Request/Response for the production server: /v1 and the JSON APIs are served by
-// plain (Request) => Response functions without going through Next.js's router (architecture decision 1).
+// plain (Request) => Response functions without going through Next.js's router (docs/architecture.md, decision 1).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DirectResponse } from "./direct-body";
 import { clientAddress } from "./client-address";

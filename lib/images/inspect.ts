@@ -1,4 +1,4 @@
-// Header-only checks of uploaded images (spec §2.2 mask rules) before anything is sent upstream.
+// Header-only checks of uploaded images (docs/api.md §2.2 mask rules) before anything is sent upstream.
 import sharp, { type Metadata } from "sharp";
 import { GatewayError } from "@/lib/errors";
 
@@ -32,7 +32,7 @@ export async function inspectImage(path: string, field = "image"): Promise<Image
   return { format: format as ImageFormat, width: metadata.width, height: metadata.height, hasAlpha: metadata.hasAlpha };
 }
 
-/** The mask rules of spec §2.2: same format and dimensions as the first image, and an alpha channel. */
+/** The mask rules of docs/api.md §2.2: same format and dimensions as the first image, and an alpha channel. */
 export function validateMask(first: ImageInfo, mask: ImageInfo): void {
   if (mask.format !== first.format) {
     throw new GatewayError(

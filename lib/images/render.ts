@@ -1,4 +1,4 @@
-// Renderer of the offline `simulator` channel (architecture decision 8): real images of the requested size and
+// Renderer of the offline `simulator` channel (docs/architecture.md, decision 8): real images of the requested size and
 // format, deterministic from the prompt so tests can compare bytes, and visibly labelled as simulated.
 import { createHash } from "node:crypto";
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
@@ -10,7 +10,7 @@ export interface RenderOptions {
   width: number;
   height: number;
   format: ImageFormat;
-  /** 0–100, the request's `output_compression`; only jpeg and webp use it (spec §2.1). */
+  /** 0–100, the request's `output_compression`; only jpeg and webp use it (docs/api.md §2.1). */
   compression?: number;
   quality?: ImageQuality;
 }

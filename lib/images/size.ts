@@ -1,4 +1,4 @@
-// Output size rules of the image model (spec §8), shared by the API handlers and the browser playground.
+// Output size rules of the image model (docs/api.md §8), shared by the API handlers and the browser playground.
 // Pure on purpose: no node imports, so the playground can validate a size as the user types it.
 import { GatewayError } from "@/lib/errors";
 

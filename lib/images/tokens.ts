@@ -1,4 +1,4 @@
-// Image token counts and their price (spec §1 billing, §8 reference cost table).
+// Image token counts and their price (docs/api.md §1 billing, §8 reference cost table).
 // Pure, so the playground can show the same estimate the gateway will charge.
 
 export type ImageQuality = "low" | "medium" | "high";
@@ -14,7 +14,7 @@ export const OUTPUT_TOKENS_1024: Readonly<Record<ImageQuality, number>> = { low:
  */
 const ASPECT_EXPONENT = 1.61;
 
-/** Input images are always processed at high fidelity (spec §2.1), which adds a fixed amount per image. */
+/** Input images are always processed at high fidelity (docs/api.md §2.1), which adds a fixed amount per image. */
 export const HIGH_FIDELITY_SURCHARGE = { square: 4160, other: 6240 } as const;
 /** Below this long:short ratio an input counts as square for the surcharge. */
 export const SQUARE_ASPECT_LIMIT = 1.25;

@@ -1,4 +1,4 @@
-// Token usage of one image request (spec §1 billing: input text + input images, edits only + output image), as the
+// Token usage of one image request (docs/api.md §1 billing: input text + input images, edits only + output image), as the
 // gateway computes it: the upper bound it reserves, what the simulator reports, and the fallback when an upstream
 // reports nothing. Pure.
 import { countTextTokens } from "../billing/tokens";

@@ -1,4 +1,4 @@
-// key -> principal, cached in memory (architecture decision 2): the hot path does not read the database for the
+// key -> principal, cached in memory (docs/architecture.md, decision 2): the hot path does not read the database for the
 // key on every request. Entries are dropped on change (lib/runtime/events, across instances through Redis) and
 // expire after a short TTL as a backstop. Unknown hashes are cached too (briefly), so a flood of invalid keys
 // costs a bounded amount of database work (security item 9).

@@ -1,4 +1,4 @@
-// The prompt filter of the content policy (spec §7: `moderation=auto` filters normally, `low` less strictly).
+// The prompt filter of the content policy (docs/api.md §7: `moderation=auto` filters normally, `low` less strictly).
 // The operator keeps one list of blocked terms per level; `low` checks only its own list, `auto` checks both, so
 // whatever `low` refuses, `auto` refuses too. Pure: the lists come from lib/moderation/store.ts.
 import { z } from "zod";

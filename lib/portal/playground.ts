@@ -78,7 +78,7 @@ export function messagesBody(model: string, system: string, turns: ChatTurn[], m
   return { model, max_tokens: maxTokens, ...(system.trim() ? { system: system.trim() } : {}), messages: turns, stream: true };
 }
 
-/** Headers for a /v1 call with `key`, in the scheme the endpoint expects (spec §5). */
+/** Headers for a /v1 call with `key`, in the scheme the endpoint expects (docs/api.md §5). */
 export function authHeaders(endpoint: EndpointId, key: string): Record<string, string> {
   if (endpoint === "edits") return { authorization: `Bearer ${key}` }; // multipart: the browser sets the content type
   return endpoint === "messages"

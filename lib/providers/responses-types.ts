@@ -16,7 +16,7 @@ import type { UpstreamFailure } from "./types";
 export const RESPONSES_LIMITS = {
   /** Text model calls per response: enough for four images one call at a time plus the answer. */
   rounds: 6,
-  /** Images per response (spec §8: several only through repeated tool calls). */
+  /** Images per response (docs/api.md §8: several only through repeated tool calls). */
   images: 4,
   /** Output cap of each text model call: tool calls and a short answer. */
   turnOutputTokens: 1_024,
@@ -39,7 +39,7 @@ export type ResponsesCall = {
   signal: AbortSignal;
 };
 
-/** What a response used so far, for the two-part settlement (spec §1: text model tokens + image tool tokens). */
+/** What a response used so far, for the two-part settlement (docs/api.md §1: text model tokens + image tool tokens). */
 export type ResponsesUsage = {
   text: { inputTokens: number; outputTokens: number };
   /** Only images that reached the client. */

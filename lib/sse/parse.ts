@@ -1,4 +1,4 @@
-// Server-sent events in and out (architecture decision 6: streams are never buffered whole).
+// Server-sent events in and out (docs/architecture.md, decision 6: streams are never buffered whole).
 // Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
 // Parsing is done by `eventsource-parser` (https://github.com/rexxars/eventsource-parser), which has
 // no line-length limit unless `maxBufferSize` is set: one `data:` line may be a multi-megabyte image.

@@ -3,7 +3,7 @@
 //   publicRoute        no authentication (sign-up, password reset)
 //   sessionRoute       the portal's session cookie only; a request carrying an API key is refused with 403, so a
 //                      leaked key can never reach keys, 2FA or the password (security items 10 and 14)
-//   sessionOrKeyRoute  the session cookie, or `Authorization: Bearer sk-…` of the same user (topup, spec §5)
+//   sessionOrKeyRoute  the session cookie, or `Authorization: Bearer sk-…` of the same user (topup, docs/api.md §5)
 import { checkCookieWrite } from "../auth/cross-site";
 import { GatewayError, errorResponse } from "../errors";
 import { env } from "../env";

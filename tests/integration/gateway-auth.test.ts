@@ -1,4 +1,4 @@
-// Every auth failure cause of spec §5/§7 on each endpoint: status and exact error body, in the endpoint's dialect.
+// Every auth failure cause of docs/api.md §5/§7 on each endpoint: status and exact error body, in the endpoint's dialect.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";

@@ -210,8 +210,8 @@ const CASES: Record<string, Case[]> = {
   ],
   "/v1/responses": [
     { name: "bad JSON", path: "/v1/responses", auth: "bearer", body: "{\"model\":", status: 400, code: "invalid_json" },
-    { name: "instructions missing (spec §7)", path: "/v1/responses", auth: "bearer", body: responses({ instructions: undefined }), status: 400, code: "invalid_request", message: /^Instructions are required$/ },
-    { name: "input is a string (spec §7)", path: "/v1/responses", auth: "bearer", body: responses({ input: "draw a cat" }), status: 400, code: "invalid_request", message: /^Input must be a list$/ },
+    { name: "instructions missing (docs/api.md §7)", path: "/v1/responses", auth: "bearer", body: responses({ instructions: undefined }), status: 400, code: "invalid_request", message: /^Instructions are required$/ },
+    { name: "input is a string (docs/api.md §7)", path: "/v1/responses", auth: "bearer", body: responses({ input: "draw a cat" }), status: 400, code: "invalid_request", message: /^Input must be a list$/ },
     { name: "stream is not true", path: "/v1/responses", auth: "bearer", body: responses({ stream: false }), status: 400, code: "invalid_request", message: /stream/ },
     { name: "n is sent", path: "/v1/responses", auth: "bearer", body: responses({ n: 2 }), status: 400, code: "invalid_request", message: /'n'/ },
     { name: "previous_response_id is sent", path: "/v1/responses", auth: "bearer", body: responses({ previous_response_id: "resp_1" }), status: 400, code: "invalid_request", message: /previous_response_id/ },

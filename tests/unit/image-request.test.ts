@@ -1,4 +1,4 @@
-// The image API's request rules (spec §2.1, §2.2) as pure functions: defaults, enums, what goes upstream, form
+// The image API's request rules (docs/api.md §2.1, §2.2) as pure functions: defaults, enums, what goes upstream, form
 // fields, which files are images and which the mask, and what `size: auto` means for an edit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,7 +19,7 @@ function refused(raw: Record<string, unknown>, param: string, message: RegExp) {
   );
 }
 
-test("defaults of spec §2.1: size auto, quality auto, png, b64_json, moderation auto, the one image model", () => {
+test("defaults of docs/api.md §2.1: size auto, quality auto, png, b64_json, moderation auto, the one image model", () => {
   const options = parseImageOptions({ prompt: "a lighthouse" });
   assert.equal(options.model, "std-image-2");
   assert.deepEqual(options.size, { width: 1024, height: 1024, auto: true });

@@ -13,7 +13,7 @@ import {
   parseImageSize,
 } from "@/lib/images/size";
 
-test("limits match spec §8", () => {
+test("limits match docs/api.md §8", () => {
   assert.equal(MAX_LONG_SIDE, 3840);
   assert.equal(SIDE_MULTIPLE, 16);
   assert.equal(MAX_ASPECT_RATIO, 3);

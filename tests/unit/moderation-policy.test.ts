@@ -1,4 +1,4 @@
-// The content policy's prompt filter (spec §7): whole-word, case- and accent-insensitive terms, `low` checking only
+// The content policy's prompt filter (docs/api.md §7): whole-word, case- and accent-insensitive terms, `low` checking only
 // its own list and `auto` checking both, and the operator's update format.
 import { test } from "node:test";
 import assert from "node:assert/strict";

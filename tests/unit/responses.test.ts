@@ -1,4 +1,4 @@
-// /v1/responses pieces that need no server: the request rules (spec §2.4, §7), the simulator's reading of a prompt
+// /v1/responses pieces that need no server: the request rules (docs/api.md §2.4, §7), the simulator's reading of a prompt
 // (how many images, generate or edit, the rewritten prompts), and the stream writer (numbering, keepalives, delivery,
 // response.failed).
 import { test } from "node:test";

@@ -5,7 +5,7 @@
 //
 // On the way through: the upstream's sequence numbers are replaced by the gateway's (it adds keepalives), the public
 // model name replaces the upstream's, a finished image that came without a partial_image event gets one (clients of
-// this service read each partial_image as one finished image, spec §6), and usage is read from response.completed.
+// this service read each partial_image as one finished image, docs/api.md §6), and usage is read from response.completed.
 // A stream cut before response.completed is billed from what was seen: the gateway's input count, the rewritten
 // prompts as output, and each delivered image at its size and quality (lib/images/usage.ts).
 import { z } from "zod";

@@ -1,13 +1,13 @@
-// `simulator` channels, /v1/responses: the offline stand-in for a text model that calls the image tool (architecture
-// decision 8). It reads the request the way a model would, deterministically: how many images were asked for ("three
+// `simulator` channels, /v1/responses: the offline stand-in for a text model that calls the image tool
+// (docs/architecture.md, decision 8). It reads the request the way a model would, deterministically: how many images were asked for ("three
 // images", "3 pictures", "a couple of photos": 1 to 4), whether to edit the input image (action `auto`: an image is
 // present and the prompt asks for a change), and a rewritten prompt per image. It then streams the same events as the
-// real service (spec §6) with realistic pacing and token counts (spec §8: about 1,600-2,300 text tokens per call;
+// real service (docs/api.md §6) with realistic pacing and token counts (docs/api.md §8: about 1,600-2,300 text tokens per call;
 // image tokens from lib/images/tokens.ts), rendering real images of the requested size and format.
 //
 // Channel settings (free-form JSON per channel):
 //   responsesThinkMs  time before the first image (default 800 ms)
-//   responsesImageMs  time per image (default 2,500 ms; the real service takes 13-20 s, spec §8)
+//   responsesImageMs  time per image (default 2,500 ms; the real service takes 13-20 s, docs/api.md §8)
 //   keepaliveMs       heartbeat interval while an image is generating (lib/gateway/responses.ts)
 import { createHash } from "node:crypto";
 import { countTextTokens } from "../../billing/tokens";
@@ -139,7 +139,7 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
   const { width, height } = !tool.size.auto ? tool.size : action === "edit" && first ? autoEditSize(first.width, first.height) : tool.size;
   const quality = resolveQuality(tool.quality);
   const random = seeded(`${request.instructions}\n${text}`);
-  // The model's hidden reasoning before it calls the tool, and the tool's own prompt in the input (spec §8 totals).
+  // The model's hidden reasoning before it calls the tool, and the tool's own prompt in the input (docs/api.md §8 totals).
   const reasoningTokens = 120 + Math.floor(random() * 260);
   const inputTokens = call.inputTokens + TOOL_PROMPT_TOKENS + Math.floor(random() * 150);
   const thinkMs = setting(call, "responsesThinkMs", DEFAULT_THINK_MS);
