@@ -9,7 +9,7 @@
 // RSS once the load is over and the process has been left idle. Correctness: non-2xx answers, upstream calls, and
 // the key's ledger rows and money (rows = 2xx answers; quota and balance moved by exactly the ledger's cost).
 //
-// Writes bench/RESULTS.md and bench/results.json. Environment knobs (for a partial run, written to /tmp instead):
+// Writes bench/RESULTS.md and bench/results/<date>.json. Environment knobs (for a partial run, written to /tmp instead):
 //   BENCH_SECONDS=5            load per measured run (s)
 //   BENCH_DATABASES=sqlite,postgres
 //   BENCH_ONLY=chat-c1,chat-c50,stream-c1,stream-c50,image-4k,responses-3,edit-2x20mb
@@ -41,7 +41,9 @@ const RESPONSES_SIZE = process.env.BENCH_RESPONSES_SIZE ?? "1024x1024";
 const PARTIAL = Boolean(ONLY) || DATABASES.join(",") !== "sqlite,postgres" || GATEWAY_NODE_ARGS.length > 0;
 const OUT_DIR = PARTIAL ? os.tmpdir() : path.join(ROOT, "bench");
 const MD_FILE = path.join(OUT_DIR, PARTIAL ? "bench-RESULTS.partial.md" : "RESULTS.md");
-const JSON_FILE = path.join(OUT_DIR, PARTIAL ? "bench-results.partial.json" : "results.json");
+// The raw numbers of a full run are a dated artifact next to the summary: bench/results/<YYYY-MM-DD>.json.
+const RUN_DATE = new Date().toISOString().slice(0, 10);
+const JSON_FILE = PARTIAL ? path.join(OUT_DIR, "bench-results.partial.json") : path.join(ROOT, "bench", "results", `${RUN_DATE}.json`);
 
 /** Micro-USD: $10M on the key and on its owner, finite (the reservation path runs) and never the limit here. */
 const QUOTA = 10_000_000_000_000;
@@ -1010,7 +1012,7 @@ function report(info: Machine, results: ScenarioResult[], databases: DatabaseKin
   push(
     "# Gateway benchmark results",
     "",
-    `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}; the whole run took ${fmt(totalSeconds / 60, 1)} min. Raw numbers: bench/results.json.`,
+    `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString()}; the whole run took ${fmt(totalSeconds / 60, 1)} min. Raw numbers: bench/results/${RUN_DATE}.json.`,
     "",
     "## Machine",
     "",

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import path from "node:path";
 
-const ROOTS = ["app", "lib", "components", "public", "next.config.ts", "package-lock.json", "tsconfig.json"];
+const ROOTS = ["app", "lib", "components", "public", "next.config.js", "proxy.ts", "package-lock.json", "tsconfig.json"];
 const SKIP = new Set(["node_modules", ".next", "generated"]);
 
 function walk(entry, files) {

@@ -1,6 +1,6 @@
-import type { NextConfig } from "next";
-
-const config: NextConfig = {
+// Next.js configuration (ESM: package.json has "type": "module"). Types are checked by `npm test` (tsc --noEmit).
+/** @type {import("next").NextConfig} */
+const config = {
   // Native modules and the Prisma runtime stay outside the bundle (docs/architecture.md, "Platform notes").
   serverExternalPackages: ["better-sqlite3", "sharp", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "ioredis", "nodemailer", "prom-client"],
   poweredByHeader: false,
