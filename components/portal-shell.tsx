@@ -46,6 +46,7 @@ import {
   IconUsersGroup,
   IconSettings,
   IconHistory,
+  IconCube,
 } from "@tabler/icons-react";
 
 export type ShellUser = { email: string; role: "user" | "admin" };
@@ -55,6 +56,7 @@ type Item = { href: string; label: string; icon: typeof IconGauge; description?:
 const PORTAL_ITEMS: Item[] = [
   { href: "/dashboard", label: "Dashboard", icon: IconGauge },
   { href: "/playground", label: "Playground", icon: IconSparkles },
+  { href: "/models", label: "Models & pricing", icon: IconCube },
   { href: "/keys", label: "API keys", icon: IconKey },
   { href: "/usage", label: "Usage", icon: IconChartBar },
   { href: "/redeem", label: "Redeem a code", icon: IconGift },

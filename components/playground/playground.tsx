@@ -14,6 +14,7 @@ import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
 import type { Self } from "@/lib/portal/types";
 import type { ModelSource } from "@/lib/portal/server";
 import { PageHeader } from "@/components/page-header";
+import type { UserModel } from "@/components/portal/models";
 import { LoadError } from "@/components/feedback";
 import { ImagesPanel } from "./images-panel";
 import { EditPanel } from "./edit-panel";
@@ -34,6 +35,7 @@ const ENDPOINT_OF_PATH: Record<PlaygroundEndpoint, EndpointId> = {
 export function Playground({ sources }: { userId: string; sources: Record<string, ModelSource> }) {
   const self = useApi<Self>("/api/user/self");
   const keyInfo = useApi<PlaygroundKeyInfo>("/api/user/playground");
+  const catalog = useApi<{ data: UserModel[] }>("/api/user/models");
   const [endpoint, setEndpoint] = useState<EndpointId>("images");
   const [models, setModels] = useState<Record<EndpointId, string>>(() => Object.fromEntries(ENDPOINTS.map((entry) => [entry.id, entry.models[0]!])) as Record<EndpointId, string>);
   const [mode, setMode] = useState<"playground" | "paste">("playground");
@@ -91,7 +93,15 @@ export function Playground({ sources }: { userId: string; sources: Record<string
   // Four labels fit a phone's width only in the smaller size.
   const compact = useMatches({ base: true, sm: false });
   const current = ENDPOINTS.find((entry) => entry.id === endpoint)!;
-  const model = models[endpoint];
+  // The pickers offer what the Models & pricing page lists (GET /api/user/models): every priced model open to the
+  // account that serves the endpoint, operator-added ones included; the built-in names until it has loaded.
+  const offered = (id: EndpointId): string[] => {
+    const entry = ENDPOINTS.find((candidate) => candidate.id === id)!;
+    const listed = catalog.data?.data.filter((item) => item.endpoints.includes(entry.path)).map((item) => item.id);
+    return listed && listed.length ? listed : entry.models;
+  };
+  const choices = offered(endpoint);
+  const model = choices.includes(models[endpoint]) ? models[endpoint] : choices[0]!;
   const source = sources[model];
   const panelProps = { model, source, send, onKeyRejected: () => void renew() };
 
@@ -148,14 +158,14 @@ export function Playground({ sources }: { userId: string; sources: Record<string
                   <SourceBadge source={source} />
                 </Group>
               }
-              data={current.models}
+              data={choices}
               value={model}
               onChange={(value) => value && setModels((all) => ({ ...all, [endpoint]: value }))}
               allowDeselect={false}
               data-testid="model-picker"
             />
             <Text size="xs" c="dimmed" mt={4}>
-              {current.models.length === 1 ? "The only model of this endpoint." : `${current.models.length} models`}
+              {choices.length === 1 ? "The only model of this endpoint." : `${choices.length} models`}
             </Text>
           </Grid.Col>
           <Grid.Col span={{ base: 12, sm: 6, lg: 4 }}>

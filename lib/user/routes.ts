@@ -7,6 +7,7 @@ import * as reset from "./reset";
 import * as sessions from "./sessions";
 import * as verify from "./verify-email";
 import * as playground from "./playground";
+import { listUserModels } from "./models";
 
 export const userRoutes: [method: string, path: string, handler: RouteHandler][] = [
   ["POST", "/api/user/signup", user.signup],
@@ -28,6 +29,7 @@ export const userRoutes: [method: string, path: string, handler: RouteHandler][]
   ["DELETE", "/api/user/sessions/{id}", sessions.deleteSession],
   ["POST", "/api/user/verify-email", verify.verifyEmail],
   ["POST", "/api/user/verify-email/resend", verify.resendVerification],
+  ["GET", "/api/user/models", listUserModels],
   ["GET", "/api/user/playground", playground.playgroundKey],
   ["POST", "/api/user/playground/renew", playground.renewPlayground],
 ];

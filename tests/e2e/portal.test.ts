@@ -163,13 +163,14 @@ describe("portal", () => {
 
     // Stop: a generation held on its way can be stopped; the time runs while it waits.
     let release: () => void = () => undefined;
-    await page.route("**/api/user/playground/v1/images/generations", (route) => new Promise<void>((resolve) => (release = () => void route.abort().finally(resolve))));
+    const held = /\/api\/user\/playground\/v1\/images\/generations(\?|$)/;
+    await page.route(held, (route) => new Promise<void>((resolve) => (release = () => void route.abort().finally(resolve))));
     await page.getByRole("button", { name: "Generate image" }).click();
     await page.getByTestId("run-progress").getByText(/Generating… \d+\.\d s/).waitFor();
     await page.getByTestId("run-progress").getByRole("button", { name: "Stop" }).click();
     await page.getByTestId("run-stopped").waitFor();
     release();
-    await page.unroute("**/api/user/playground/v1/images/generations");
+    await page.unroute(held);
 
     // Edit: a JPEG upload, a mask drawn over it (the JPEG becomes PNG so the mask fits), the edited image back.
     const jpeg = path.join(tmpdir(), `e2e-base-${Date.now()}.jpg`);
@@ -504,6 +505,39 @@ describe("portal", () => {
     await page.waitForURL("**/playground");
     await page.getByRole("heading", { name: "Playground" }).waitFor();
     await screenshot(page, "24-mobile-playground");
+  });
+
+  test("Models & pricing lists what a person may call with prices and examples; the playground offers the same models", async () => {
+    await gateway.admin("POST", "/api/admin/prices", { model: "gpt-4o-mini", textInput: 0.15, textOutput: 0.6 });
+    const groups = (await gateway.admin("GET", "/api/admin/groups")).data as { name: string; models: string[] }[];
+    const current = groups.find((group) => group.name === "default")!;
+    if (!current.models.includes("gpt-4o-mini")) await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...current.models, "gpt-4o-mini"] });
+    const user = await createUserWithKey(gateway);
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      const { page } = await tab(viewport);
+      await signIn(page, user.email, user.password);
+      await page.waitForURL("**/dashboard");
+      await page.goto("/models");
+      await page.getByRole("heading", { name: "Models & pricing" }).waitFor();
+      const image = page.getByTestId("model-card").filter({ hasText: "std-image-2" });
+      // 1024x1536 medium: the reference table's $0.041, shown to the micro-dollar the ledger charges.
+      await image.getByTestId("image-prices").getByText("$0.041376").first().waitFor();
+      const added = page.getByTestId("model-card").filter({ hasText: "gpt-4o-mini" });
+      await added.getByText("$0.15").waitFor();
+      const example = (await added.getByTestId("model-example").textContent()) ?? "";
+      assert.match(example, new RegExp(`curl ${gateway.url.replace(/[.]/g, "\\.")}/v1/chat/completions`));
+      assert.match(example, /"model":"gpt-4o-mini"/);
+      await screenshot(page, `26-models-${viewport.width}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `no sideways scrolling at ${viewport.width} px (${overflow} px)`);
+      if (viewport.width === 1280) {
+        await page.goto("/playground");
+        await page.getByTestId("endpoint-picker").getByText("Chat", { exact: true }).click();
+        await page.getByTestId("model-picker").click();
+        await page.getByRole("option", { name: "gpt-4o-mini" }).waitFor();
+        await page.keyboard.press("Escape");
+      }
+    }
   });
 
   test("a missing page is the portal's own, with a way back; the landing page offers the portal to a signed-in user; a favicon", async () => {

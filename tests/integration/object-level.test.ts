@@ -211,6 +211,12 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(mail.slice(before).filter((message) => message.to.includes(alice.email)).length, 0, "A is confirmed already: no mail");
   },
+  "GET /api/user/models": async () => {
+    // The models open to B's own groups; nothing about A.
+    const answer = await bob.browser.call("GET", `/api/user/models?userId=${alice.userId}`);
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.stringify(answer.body).includes(alice.userId), false);
+  },
   "GET /api/user/playground": async () => {
     const aliceKeys = (await aliceState()).keys.map((key) => key.id);
     const answer = await bob.browser.call("GET", `/api/user/playground?userId=${alice.userId}`);
@@ -228,12 +234,14 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
       ["messages", { model: "msg-haiku-4-5-20251001", max_tokens: 4, messages: [{ role: "user", content: "bob plays" }] }],
       ["responses", { model: "std-5.5", instructions: "x", input: [{ role: "user", content: "bob plays" }], stream: true, tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }] }],
       ["images/generations", { prompt: "bob plays", size: "1024x1024", quality: "low" }],
+      // Sent as JSON here: refused with 415 (an edit is multipart with the portal's header), which also leaves A alone.
+      ["images/edits", { prompt: "bob plays" }],
     ].map(([path, body]) => [
       `POST /api/user/playground/v1/${path}`,
       async () => {
         // Billed to B through B's session, whatever ids B puts in the body or the query.
         const answer = await bob.browser.call("POST", `/api/user/playground/v1/${path}?userId=${alice.userId}&keyId=${alice.keyId}`, { ...(body as object), user: alice.userId });
-        assert.ok(answer.status === 200 || answer.status === 400, `${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
+        assert.ok([200, 400, 415].includes(answer.status), `${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
       },
     ]),
   ),
