@@ -149,9 +149,9 @@ export function PortalShell({ user, appUrl = null, children }: { user: ShellUser
             <ColorSchemeToggle />
             <Menu position="bottom-end" width={240} withinPortal>
               <Menu.Target>
-                <UnstyledButton aria-label="Account menu" data-testid="account-menu" className="account-button">
+                <UnstyledButton data-testid="account-menu" className="account-button" title="Account menu">
                   <Group gap={8} wrap="nowrap">
-                    <Avatar size={30} radius="xl" color="indigo">
+                    <Avatar size={30} radius="xl" color="indigo" aria-hidden>
                       {user.email.slice(0, 1).toUpperCase()}
                     </Avatar>
                     <Box visibleFrom="sm" maw={200}>

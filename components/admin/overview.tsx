@@ -59,7 +59,7 @@ export function OverviewAdmin() {
               Requests per {daily ? "day" : "hour"}
             </Title>
             {points.length ? (
-              <BarChart h={240} data={points} dataKey="when" type="stacked" series={[{ name: "Succeeded", color: "teal.6" }, { name: "Failed", color: "red.6" }]} gridAxis="y" tickLine="none" aria-label="Requests over time" />
+              <BarChart h={240} data={points} dataKey="when" type="stacked" series={[{ name: "Succeeded", color: "teal.6" }, { name: "Failed", color: "red.6" }]} gridAxis="y" tickLine="none" role="img" aria-label="Requests over time" />
             ) : (
               <Text size="sm" c="dimmed">No requests in this range.</Text>
             )}

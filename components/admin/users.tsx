@@ -184,7 +184,7 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                       {user.id === selfId ? <Text size="xs" c="dimmed">you</Text> : null}
                     </Table.Td>
                     <Table.Td>
-                      <Badge variant={user.role === "admin" ? "filled" : "light"} color={user.role === "admin" ? "violet" : "gray"} size="sm">
+                      <Badge variant="light" color={user.role === "admin" ? "violet" : "gray"} size="sm">
                         {user.role}
                       </Badge>
                     </Table.Td>

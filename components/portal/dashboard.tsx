@@ -204,6 +204,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
               gridAxis="y"
               tickLine="none"
               maxBarWidth={18}
+              role="img"
               aria-label="Daily spend chart"
             />
           ) : (
@@ -248,6 +249,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
               legendProps={{ verticalAlign: "bottom", height: 40 }}
               gridAxis="y"
               tickLine="none"
+              role="img"
               aria-label="Requests by model chart"
             />
           )}

@@ -1,0 +1,78 @@
+// Every page of the portal in Chromium at 1280x800 and 390x844 (portal round 2, items 3 and 11): an axe-core check
+// (WCAG 2 A and AA rules) with no serious or critical violation, no sideways scrolling of the page, and a screenshot
+// of each page at each width under test-results/screenshots/ to look at.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import AxeBuilder from "@axe-core/playwright";
+import type { Browser, Page } from "playwright-core";
+import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
+import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
+
+let gateway: Gateway;
+let browser: Browser;
+const tabs: Tab[] = [];
+
+const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up", "/forgot-password", "/reset-password", "/verify-email", "/no-such-page"];
+const USER_PAGES = ["/dashboard", "/playground", "/models", "/keys", "/usage", "/redeem", "/security"];
+const ADMIN_PAGES = ["/admin", "/admin/channels", "/admin/users", "/admin/groups", "/admin/codes", "/admin/usage", "/admin/outbox", "/admin/audit", "/admin/settings"];
+const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+];
+
+before(async () => {
+  gateway = await startGateway({ portal: true });
+  browser = await launchBrowser();
+  // Something on every page: a request in the ledger, a code batch, a key.
+  const { key } = await createUserWithKey(gateway);
+  await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "hello" }] }) });
+  await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 1_000_000, count: 2, batch: "a11y" });
+});
+after(async () => {
+  for (const opened of tabs) await opened.context.close().catch(() => undefined);
+  await browser?.close();
+  await stopAllGateways();
+});
+
+async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/sign-in");
+  await page.locator("input[name=email]").fill(email);
+  await page.locator("input[name=password]").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL("**/dashboard");
+}
+
+/** Serious and critical axe violations of the page as it is now, one line each. */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.slice(0, 3).map((node) => node.target.join(" ")).join(" | ")}`);
+}
+
+async function check(page: Page, path: string, width: number): Promise<string[]> {
+  await page.goto(path);
+  await page.getByRole("heading", { level: 1 }).first().waitFor();
+  await page.waitForLoadState("networkidle").catch(() => undefined);
+  const problems = (await violations(page)).map((line) => `${path} @${width}: ${line}`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  if (overflow > 0) problems.push(`${path} @${width}: the page scrolls sideways by ${overflow} px`);
+  await screenshot(page, `a11y-${width}${path.replace(/\//g, "-") || "-home"}`);
+  return problems;
+}
+
+describe("accessibility and layout of every page", () => {
+  for (const viewport of VIEWPORTS) {
+    test(`public, user and operator pages at ${viewport.width} px: no serious or critical axe violation, no sideways scrolling`, async () => {
+      const problems: string[] = [];
+      const visitor = await openTab(browser, gateway.url, viewport);
+      tabs.push(visitor);
+      for (const path of PUBLIC_PAGES) problems.push(...(await check(visitor.page, path, viewport.width)));
+      const admin = await openTab(browser, gateway.url, viewport);
+      tabs.push(admin);
+      await signIn(admin.page, "admin@example.com", "admin-password-123");
+      for (const path of [...USER_PAGES, ...ADMIN_PAGES]) problems.push(...(await check(admin.page, path, viewport.width)));
+      assert.deepEqual(problems, []);
+    });
+  }
+});
