@@ -23,7 +23,7 @@ import {
   Tooltip,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from "@tabler/icons-react";
+import { IconAlertTriangle, IconKey, IconPencil, IconPlayerPause, IconPlayerPlay, IconPlus, IconTrash } from "@tabler/icons-react";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
 import { dateOnly, relative, usd, usdToMicros } from "@/lib/portal/format";
@@ -31,6 +31,7 @@ import type { ApiKey, CreatedKey, Self } from "@/lib/portal/types";
 import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { PageHeader } from "@/components/page-header";
 import { CopyField, FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { EditKeyModal } from "./edit-key";
 
 const EXPIRY_PRESETS = [
   { value: "never", label: "Never" },
@@ -203,6 +204,17 @@ export function KeysPage() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
+
+  async function setPaused(key: ApiKey, paused: boolean) {
+    try {
+      await api(`/api/user/keys/${encodeURIComponent(key.id)}`, { method: "PATCH", body: { status: paused ? "disabled" : "active" } });
+      notifications.show({ color: "teal", title: paused ? "Key paused" : "Key resumed", message: paused ? `${key.name || key.prefix} is refused until you resume it.` : `${key.name || key.prefix} works again.` });
+      await keys.reload();
+    } catch (error) {
+      notifications.show({ color: "red", title: "Could not change the key", message: (error as Error).message });
+    }
+  }
   const [revokeBusy, setRevokeBusy] = useState(false);
   const [revokeError, setRevokeError] = useState<string | null>(null);
 
@@ -302,11 +314,27 @@ export function KeysPage() {
                       <StatusBadge status={key.status} />
                     </Table.Td>
                     <Table.Td>
-                      <Tooltip label="Revoke key">
-                        <ActionIcon variant="subtle" color="red" aria-label={`Revoke key ${key.name || key.prefix}`} onClick={() => setRevoking(key)}>
-                          <IconTrash size={16} />
-                        </ActionIcon>
-                      </Tooltip>
+                      <Group gap={2} wrap="nowrap">
+                        {key.purpose !== "playground" && (key.status === "active" || key.status === "disabled") ? (
+                          <>
+                            <Tooltip label="Edit name, expiry and cap">
+                              <ActionIcon variant="subtle" aria-label={`Edit key ${key.name || key.prefix}`} onClick={() => setEditing(key)}>
+                                <IconPencil size={16} />
+                              </ActionIcon>
+                            </Tooltip>
+                            <Tooltip label={key.status === "active" ? "Pause: refused until resumed" : "Resume"}>
+                              <ActionIcon variant="subtle" aria-label={`${key.status === "active" ? "Pause" : "Resume"} key ${key.name || key.prefix}`} onClick={() => void setPaused(key, key.status === "active")}>
+                                {key.status === "active" ? <IconPlayerPause size={16} /> : <IconPlayerPlay size={16} />}
+                              </ActionIcon>
+                            </Tooltip>
+                          </>
+                        ) : null}
+                        <Tooltip label="Revoke key">
+                          <ActionIcon variant="subtle" color="red" aria-label={`Revoke key ${key.name || key.prefix}`} onClick={() => setRevoking(key)}>
+                            <IconTrash size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                      </Group>
                     </Table.Td>
                   </Table.Tr>
                 ))}
@@ -316,6 +344,15 @@ export function KeysPage() {
         </Card>
       ) : null}
 
+      <EditKeyModal
+        apiKey={editing}
+        onClose={() => setEditing(null)}
+        onSaved={() => {
+          setEditing(null);
+          notifications.show({ color: "teal", title: "Key saved", message: "The change applies at once." });
+          void keys.reload();
+        }}
+      />
       {self.data ? (
         <CreateKeyModal
           opened={creating}

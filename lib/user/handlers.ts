@@ -187,6 +187,35 @@ export const createKey = sessionRoute(async (request, _params, { user }) => {
   return json({ ...publicKey(row), key }, 201);
 });
 
+export const updateOwnKeySchema = z
+  .object({
+    name: z.string().trim().max(100).optional(),
+    /** A future date, or null for no expiry. */
+    expiresAt: futureDate.nullable().optional(),
+    /** Micro-USD the key may still spend (its owner's balance bounds it too). */
+    quota: quota.optional(),
+    unlimited: z.boolean().optional(),
+    /** Pause ("disabled") and resume ("active"). */
+    status: z.enum(["active", "disabled"]).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: "send at least one of name, expiresAt, quota, unlimited, status" });
+
+/** PATCH /api/user/keys/{id}: the owner renames, pauses, resumes, re-dates or re-caps one of their keys. */
+export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
+  const body = await readBody(request, updateOwnKeySchema, ACCOUNT_BODY_LIMIT_BYTES);
+  // One lookup with both conditions: another user's key and a missing key answer the same 404.
+  const key = await db().apiKey.findFirst({ where: { id: params.id ?? "", userId: user.id, deletedAt: null } });
+  if (!key) throw new GatewayError("not_found", "No key with this id");
+  if (key.purpose === "playground") throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
+  const { quota: newQuota, ...rest } = body;
+  const updated = await db().apiKey.update({
+    where: { id: key.id },
+    data: { ...rest, ...(newQuota !== undefined ? { quotaRemaining: BigInt(newQuota) } : {}) },
+  });
+  publish({ type: "key.changed", keyHash: key.keyHash, keyId: key.id });
+  return json(publicKey(updated));
+});
+
 async function deleteOwnKey(user: UserRow, id: string): Promise<Response> {
   // One lookup with both conditions: a key of another user and a missing key answer the same 404.
   const key = await db().apiKey.findFirst({ where: { id, userId: user.id, deletedAt: null } });

@@ -1,6 +1,6 @@
 // The account API in /openapi.json, with the same schemas the handlers validate with.
 import type { Documented } from "../runtime/openapi";
-import { createKeySchema, passwordSchema, signupSchema, topupSchema } from "./handlers";
+import { createKeySchema, passwordSchema, signupSchema, topupSchema, updateOwnKeySchema } from "./handlers";
 import { resetRequestSchema, resetSchema } from "./reset";
 import { codeSchema } from "./two-factor";
 import { resendSchema, verifySchema } from "./verify-email";
@@ -13,6 +13,7 @@ export const documentedRoutes: Documented[] = [
   { method: "get", path: "/api/user/keys", summary: "The user's keys", tag: "Account", security: "session" },
   { method: "post", path: "/api/user/keys", summary: "Create a key (the full key appears only in this answer)", tag: "Account", security: "session", body: createKeySchema },
   { method: "delete", path: "/api/user/keys/{id}", summary: "Revoke one of the user's keys", tag: "Account", security: "session" },
+  { method: "patch", path: "/api/user/keys/{id}", summary: "Rename, pause or resume, re-date or re-cap one of the user's keys", tag: "Account", security: "session", body: updateOwnKeySchema },
   { method: "get", path: "/api/user/usage", summary: "The user's ledger rows and daily totals (?limit=&offset=&model=&status=&from=&to=)", tag: "Account", security: "session" },
   { method: "post", path: "/api/user/2fa/setup", summary: "Start two-factor setup: {secret, otpauthUrl, qrCode}", tag: "Account", security: "session" },
   { method: "post", path: "/api/user/2fa/enable", summary: "Confirm with a code; answers the backup codes once", tag: "Account", security: "session", body: codeSchema },

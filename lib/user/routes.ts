@@ -18,6 +18,7 @@ export const userRoutes: [method: string, path: string, handler: RouteHandler][]
   ["POST", "/api/user/keys", user.createKey],
   ["DELETE", "/api/user/keys", user.deleteKeyByQuery],
   ["DELETE", "/api/user/keys/{id}", user.deleteKey],
+  ["PATCH", "/api/user/keys/{id}", user.updateOwnKey],
   ["GET", "/api/user/usage", user.usage],
   ["POST", "/api/user/2fa/setup", twoFactor.setupTwoFactor],
   ["POST", "/api/user/2fa/enable", twoFactor.enableTwoFactor],

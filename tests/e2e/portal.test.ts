@@ -117,6 +117,17 @@ describe("portal", () => {
     await page.getByTestId("key-row").filter({ hasText: "Build server" }).waitFor();
     assert.ok(!(await page.content()).includes(shownKey), "the full key is not shown again");
     await screenshot(page, "04-keys");
+    // Pause and resume the key, then rename it, from its row.
+    await page.getByRole("button", { name: "Pause key Build server" }).click();
+    await page.getByText("Key paused").waitFor();
+    const pausedKeys = (await gateway.admin("GET", "/api/admin/keys?limit=1000")).data as { name: string; status: string }[];
+    assert.equal(pausedKeys.find((key) => key.name === "Build server")!.status, "disabled");
+    await page.getByRole("button", { name: "Resume key Build server" }).click();
+    await page.getByText("Key resumed").waitFor();
+    await page.getByRole("button", { name: "Edit key Build server" }).click();
+    await page.getByRole("dialog").locator("input[name=name]").fill("Build server (CI)");
+    await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("key-row").filter({ hasText: "Build server (CI)" }).waitFor();
 
     // Redeem a code made through the operator API; a wrong code is refused next to the field.
     const batch = await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 5_000_000, count: 1, batch: "e2e-user" });

@@ -137,6 +137,12 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     const missing = await bob.browser.call("DELETE", "/api/user/keys/no-such-key-id");
     assert.deepEqual(missing.body, answer.body);
   },
+  "PATCH /api/user/keys/{id}": async () => {
+    const answer = await bob.browser.call("PATCH", `/api/user/keys/${alice.keyId}`, { status: "disabled", quota: 0 });
+    const missing = await bob.browser.call("PATCH", "/api/user/keys/no-such-key-id", { status: "disabled" });
+    assert.equal(answer.status, 404);
+    assert.deepEqual(answer.body, missing.body, "the same answer as for a key that does not exist");
+  },
   "GET /api/user/usage": async () => {
     const mine = await bob.browser.call("GET", `/api/user/usage?userId=${alice.userId}&from=2000-01-01`);
     assert.equal(mine.status, 200);
