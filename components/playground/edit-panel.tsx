@@ -7,15 +7,13 @@ import { Badge, Button, Card, EmptyState, FileInput, Grid, SegmentedControl, Sta
 import { IconPhotoEdit, IconUpload } from "@tabler/icons-react";
 import { errorFrom, fieldMessage, type ApiError } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
-import { DEFAULT_IMAGE_SETTINGS, findLedgerRow, imageFields, type ImageSettings } from "@/lib/portal/playground";
+import { DEFAULT_IMAGE_SETTINGS, imageFields, type ImageSettings } from "@/lib/portal/playground";
 import { buildEditSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
 import { asPng, MaskEditor } from "./mask-editor";
-import { CostLine, ImageCard, RunError, RunningLine, useRun, wasStopped, type SendRequest, type ShownImage } from "./shared";
-
-type Result = ShownImage & { id: number; requestId: string | null; cost?: number | null };
+import { CostLine, ImageCard, RunError, RunningLine, useImageResults, useRun, wasStopped, type ImageAnswer, type SendRequest } from "./shared";
 
 /** The spec's limit of input images per edit. */
 const MAX_IMAGES = 16;
@@ -29,7 +27,7 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
   const [mask, setMask] = useState<File | null>(null);
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const [results, setResults] = useState<Result[]>([]);
+  const { results, add } = useImageResults(model);
   const [stopped, setStopped] = useState(false);
   const run = useRun();
   const origin = useBaseUrl();
@@ -74,26 +72,8 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
         else setError(failure);
         return;
       }
-      const answer = (await response.json()) as { data: { b64_json?: string }[]; output_format?: string; size?: string; quality?: string; usage?: { output_tokens_details?: { image_tokens?: number } } };
-      const requestId = response.headers.get("x-request-id");
-      const id = Date.now();
-      setResults((current) => [
-        {
-          id,
-          requestId,
-          b64: answer.data[0]?.b64_json ?? "",
-          format: answer.output_format ?? settings.format,
-          label: prompt.slice(0, 40) || "edit",
-          size: answer.size,
-          quality: answer.quality,
-          tokens: answer.usage?.output_tokens_details?.image_tokens,
-          latencyMs: Math.round(performance.now() - started),
-        },
-        ...current.slice(0, 5),
-      ]);
-      void findLedgerRow(requestId, model)
-        .then((row) => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: row ? row.cost : null } : result))))
-        .catch(() => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: null } : result))));
+      const answer = (await response.json()) as ImageAnswer;
+      add(answer, response.headers.get("x-request-id"), { format: settings.format, label: prompt.slice(0, 40) || "edit", latencyMs: Math.round(performance.now() - started) });
     } catch (caught) {
       if (wasStopped(caught)) setStopped(true);
       else setError(caught as Error);

@@ -7,14 +7,12 @@ import { Button, Card, EmptyState, Grid, Stack, Text, Textarea, Title } from "@m
 import { IconPhoto, IconSparkles } from "@tabler/icons-react";
 import { errorFrom, fieldMessage, type ApiError } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
-import { DEFAULT_IMAGE_SETTINGS, findLedgerRow, imagesBody, type ImageSettings } from "@/lib/portal/playground";
+import { DEFAULT_IMAGE_SETTINGS, imagesBody, type ImageSettings } from "@/lib/portal/playground";
 import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, ImageCard, RunError, RunningLine, useRun, wasStopped, type ShownImage, type SendRequest } from "./shared";
-
-type Result = ShownImage & { id: number; requestId: string | null; cost?: number | null };
+import { CostLine, ImageCard, RunError, RunningLine, useImageResults, useRun, wasStopped, type ImageAnswer, type SendRequest } from "./shared";
 
 const FIELD_PARAMS = ["prompt", "size", "quality", "output_format", "output_compression", "moderation"];
 
@@ -26,7 +24,7 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
   const [stopped, setStopped] = useState(false);
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const [results, setResults] = useState<Result[]>([]);
+  const { results, add } = useImageResults(model);
 
   const body = imagesBody(model, prompt, { ...settings, size: settings.size.trim() });
   const origin = useBaseUrl();
@@ -51,35 +49,8 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
         else setError(failure);
         return;
       }
-      const answer = (await response.json()) as {
-        data: { b64_json?: string; url?: string; revised_prompt?: string }[];
-        output_format?: string;
-        size?: string;
-        quality?: string;
-        usage?: { output_tokens_details?: { image_tokens?: number } };
-      };
-      const item = answer.data[0];
-      const b64 = item?.b64_json ?? item?.url?.replace(/^data:[^,]*,/, "") ?? "";
-      const requestId = response.headers.get("x-request-id");
-      const id = Date.now();
-      setResults((current) => [
-        {
-          id,
-          requestId,
-          b64,
-          format: answer.output_format ?? settings.format,
-          label: prompt.slice(0, 40) || "image",
-          size: answer.size,
-          quality: answer.quality,
-          revisedPrompt: item?.revised_prompt,
-          tokens: answer.usage?.output_tokens_details?.image_tokens,
-          latencyMs: Math.round(performance.now() - started),
-        },
-        ...current.slice(0, 5),
-      ]);
-      void findLedgerRow(requestId, model)
-        .then((row) => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: row ? row.cost : null } : result))))
-        .catch(() => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost: null } : result))));
+      const answer = (await response.json()) as ImageAnswer;
+      add(answer, response.headers.get("x-request-id"), { format: settings.format, label: prompt.slice(0, 40) || "image", latencyMs: Math.round(performance.now() - started) });
     } catch (caught) {
       // Stopped by the user: nothing was charged (the gateway releases a cut request's reservation).
       if (wasStopped(caught)) setStopped(true);

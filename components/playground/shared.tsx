@@ -7,7 +7,7 @@ import { Alert, Anchor, Badge, Button, Card, Group, Image, Stack, Text } from "@
 import { IconAlertTriangle, IconDownload } from "@tabler/icons-react";
 import type { ApiError } from "@/lib/portal/api";
 import { count, usdPrecise } from "@/lib/portal/format";
-import { formatSeconds } from "@/lib/portal/playground";
+import { findLedgerRow, formatSeconds } from "@/lib/portal/playground";
 import type { ModelSource } from "@/lib/portal/server";
 import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
 import { SimulatorBadge } from "@/components/feedback";
@@ -181,4 +181,43 @@ export function RunningLine({ elapsedMs, onStop, what = "Generating" }: { elapse
       </Button>
     </Group>
   );
+}
+
+/** An image shown in a panel, with the cost read back from the ledger (undefined while looking, null if not found). */
+export type ImageResult = ShownImage & { id: number; requestId: string | null; cost?: number | null };
+
+/** The image API's answer (generations and edits), as far as the panels read it. */
+export type ImageAnswer = {
+  data: { b64_json?: string; url?: string; revised_prompt?: string }[];
+  output_format?: string;
+  size?: string;
+  quality?: string;
+  usage?: { output_tokens_details?: { image_tokens?: number } };
+};
+
+/** The last six images of a panel: `add` shows an answer at once and fills in its cost once the ledger has it. */
+export function useImageResults(model: string) {
+  const [results, setResults] = useState<ImageResult[]>([]);
+  const setCost = (id: number, cost: number | null) => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost } : result)));
+  function add(answer: ImageAnswer, requestId: string | null, shown: { format: string; label: string; latencyMs: number }) {
+    const item = answer.data[0];
+    const id = Date.now();
+    const result: ImageResult = {
+      id,
+      requestId,
+      b64: item?.b64_json ?? item?.url?.replace(/^data:[^,]*,/, "") ?? "",
+      format: answer.output_format ?? shown.format,
+      label: shown.label,
+      size: answer.size,
+      quality: answer.quality,
+      revisedPrompt: item?.revised_prompt,
+      tokens: answer.usage?.output_tokens_details?.image_tokens,
+      latencyMs: shown.latencyMs,
+    };
+    setResults((current) => [result, ...current.slice(0, 5)]);
+    void findLedgerRow(requestId, model)
+      .then((row) => setCost(id, row ? row.cost : null))
+      .catch(() => setCost(id, null));
+  }
+  return { results, add };
 }

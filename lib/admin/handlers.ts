@@ -166,14 +166,22 @@ export const updateKey = adminRoute(async (request, params) => {
   if (body.group && !(await db().group.findUnique({ where: { name: body.group } }))) {
     throw new GatewayError("invalid_request", `Group '${body.group}' does not exist`, { param: "group" });
   }
-  const { quota: newQuota, ...rest } = body;
+  return json(publicKey(await applyKeyChange(key, body)));
+});
+
+/**
+ * Writes a change to a key (the operator's, or its owner's through lib/user/handlers.ts): `quota` sets what the key
+ * may still spend; every cached copy of the key is dropped at once.
+ */
+export async function applyKeyChange<T extends { quota?: number }>(key: { id: string; keyHash: string }, change: T) {
+  const { quota: newQuota, ...rest } = change;
   const updated = await db().apiKey.update({
     where: { id: key.id },
     data: { ...rest, ...(newQuota !== undefined ? { quotaRemaining: BigInt(newQuota) } : {}) },
   });
   publish({ type: "key.changed", keyHash: key.keyHash, keyId: key.id });
-  return json(publicKey(updated));
-});
+  return updated;
+}
 
 export const deleteKey = adminRoute(async (_request, params) => {
   const key = await db().apiKey.findUnique({ where: { id: params.id } });

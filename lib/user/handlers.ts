@@ -12,7 +12,7 @@ import { publish } from "../runtime/events";
 import { newApiKey } from "../keys/format";
 import { flushLedger } from "../billing/ledger";
 import { moneyStore } from "../billing/store";
-import { publicKey } from "../admin/handlers";
+import { applyKeyChange, publicKey } from "../admin/handlers";
 import { redeemLookupHashes } from "../accounts/redeem-format";
 import { checkPasswordStrength, hashPassword, verifyPassword } from "../accounts/password";
 import {
@@ -207,13 +207,7 @@ export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
   const key = await db().apiKey.findFirst({ where: { id: params.id ?? "", userId: user.id, deletedAt: null } });
   if (!key) throw new GatewayError("not_found", "No key with this id");
   if (key.purpose === "playground") throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
-  const { quota: newQuota, ...rest } = body;
-  const updated = await db().apiKey.update({
-    where: { id: key.id },
-    data: { ...rest, ...(newQuota !== undefined ? { quotaRemaining: BigInt(newQuota) } : {}) },
-  });
-  publish({ type: "key.changed", keyHash: key.keyHash, keyId: key.id });
-  return json(publicKey(updated));
+  return json(publicKey(await applyKeyChange(key, body)));
 });
 
 async function deleteOwnKey(user: UserRow, id: string): Promise<Response> {
