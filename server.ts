@@ -1,18 +1,18 @@
 // The production server. /v1/*, /api/user/* and /api/admin/* go straight to plain (Request) => Response handlers
 // (docs/architecture.md, decision 1: ~8x the throughput of a Next.js route); pages and /api/auth go to Next.js.
 import http from "node:http";
-import { ConfigError, env } from "./lib/env";
-import { prepareDatabase } from "./lib/runtime/startup";
-import { isPlainPath, matchRoute } from "./lib/http/routes";
-import { sendWebResponse, toWebRequest } from "./lib/http/node-adapter";
-import { newRequestId } from "./lib/http/json";
-import { clientAddress, isTrustedProxy } from "./lib/http/client-address";
-import { guardConnections } from "./lib/http/connection-guard";
-import { signInBodyRefusal } from "./lib/http/sign-in-body";
-import { errorResponse, GatewayError, type Dialect } from "./lib/errors";
-import { log } from "./lib/runtime/log";
-import { flushLedger } from "./lib/billing/ledger";
-import { operationsRoute, startOperations, stopOperations } from "./lib/runtime/operations";
+import { ConfigError, env } from "./lib/platform/env";
+import { prepareDatabase } from "./lib/server/startup";
+import { isPlainPath, matchRoute } from "./lib/server/routes";
+import { sendWebResponse, toWebRequest } from "./lib/platform/http/node-adapter";
+import { newRequestId } from "./lib/platform/http/json";
+import { clientAddress, isTrustedProxy } from "./lib/platform/http/client-address";
+import { guardConnections } from "./lib/platform/http/connection-guard";
+import { signInBodyRefusal } from "./lib/platform/http/sign-in-body";
+import { errorResponse, GatewayError, type Dialect } from "./lib/platform/errors";
+import { log } from "./lib/platform/log";
+import { flushLedger } from "./lib/money/ledger";
+import { operationsRoute, startOperations, stopOperations } from "./lib/server/operations";
 
 function dialectFor(pathname: string): Dialect {
   if (pathname.startsWith("/v1/messages")) return "anthropic";
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     });
   });
   // Streams and 50 MB uploads may take minutes: node's whole-request timeout would cut them, so bodies are bounded by
-  // a minimum rate instead (lib/http/connection-guard.ts). Keep-alive outlasts the 60 s idle timeout of common load
+  // a minimum rate instead (lib/platform/http/connection-guard.ts). Keep-alive outlasts the 60 s idle timeout of common load
   // balancers, so the balancer, not the gateway, closes idle connections (no race on a reused socket).
   server.requestTimeout = 0;
   server.headersTimeout = config.GATEWAY_HEADERS_TIMEOUT_MS;

@@ -3,7 +3,7 @@ import { Anchor, Badge, Button, Card, Code, Container, Group, SimpleGrid, Stack,
 import { IconBolt, IconMessages, IconPhoto, IconSparkles, IconTerminal2 } from "@tabler/icons-react";
 import { ApiBaseUrls, BaseUrlProvider } from "@/components/base-url";
 import { TryItSnippet } from "@/components/landing-snippet";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { pageSession } from "@/lib/portal/server";
 
 const ENDPOINTS = [

@@ -29,7 +29,7 @@ import autocannon, { type Result as CannonResult } from "autocannon";
 import Sqlite from "better-sqlite3";
 import pg from "pg";
 import sharp from "sharp";
-import { postgresConfig } from "../lib/db/client";
+import { postgresConfig } from "../lib/platform/db/client";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -709,7 +709,7 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
       unavailable: async (gateway, key) => {
         const response = await fetch(`${gateway.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${key.key}`, "content-type": "application/json" }, body: responses });
         const text = await response.text();
-        if (response.status === 404 && /No such endpoint/.test(text)) return "not available yet: the gateway has no /v1/responses endpoint (lib/gateway/responses.ts has not landed)";
+        if (response.status === 404 && /No such endpoint/.test(text)) return "not available yet: the gateway has no /v1/responses endpoint (lib/gateway/responses/handler.ts has not landed)";
         if (response.status !== 200) return `not available: a probe request answered ${response.status}: ${text.slice(0, 300)}`;
         if (!text.includes("response.completed")) return `not available: a probe stream ended without response.completed: …${text.slice(-300)}`;
         return null;

@@ -69,6 +69,9 @@ if (!requested.length) {
     process.exit(1);
   }
   console.log("no type errors");
+  step("Checking the layering of lib/ (scripts/check-layers.mjs)");
+  const layers = spawnSync(process.execPath, ["scripts/check-layers.mjs"], { stdio: "inherit" });
+  if (layers.status !== 0) process.exit(1);
 }
 
 step(`Running ${files.length} test files`);

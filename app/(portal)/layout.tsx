@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
 import { pageSession } from "@/lib/portal/server";
 import { PortalShell } from "@/components/portal-shell";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 
 export const dynamic = "force-dynamic";
 

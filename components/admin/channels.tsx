@@ -28,7 +28,7 @@ import {
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconEdit, IconPlayerPlay, IconPlus, IconServer, IconTrash } from "@tabler/icons-react";
-import { ALL_MODELS } from "@/lib/models";
+import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { latency, relative } from "@/lib/portal/format";
 import type { AdminChannel, ChannelTestResult } from "@/lib/portal/types";

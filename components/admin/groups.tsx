@@ -22,7 +22,7 @@ import {
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconCurrencyDollar, IconEdit, IconPlus, IconUsersGroup } from "@tabler/icons-react";
-import { ALL_MODELS } from "@/lib/models";
+import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import type { AdminGroup, AdminPrice } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";

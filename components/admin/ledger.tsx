@@ -5,7 +5,7 @@ import { useMemo, useState } from "react";
 import { Button, Card, Code, EmptyState, Group, Select, SimpleGrid, Table, Text, TextInput, Tooltip } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconChevronLeft, IconChevronRight, IconDownload, IconReceipt } from "@tabler/icons-react";
-import { ALL_MODELS } from "@/lib/models";
+import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, useApi } from "@/lib/portal/api";
 import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
 import { download, signedUsd, toCsv } from "@/lib/portal/csv";

@@ -1,5 +1,5 @@
 "use client";
-// Operator: settings kept in the database (GET/POST /api/admin/settings; lib/admin/settings.ts): whether people may
+// Operator: settings kept in the database (GET/POST /api/admin/settings; lib/admin-api/settings.ts): whether people may
 // sign up, whether a new account confirms its email first, which groups users may pick for their own keys, and the
 // content policy's terms (moderation-card.tsx).
 import { useEffect, useState } from "react";

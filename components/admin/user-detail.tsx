@@ -1,6 +1,6 @@
 "use client";
 // Operator: one user at a glance, in a drawer from the Users page: their keys (with what each has left), their latest
-// ledger rows, and what operators did to the account (the audit trail, lib/admin/audit.ts).
+// ledger rows, and what operators did to the account (the audit trail, lib/admin-api/audit.ts).
 import { Badge, Drawer, Stack, Table, Text, Title } from "@mantine/core";
 import { useApi } from "@/lib/portal/api";
 import { dateTime, usd, usdPrecise } from "@/lib/portal/format";

@@ -22,7 +22,7 @@ import {
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconCalendarMonth, IconChartBar, IconCircleCheck, IconCircleDashed, IconClockHour4, IconSparkles, IconWallet } from "@tabler/icons-react";
-import { ALL_MODELS } from "@/lib/models";
+import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, useApi } from "@/lib/portal/api";
 import { count, dateTime, usd, usdPrecise, utcDay } from "@/lib/portal/format";
 import type { ApiKey, DailyTotal, Self, UsagePage } from "@/lib/portal/types";

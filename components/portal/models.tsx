@@ -4,7 +4,7 @@
 // $GATEWAY_API_KEY holds one of their keys.
 import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useApi } from "@/lib/portal/api";
-import { MESSAGE_MODELS, splitLongContext } from "@/lib/models";
+import { MESSAGE_MODELS, splitLongContext } from "@/lib/catalog/models";
 import { count, usdPrecise } from "@/lib/portal/format";
 import type { ModelSource } from "@/lib/portal/server";
 import { PageHeader } from "@/components/page-header";

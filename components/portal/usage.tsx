@@ -18,7 +18,7 @@ import {
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconDownload, IconFilterOff, IconReceipt } from "@tabler/icons-react";
-import { ALL_MODELS } from "@/lib/models";
+import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, fieldMessage, useApi } from "@/lib/portal/api";
 import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
 import { download, signedUsd, toCsv, type CsvColumn } from "@/lib/portal/csv";

@@ -4,7 +4,7 @@
 // before were plain SHA-256; start-up wraps them (HMAC over the stored hash gives the same value), so old codes keep
 // working. Rotating GATEWAY_SECRET voids every backup code (README.md).
 import { createHmac } from "node:crypto";
-import { deriveSecret, randomToken, sha256 } from "@/lib/crypto/secrets";
+import { deriveSecret, randomToken, sha256 } from "@/lib/platform/crypto";
 
 export const BACKUP_HASH_PREFIX = "h1:";
 

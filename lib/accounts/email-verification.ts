@@ -3,8 +3,8 @@
 // verification is on exactly when the gateway can send mail (SMTP_URL set). A fresh machine without mail keeps
 // immediate sign-up. Accounts made by the operator, the seeded admin and accounts that existed before this
 // setting count as verified (migration 0005).
-import { db } from "../db/client";
-import { env } from "../env";
+import { db } from "@/lib/platform/db/client";
+import { env } from "@/lib/platform/env";
 
 export const VERIFY_EMAIL_SETTING = "signup.verifyEmail";
 

@@ -4,7 +4,7 @@
 // like a digit. Their stored hash is of a case-free form: upper case, separators dropped, O→0, I/L→1, behind a "v2:"
 // tag so it can never equal an old hash. Older codes were case-sensitive random strings: they keep their hash (of
 // the form with only spaces and dashes dropped), so a lookup tries the case-free hash first, then the old one.
-import { randomToken, sha256 } from "../crypto/secrets";
+import { randomToken, sha256 } from "@/lib/platform/crypto";
 
 export const REDEEM_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 

@@ -2,9 +2,9 @@
 // the user's authenticator, or one of their backup codes. Both are consumed with one conditional update, so two
 // requests carrying the same code at the same moment cannot both pass (no replay, even in a race).
 // Throttling is the caller's job (lib/accounts/throttle: check → consume → record).
-import { db } from "../db/client";
-import { env } from "../env";
-import { decrypt } from "../crypto/secrets";
+import { db } from "@/lib/platform/db/client";
+import { env } from "@/lib/platform/env";
+import { decrypt } from "@/lib/platform/crypto";
 import { hashBackupCode, normaliseBackupCode } from "./backup-codes";
 import { verifyTotp } from "./totp";
 

@@ -10,8 +10,8 @@
 //      (SECURITY.md, hardening item 9; docs/architecture.md, "Sessions and email")
 //   4. 2FA on and no code → "Second factor required" (nothing else is said about the account)
 //   5. second-factor throttle check → locked; then the TOTP or backup code → wrong: "Invalid authentication code"
-import { db } from "../db/client";
-import { log } from "../runtime/log";
+import { db } from "@/lib/platform/db/client";
+import { log } from "@/lib/platform/log";
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from "./password";
 import { consumeSecondFactor } from "./second-factor";
 import { emailVerificationRequired } from "./email-verification";

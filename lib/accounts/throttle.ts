@@ -1,7 +1,7 @@
 // Sign-in and second-factor throttling (security item 12, OWASP ASVS v5 6.3) on top of lib/runtime/limiter.
 //
 // Policy, per 15-minute window (opened by the first counted attempt). The client address is the one from
-// lib/http/client-address.ts (the real client behind trusted proxies, not the load balancer):
+// lib/platform/http/client-address.ts (the real client behind trusted proxies, not the load balancer):
 // - per account *and* address: 5 attempts that did not succeed, then that address is locked out of that account
 //   until the window ends. Someone else's failures, from their own address, never lock the owner out;
 // - per client address: 30 failures, against one address spraying passwords across many accounts;
@@ -19,10 +19,10 @@
 //
 // Nothing here looks at the database: an unknown email is counted exactly like a known one, so neither the answers
 // nor the lockouts say whether an account exists. Emails are hashed into the keys so Redis holds no addresses.
-import { sha256 } from "@/lib/crypto/secrets";
-import { addressBucket } from "@/lib/http/cidr";
-import { MemoryLimiter, type Limiter } from "@/lib/runtime/limiter";
-import { resetSingleton, singleton } from "@/lib/runtime/singleton";
+import { sha256 } from "@/lib/platform/crypto";
+import { addressBucket } from "@/lib/platform/http/cidr";
+import { MemoryLimiter, type Limiter } from "@/lib/platform/limiter";
+import { resetSingleton, singleton } from "@/lib/platform/singleton";
 
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 /** Failures per account and address in a window before that address is locked out of the account. */
@@ -59,7 +59,7 @@ export function normaliseEmail(email: string): string {
   return String(email ?? "").trim().toLowerCase();
 }
 
-/** The bucket for a client address (lib/http/cidr.ts): IPv4 per address, IPv6 per /64. */
+/** The bucket for a client address (lib/platform/http/cidr.ts): IPv4 per address, IPv6 per /64. */
 export { addressBucket };
 
 function bucketOf(ip: string | null | undefined): string {

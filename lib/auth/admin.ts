@@ -1,11 +1,11 @@
 // Who may call /api/admin: the operator's master key (Bearer GATEWAY_MASTER_KEY) or a signed-in admin.
 // A user's own sk- key or a non-admin session is recognised and refused with 403; anything else is 401.
 import { checkCookieWrite } from "./cross-site";
-import { GatewayError } from "../errors";
-import { env } from "../env";
-import { safeEqual, sha256 } from "../crypto/secrets";
-import { findKey } from "../keys/lookup";
-import { KEY_PATTERN } from "../keys/format";
+import { GatewayError } from "@/lib/platform/errors";
+import { env } from "@/lib/platform/env";
+import { safeEqual, sha256 } from "@/lib/platform/crypto";
+import { findKey } from "@/lib/keys/lookup";
+import { KEY_PATTERN } from "@/lib/keys/format";
 import { readSession, type SessionUser } from "./session";
 
 export type AdminActor = { kind: "master" } | { kind: "admin"; user: SessionUser };

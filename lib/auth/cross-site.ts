@@ -4,8 +4,8 @@
 // needs no preflight, so: the Origin (or Sec-Fetch-Site) must say the request comes from the portal itself, and the
 // body must be declared as JSON (a no-cors form or text POST cannot declare it). Requests with neither header (not
 // from a browser) pass: they carry no ambient cookie by accident.
-import { GatewayError } from "../errors";
-import { env } from "../env";
+import { GatewayError } from "@/lib/platform/errors";
+import { env } from "@/lib/platform/env";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -3,9 +3,9 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { authSecret, clientAddressFrom, revokeSession, SESSION_MAX_AGE_SECONDS, sessionIsLive, startSession, usesSecureCookies } from "./session";
-import { signInWithPassword } from "../accounts/sign-in";
-import { db } from "../db/client";
-import { log } from "../runtime/log";
+import { signInWithPassword } from "@/lib/accounts/sign-in";
+import { db } from "@/lib/platform/db/client";
+import { log } from "@/lib/platform/log";
 
 /** Thrown from the jwt callback for a session that has ended; next-auth then clears the cookie. */
 class SessionEnded extends Error {

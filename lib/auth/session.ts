@@ -1,10 +1,10 @@
 // Reads the portal's next-auth session (a JWT in a cookie) from a plain Request, so the JSON APIs can be served
 // without Next.js. next-auth writes the cookie; lib/auth/options.ts configures it with the same secret and name.
-import { clientAddress } from "../http/client-address";
+import { clientAddress } from "@/lib/platform/http/client-address";
 import { decode, encode } from "next-auth/jwt";
-import { deriveSecret } from "../crypto/secrets";
-import { db } from "../db/client";
-import { env } from "../env";
+import { deriveSecret } from "@/lib/platform/crypto";
+import { db } from "@/lib/platform/db/client";
+import { env } from "@/lib/platform/env";
 
 export type SessionUser = { id: string; email: string; role: "user" | "admin"; totpEnabled: boolean };
 
@@ -144,7 +144,7 @@ export async function sessionCookieFor(
 }
 
 /**
- * The client's address for throttling. `x-gateway-client-address` is what server.ts sets (lib/http/client-address.ts:
+ * The client's address for throttling. `x-gateway-client-address` is what server.ts sets (lib/platform/http/client-address.ts:
  * the socket's peer, or what trusted proxies forwarded; it overwrites any value the client sent). Without it (next
  * dev), Next.js appends the socket's peer to `x-forwarded-for`, so the last entry is the socket and the same rule
  * reads the rest. Null when there is none.

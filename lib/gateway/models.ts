@@ -3,11 +3,11 @@
 // that fill a model picker from the list (Open WebUI, LobeChat, LangChain). Both SDKs call the same /v1/models: a
 // caller that speaks Anthropic (x-api-key or anthropic-version) gets Anthropic's shape, everyone else OpenAI's.
 import { z } from "zod";
-import { GatewayError } from "../errors";
-import { parseWith, readJsonObject, json } from "../http/json";
-import { groupOf } from "../billing/prices";
-import { countMessagesInputTokens } from "../billing/tokens";
-import { catalogEntryOrGeneric, type CatalogEntry } from "../catalog";
+import { GatewayError } from "@/lib/platform/errors";
+import { parseWith, readJsonObject, json } from "@/lib/platform/http/json";
+import { groupOf } from "@/lib/money/prices";
+import { countMessagesInputTokens } from "@/lib/money/tokens";
+import { catalogEntryOrGeneric, type CatalogEntry } from "@/lib/catalog";
 import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
 
 /** The models the key's group allows, in the group's order, with their catalog entries. */

@@ -1,17 +1,17 @@
 // The one wrapper every /v1 endpoint goes through (docs/architecture.md, decision 2): key parsing per endpoint group,
 // lookup by hash, expiry and status, group -> model, rate limit; then reserve -> settle money (docs/architecture.md, decision 3).
 // Handlers never repeat any of this.
-import { GatewayError, errorResponse, type Dialect } from "../errors";
-import { hashApiKey, KEY_PATTERN } from "../keys/format";
-import { findKey, type KeyPrincipal } from "../keys/lookup";
-import { requestIdOf } from "../http/json";
-import { log } from "../runtime/log";
-import { moneyStore, type LedgerRow } from "../billing/store";
-import { enqueueSettlement } from "../billing/ledger";
-import { costOf, groupOf, priceOf, NO_USAGE, type Price, type Usage } from "../billing/prices";
-import { catalogEntry } from "../catalog";
+import { GatewayError, errorResponse, type Dialect } from "@/lib/platform/errors";
+import { hashApiKey, KEY_PATTERN } from "@/lib/keys/format";
+import { findKey, type KeyPrincipal } from "@/lib/keys/lookup";
+import { requestIdOf } from "@/lib/platform/http/json";
+import { log } from "@/lib/platform/log";
+import { moneyStore, type LedgerRow } from "@/lib/money/store";
+import { enqueueSettlement } from "@/lib/money/ledger";
+import { costOf, groupOf, priceOf, NO_USAGE, type Price, type Usage } from "@/lib/money/prices";
+import { catalogEntry } from "@/lib/catalog";
 import { checkRateLimit } from "./rate-limit";
-import { observeOverReservation, observeRequest } from "../runtime/metrics";
+import { observeOverReservation, observeRequest } from "@/lib/platform/metrics";
 
 /** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs). */
 export type Scheme = "bearer" | "x-api-key" | "either";
@@ -126,7 +126,7 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
       response = errorResponse(error, dialect);
     }
     response.headers.set("x-request-id", requestId);
-    // Browser clients may call /v1 from any origin: keys, never cookies (see the preflight in lib/http/routes.ts).
+    // Browser clients may call /v1 from any origin: keys, never cookies (see the preflight in lib/server/routes.ts).
     response.headers.set("access-control-allow-origin", "*");
     response.headers.set("access-control-expose-headers", "x-request-id, retry-after");
     observeRequest(config.endpoint, response.status, startedAt);

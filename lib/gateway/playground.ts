@@ -2,18 +2,18 @@
 // browser: POST /api/user/playground/v1/{chat/completions | messages | responses | images/generations | images/edits}
 // is the /v1 endpoint itself (same handler, validation, reservation, settlement, ledger), authenticated by the session cookie
 // (plus the cross-site check every cookie write passes) and billed through the user's playground key
-// (lib/keys/playground.ts). `?group=` picks the group for a first key; the Renew button moves it (lib/user/playground.ts).
-import { GatewayError, errorResponse, type Dialect } from "../errors";
-import { readSessionRecord } from "../auth/session";
-import { checkCookieWrite } from "../auth/cross-site";
-import { allowedGroups } from "../accounts/groups";
-import { ensurePlaygroundKey } from "../keys/playground";
-import { findKey } from "../keys/lookup";
-import type { RouteHandler } from "../http/routes";
+// (lib/keys/playground.ts). `?group=` picks the group for a first key; the Renew button moves it (lib/account-api/playground.ts).
+import { GatewayError, errorResponse, type Dialect } from "@/lib/platform/errors";
+import { readSessionRecord } from "@/lib/auth/session";
+import { checkCookieWrite } from "@/lib/auth/cross-site";
+import { allowedGroups } from "@/lib/accounts/groups";
+import { ensurePlaygroundKey } from "@/lib/keys/playground";
+import { findKey } from "@/lib/keys/lookup";
+import type { RouteHandler } from "@/lib/server/routes";
 import { usablePrincipal, withPrincipal } from "./pipeline";
 import { chatCompletions, messages } from "./text";
-import { imageEdits, imageGenerations } from "./images";
-import { responses } from "./responses";
+import { imageEdits, imageGenerations } from "./images/handler";
+import { responses } from "./responses/handler";
 
 function through(handler: RouteHandler, dialect: Dialect, options: { multipart?: boolean } = {}): RouteHandler {
   return async (request, params) => {

@@ -1,10 +1,10 @@
 // Per-key request limits (requests per minute; the key's own limit, else its group's). Counted in Redis when
 // REDIS_URL is set, so the limit holds across instances; in-process otherwise.
-import { GatewayError } from "../errors";
-import { groupOf } from "../billing/prices";
-import { createLimiter, type Limiter } from "../runtime/limiter";
-import { setSingleton, singleton } from "../runtime/singleton";
-import type { KeyPrincipal } from "../keys/lookup";
+import { GatewayError } from "@/lib/platform/errors";
+import { groupOf } from "@/lib/money/prices";
+import { createLimiter, type Limiter } from "@/lib/platform/limiter";
+import { setSingleton, singleton } from "@/lib/platform/singleton";
+import type { KeyPrincipal } from "@/lib/keys/lookup";
 
 const WINDOW_MS = 60_000;
 

@@ -1,11 +1,11 @@
 // Tries the channels that serve a model in order (docs/architecture.md, decision 7): a retryable failure before the
 // first byte reaches the client moves on to the next; an upstream refusing the channel's key switches the
 // channel off. The winning attempt's usage settles the reservation when the response has been delivered.
-import { GatewayError, type ErrorCode } from "../errors";
-import { log } from "../runtime/log";
-import { observeUpstreamError } from "../runtime/metrics";
-import { channelsFor, disableChannel, type Channel } from "./channels";
-import type { Outcome, UpstreamFailure } from "../providers/types";
+import { GatewayError, type ErrorCode } from "@/lib/platform/errors";
+import { log } from "@/lib/platform/log";
+import { observeUpstreamError } from "@/lib/platform/metrics";
+import { channelsFor, disableChannel, type Channel } from "@/lib/channels";
+import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
 import type { GatewayContext, Reservation } from "./pipeline";
 
 export type Attempt<T extends { ok: true }> = (channel: Channel) => Promise<T | UpstreamFailure>;

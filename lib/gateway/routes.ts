@@ -1,8 +1,8 @@
-// The /v1 routes, merged into lib/http/routes.ts.
-import type { RouteHandler } from "../http/routes";
+// The /v1 routes, merged into lib/server/routes.ts.
+import type { RouteHandler } from "@/lib/server/routes";
 import { chatCompletions, messages } from "./text";
-import { imageEdits, imageGenerations } from "./images";
-import { responses } from "./responses";
+import { imageEdits, imageGenerations } from "./images/handler";
+import { responses } from "./responses/handler";
 import { countTokens, listModels, retrieveModel } from "./models";
 
 export const gatewayRoutes: [method: string, path: string, handler: RouteHandler][] = [

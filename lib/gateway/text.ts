@@ -2,23 +2,19 @@
 // every priced input counted, the output cap that is then sent, server tools per use), relay through the channels,
 // settle to the reported usage.
 import { z } from "zod";
-import { GatewayError } from "../errors";
-import { parseWith, readJsonObject } from "../http/json";
-import { ALL_MODELS, LONG_CONTEXT_SUFFIX, splitLongContext } from "../models";
-import { textRates, textReservation, type Price } from "../billing/prices";
-import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens, newCountStats, type CountStats } from "../billing/tokens";
-import { inputMultiplier, outputCapHint, planServerTools, SERVER_TOOL_RESULT_TOKENS, textInputBound, type ServerToolPlan } from "../billing/reservation";
-import { catalogEntryOrGeneric } from "../catalog";
-import { isLongContextBeta, splitBetas } from "../providers/anthropic/betas";
+import { GatewayError } from "@/lib/platform/errors";
+import { parseWith, readJsonObject } from "@/lib/platform/http/json";
+import { ALL_MODELS, LONG_CONTEXT_SUFFIX, splitLongContext } from "@/lib/catalog/models";
+import { textRates, textReservation, type Price } from "@/lib/money/prices";
+import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
+import { inputMultiplier, outputCapHint, planServerTools, SERVER_TOOL_RESULT_TOKENS, textInputBound, type ServerToolPlan } from "@/lib/money/reservation";
+import { catalogEntryOrGeneric } from "@/lib/catalog";
+import { isLongContextBeta, splitBetas } from "@/lib/providers/anthropic/betas";
 import { authoriseModel, gatewayRoute, requirePrice, reserve, type GatewayContext } from "./pipeline";
 import { settleWhenDone, withFailover } from "./relay";
-import { upstreamModel, type ChannelType } from "./channels";
-import type { TextAdapter, TextCall } from "../providers/types";
-import { openaiAdapter } from "../providers/openai/chat";
-import { anthropicAdapter } from "../providers/anthropic/messages";
-import { simulatorAdapter } from "../providers/simulator/chat";
-
-export const TEXT_ADAPTERS: Record<ChannelType, TextAdapter> = { openai: openaiAdapter, anthropic: anthropicAdapter, simulator: simulatorAdapter };
+import { upstreamModel } from "@/lib/channels";
+import type { TextCall } from "@/lib/providers/types";
+import { providerOf } from "@/lib/providers";
 
 const MAX_OUTPUT_CAP = 1_000_000;
 
@@ -125,7 +121,7 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
       signal: context.request.signal,
       inputTokens: request.inputTokens,
     };
-    return TEXT_ADAPTERS[candidate.type][kind](call);
+    return providerOf(candidate.type).text[kind](call);
   });
   settleWhenDone(reservation, channel, result, stream, (report) => ({
     textInputTokens: report.inputTokens,
@@ -162,7 +158,7 @@ function chatServerTools(body: Record<string, unknown>, price: Price, model: str
   return { uses: { web_search: 1 }, inputTokens: SERVER_TOOL_RESULT_TOKENS, passes: 2 };
 }
 
-/** A Chat Completions body built by another endpoint (lib/gateway/responses-text.ts), streamed with usage. */
+/** A Chat Completions body built by another endpoint (lib/gateway/responses/text.ts), streamed with usage. */
 export function relayTextRequest(context: GatewayContext, kind: "chat", body: Record<string, unknown>, explicitCap: number | undefined): Promise<Response> {
   const stats = newCountStats();
   const inputTokens = countChatRequestInputTokens(body as never, stats);

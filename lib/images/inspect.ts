@@ -1,6 +1,6 @@
 // Header-only checks of uploaded images (docs/api.md §2.2 mask rules) before anything is sent upstream.
 import sharp, { type Metadata } from "sharp";
-import { GatewayError } from "@/lib/errors";
+import { GatewayError } from "@/lib/platform/errors";
 
 export type ImageFormat = "png" | "jpeg" | "webp";
 

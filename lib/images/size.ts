@@ -1,6 +1,6 @@
 // Output size rules of the image model (docs/api.md §8), shared by the API handlers and the browser playground.
 // Pure on purpose: no node imports, so the playground can validate a size as the user types it.
-import { GatewayError } from "@/lib/errors";
+import { GatewayError } from "@/lib/platform/errors";
 
 export const MAX_LONG_SIDE = 3840;
 export const SIDE_MULTIPLE = 16;

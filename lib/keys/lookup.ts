@@ -2,9 +2,9 @@
 // key on every request. Entries are dropped on change (lib/runtime/events, across instances through Redis) and
 // expire after a short TTL as a backstop. Unknown hashes are cached too (briefly), so a flood of invalid keys
 // costs a bounded amount of database work (security item 9).
-import { db } from "../db/client";
-import { singleton } from "../runtime/singleton";
-import { subscribe } from "../runtime/events";
+import { db } from "@/lib/platform/db/client";
+import { singleton } from "@/lib/platform/singleton";
+import { subscribe } from "@/lib/platform/events";
 
 export type KeyPrincipal = {
   keyId: string;

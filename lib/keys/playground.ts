@@ -3,8 +3,8 @@
 // it shows in the ledger and on the Keys page ("Playground"), but its secret is never shown to anyone: only its hash
 // exists (the key is looked up by id). Its own spending cap keeps a runaway tab from draining the balance; "Renew"
 // revokes it and makes a fresh one with the full cap (also the way to move it to another group).
-import { db } from "../db/client";
-import { publish } from "../runtime/events";
+import { db } from "@/lib/platform/db/client";
+import { publish } from "@/lib/platform/events";
 import { newApiKey } from "./format";
 
 export const PLAYGROUND_KEY_NAME = "Playground";

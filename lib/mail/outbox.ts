@@ -1,8 +1,8 @@
 // The app's mailer: lib/mail/send.ts with the EmailOutbox table as its outbox and the configured SMTP_URL and
 // MAIL_FROM. Without SMTP_URL the message lands in the outbox (readable with GET /api/admin/outbox) and the log.
-import { db } from "../db/client";
-import { env } from "../env";
-import { log } from "../runtime/log";
+import { db } from "@/lib/platform/db/client";
+import { env } from "@/lib/platform/env";
+import { log } from "@/lib/platform/log";
 import { sendMail, type MailResult, type OutboxEntry, type OutgoingMail } from "./send";
 
 /** Stores one outbox row; the recipient lowercased, as the operator API filters by it. */

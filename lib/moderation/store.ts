@@ -1,9 +1,9 @@
 // The operator's blocked-term lists, kept in the Setting table under "moderation.terms" ({auto: [...], low: [...]}),
 // cached in memory and dropped when any instance saves them ("settings.changed"). No row means the defaults.
-import { db } from "../db/client";
-import { GatewayError } from "../errors";
-import { publish, subscribe } from "../runtime/events";
-import { singleton } from "../runtime/singleton";
+import { db } from "@/lib/platform/db/client";
+import { GatewayError } from "@/lib/platform/errors";
+import { publish, subscribe } from "@/lib/platform/events";
+import { singleton } from "@/lib/platform/singleton";
 import {
   compileTerms,
   DEFAULT_MODERATION_TERMS,

@@ -1,6 +1,6 @@
 // Which models are served by the simulator, by real upstreams, or both (for the SIMULATOR labels in the portal).
-// Server side, without Next.js imports: the account API (lib/user/models.ts) uses it as well as the pages.
-import { db } from "../db/client";
+// Server side, without Next.js imports: the account API (lib/account-api/models.ts) uses it as well as the pages.
+import { db } from "@/lib/platform/db/client";
 
 /**
  * For each model served by an enabled channel: "simulator" when only simulator channels serve it, "mixed" when a

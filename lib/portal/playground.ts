@@ -1,7 +1,7 @@
 "use client";
 // The playground's plumbing: models per endpoint, the request bodies it sends (also used for the code snippets),
 // and reading back what a request cost from the user's own ledger (the row carries the x-request-id of the call).
-import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, MESSAGE_MODELS, TEXT_MODEL } from "../models";
+import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, MESSAGE_MODELS, TEXT_MODEL } from "@/lib/catalog/models";
 import { api } from "./api";
 import type { UsagePage, UsageRow } from "./types";
 import type { PlaygroundEndpoint } from "./snippets";

@@ -1,4 +1,4 @@
-// Shapes of the JSON the portal reads (lib/user/handlers.ts, lib/user/two-factor.ts, lib/admin/handlers.ts).
+// Shapes of the JSON the portal reads (lib/account-api/handlers.ts, lib/account-api/two-factor.ts, lib/admin-api/handlers.ts).
 // Dates arrive as ISO strings; money as integer micro-USD.
 
 export type Self = {

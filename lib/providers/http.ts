@@ -3,7 +3,7 @@
 import { Readable } from "node:stream";
 import { Agent, request as undiciRequest } from "undici";
 import type { UpstreamFailure } from "./types";
-import { singleton } from "../runtime/singleton";
+import { singleton } from "@/lib/platform/singleton";
 
 /** One keep-alive connection pool for every upstream. undici's request() costs a fraction of fetch() per call
  *  (measured here: ~14,000 vs ~2,400 calls/s at 50 in parallel); the answer is wrapped in a Web Response so the

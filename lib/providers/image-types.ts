@@ -1,9 +1,9 @@
 // What an upstream adapter does for the image API (/v1/images/generations and /v1/images/edits). Each channel type
 // has its own file: lib/providers/<type>/images.ts.
-import type { Channel } from "../gateway/channels";
-import type { ImageOptions } from "../gateway/image-request";
-import type { ImageFormat, ImageInfo } from "../images/inspect";
-import type { ImageUsage } from "../images/usage";
+import type { Channel } from "@/lib/channels";
+import type { ImageOptions } from "@/lib/wire/image-request";
+import type { ImageFormat, ImageInfo } from "@/lib/images/inspect";
+import type { ImageUsage } from "@/lib/money/image-usage";
 import type { UpstreamFailure } from "./types";
 
 /** An uploaded file, already on disk and inspected (format, size, alpha). */

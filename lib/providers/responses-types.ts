@@ -1,12 +1,12 @@
 // What an upstream does for /v1/responses: produce the event stream of one response. Three ways exist: the simulator
 // (lib/providers/simulator/responses.ts), an upstream with the vendor's own Responses API (lib/providers/openai/
 // responses.ts), and the gateway's tool loop over any Chat Completions or Messages upstream
-// (lib/gateway/responses-tool-loop.ts). Each yields the same events; lib/gateway/responses-stream.ts sends them.
-import type { Channel } from "../gateway/channels";
-import type { ResponsesEvent } from "../gateway/responses-events";
-import type { InputImage, ResponsesRequest } from "../gateway/responses-request";
-import type { InputImageFiles } from "../gateway/responses-files";
-import type { ImageUsage } from "../images/usage";
+// (lib/gateway/responses/tool-loop.ts). Each yields the same events; lib/gateway/responses/stream.ts sends them.
+import type { Channel } from "@/lib/channels";
+import type { ResponsesEvent } from "@/lib/wire/responses-events";
+import type { InputImage, ResponsesRequest } from "@/lib/wire/responses-request";
+import type { InputImageFiles } from "@/lib/gateway/responses/files";
+import type { ImageUsage } from "@/lib/money/image-usage";
 import type { UpstreamFailure } from "./types";
 
 /**

@@ -1,5 +1,5 @@
 // What an upstream adapter does for the text endpoints. Each channel type is one folder under lib/providers.
-import type { Channel } from "../gateway/channels";
+import type { Channel } from "@/lib/channels";
 
 export type TextCall = {
   channel: Channel;

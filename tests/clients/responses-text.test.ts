@@ -1,4 +1,4 @@
-// /v1/responses beyond the image tool (lib/gateway/responses-text.ts): text and function tools, through the official
+// /v1/responses beyond the image tool (lib/gateway/responses/text.ts): text and function tools, through the official
 // openai SDK's responses.stream() and the AI SDK's Responses model, billed like chat; the spec's refusals still hold.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { countMessagesInputTokens } from "../../lib/billing/tokens";
+import { countMessagesInputTokens } from "../../lib/money/tokens";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 
 let gateway: Gateway;

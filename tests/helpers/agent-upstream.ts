@@ -5,7 +5,7 @@
 import type http from "node:http";
 import { startFakeUpstream, sendJson, sendSse, type FakeUpstream, type Received } from "./fake-upstream";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "./gateway";
-import { ALL_MODELS } from "../../lib/models";
+import { ALL_MODELS } from "../../lib/catalog/models";
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; anyOf?: Schema[] };
 

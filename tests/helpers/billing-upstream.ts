@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import busboy from "busboy";
 import sharp from "sharp";
-import { imageInputTokens, imageOutputTokens } from "../../lib/images/tokens";
+import { imageInputTokens, imageOutputTokens } from "../../lib/money/image-tokens";
 
 export const UNCAPPED_OUTPUT = 20_000;
 const UNCAPPED_TOOL_USES = 20;

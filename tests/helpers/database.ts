@@ -2,7 +2,7 @@
 // reset token, inserting ledger rows, checking what is stored. `?` placeholders work on both.
 import Sqlite from "better-sqlite3";
 import pg from "pg";
-import { postgresConfig } from "../../lib/db/client";
+import { postgresConfig } from "../../lib/platform/db/client";
 
 export type Query = (sql: string, params?: unknown[]) => Promise<any[]>;
 

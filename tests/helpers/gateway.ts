@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { postgresConfig } from "../../lib/db/client";
+import { postgresConfig } from "../../lib/platform/db/client";
 
 export const POSTGRES_ADMIN_URL = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://127.0.0.1:5432/test";
 export const REDIS_TEST_URL = process.env.GATEWAY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

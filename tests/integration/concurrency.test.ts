@@ -11,8 +11,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { CHAT_USAGE, startFaultUpstream, type FaultUpstream } from "../helpers/fault-upstream";
-import { countTextTokens } from "../../lib/billing/tokens";
-import { costOf, priceFromRow, type Price } from "../../lib/billing/prices";
+import { countTextTokens } from "../../lib/money/tokens";
+import { costOf, priceFromRow, type Price } from "../../lib/money/prices";
 import sharp from "sharp";
 
 const upstreams: FaultUpstream[] = [];

@@ -15,8 +15,8 @@ import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { startFaultUpstream, TINY_PNG_B64, type FaultMode, type FaultOptions, type FaultUpstream } from "../helpers/fault-upstream";
-import { costOf, priceFromRow, type Price } from "../../lib/billing/prices";
-import { countTextTokens } from "../../lib/billing/tokens";
+import { costOf, priceFromRow, type Price } from "../../lib/money/prices";
+import { countTextTokens } from "../../lib/money/tokens";
 
 type Kind = "chat" | "messages" | "images";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, POSTGRES_ADMIN_URL, type Gateway } from "../helpers/gateway";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
-import { postgresConfig } from "../../lib/db/client";
+import { postgresConfig } from "../../lib/platform/db/client";
 
 const METRICS_TOKEN = "metrics-token-for-the-test-0123";
 

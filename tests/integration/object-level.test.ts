@@ -12,7 +12,7 @@ import { signIn } from "../helpers/session";
 import { Browser, callApi, eventually, signedIn } from "../helpers/user-api";
 import { withDatabase } from "../helpers/database";
 import { currentTotp } from "../../lib/accounts/totp";
-import { sha256 } from "../../lib/crypto/secrets";
+import { sha256 } from "../../lib/platform/crypto";
 
 type Person = Awaited<ReturnType<typeof createUserWithKey>> & { browser: Browser };
 
@@ -292,7 +292,7 @@ let channelId = "";
 
 /** The routes as the route tables declare them, read from their source. */
 function declaredRoutes(prefix: "/api/user" | "/api/admin"): string[] {
-  const sources = ["lib/http/routes.ts", "lib/user/routes.ts", "lib/gateway/playground.ts"].map((file) => readFileSync(file, "utf8")).join("\n");
+  const sources = ["lib/server/routes.ts", "lib/account-api/routes.ts", "lib/gateway/playground.ts"].map((file) => readFileSync(file, "utf8")).join("\n");
   const found = new Set<string>();
   for (const match of sources.matchAll(/(?:route\(|\[)\s*"(GET|POST|PATCH|DELETE|PUT)",\s*"([^"]+)"/g)) if (match[2]!.startsWith(prefix)) found.add(`${match[1]} ${match[2]}`);
   return [...found].sort();

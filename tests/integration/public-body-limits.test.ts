@@ -1,5 +1,5 @@
 // Account and sign-in routes take a few KB, refused while reading and before parsing: the account API through its
-// own reader (lib/http/json.ts, 413 in the plain error shape), next-auth's /api/auth/* in server.ts before Next.js
+// own reader (lib/platform/http/json.ts, 413 in the plain error shape), next-auth's /api/auth/* in server.ts before Next.js
 // buffers anything. Per-address rate limits are looked at before a body is read.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Slow and hostile clients cannot hold the gateway's sockets (lib/http/connection-guard.ts, server.ts): header time,
+// Slow and hostile clients cannot hold the gateway's sockets (lib/platform/http/connection-guard.ts, server.ts): header time,
 // body rate after a grace period, idle keep-alive, connections per address and in total, and answers the client
 // does not read are all bounded, each by its own setting (small values here; the defaults are in the README).
 import { after, before, describe, test } from "node:test";

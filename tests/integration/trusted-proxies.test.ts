@@ -1,5 +1,5 @@
 // Throttles behind a load balancer (GATEWAY_TRUSTED_PROXIES): the client address is read from X-Forwarded-For past
-// the trusted proxies (lib/http/client-address.ts), and the sign-in lockout counts per account *and* address
+// the trusted proxies (lib/platform/http/client-address.ts), and the sign-in lockout counts per account *and* address
 // (lib/accounts/throttle.ts): someone else's failures never lock the owner out, and passwords sprayed at one account
 // from many addresses slow that account down for unknown addresses instead of locking it. On SQLite (in-process
 // counters) and on PostgreSQL with Redis (shared counters).
@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { randomBytes, randomInt } from "node:crypto";
 import { createUserWithKey, postgresAvailable, REDIS_TEST_URL, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { signIn } from "../helpers/session";
-import { parseRanges } from "../../lib/http/cidr";
-import { clientAddress } from "../../lib/http/client-address";
-import { parseEnv } from "../../lib/env";
+import { parseRanges } from "../../lib/platform/http/cidr";
+import { clientAddress } from "../../lib/platform/http/client-address";
+import { parseEnv } from "../../lib/platform/env";
 
 after(stopAllGateways);
 

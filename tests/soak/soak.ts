@@ -13,12 +13,12 @@
 // Settings (environment): SOAK_SECONDS (default 90), SOAK_CONCURRENCY (200), SOAK_DATABASE (sqlite | postgres).
 import { Agent, fetch as undiciFetch, FormData as UndiciFormData } from "undici";
 import sharp from "sharp";
-import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
-import { startFaultUpstream, type FaultMode, type FaultUpstream } from "../helpers/fault-upstream";
+import { createUserWithKey, startGateway, stopAllGateways } from "../helpers/gateway";
+import { startFaultUpstream, type FaultMode } from "../helpers/fault-upstream";
 import { withDatabase } from "../helpers/database";
 import { activeStreams, collectGarbage, heap, mb, rss, settledMemory, sockets } from "../helpers/process-stats";
-import { costOf, priceFromRow, type Price, type Usage } from "../../lib/billing/prices";
-import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens } from "../../lib/billing/tokens";
+import { costOf, priceFromRow, type Usage } from "../../lib/money/prices";
+import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens } from "../../lib/money/tokens";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 90);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 200);

@@ -2,22 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { GatewayError } from "@/lib/errors";
-import { encodeSse, readSseEvents } from "@/lib/sse/parse";
-import {
-  ChatStreamToMessages,
-  MessagesStreamToChat,
-  chatCompletionSchema,
-  chatRequestFromMessages,
-  chatRequestSchema,
-  chatRequestToMessages,
-  chatResponseToMessage,
-  messagesRequestSchema,
-  messagesResponseSchema,
-  messagesResponseToChat,
-  type ChatCompletionChunk,
-  type MessagesStreamEvent,
-} from "@/lib/providers/anthropic/convert";
+import { GatewayError } from "@/lib/platform/errors";
+import { encodeSse, readSseEvents } from "@/lib/platform/sse";
+import { ChatStreamToMessages, chatRequestFromMessages, chatResponseToMessage } from "@/lib/providers/anthropic/convert/messages-to-chat";
+import { MessagesStreamToChat, chatRequestToMessages, messagesResponseToChat } from "@/lib/providers/anthropic/convert/chat-to-messages";
+import { chatCompletionSchema, chatRequestSchema } from "@/lib/wire/openai-chat";
+import { messagesRequestSchema, messagesResponseSchema, type MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: real SDK clients whose fetch answers with what the converters produced.
@@ -36,9 +26,6 @@ function openaiClient(respond: () => Response): OpenAI {
 }
 function anthropicSse(events: MessagesStreamEvent[]): string {
   return events.map((event) => encodeSse({ event: event.type, data: JSON.stringify(event) })).join("");
-}
-function openaiSse(chunks: ChatCompletionChunk[]): string {
-  return chunks.map((chunk) => encodeSse({ data: JSON.stringify(chunk) })).join("") + encodeSse({ data: "[DONE]" });
 }
 function textBody(text: string): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder().encode(text);

@@ -19,7 +19,7 @@ Object.assign(process.env, {
   GATEWAY_LOG: "silent",
 });
 
-const { setSingleton } = await import("../../lib/runtime/singleton");
+const { setSingleton } = await import("../../lib/platform/singleton");
 const { gatewayRoute } = await import("../../lib/gateway/pipeline");
 const { requireAdmin } = await import("../../lib/auth/admin");
 

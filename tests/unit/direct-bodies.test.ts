@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { splitImageAnswer } from "@/lib/providers/openai/images";
-import { DirectResponse, textResponse } from "@/lib/http/direct-body";
+import { DirectResponse, textResponse } from "@/lib/platform/http/direct-body";
 
 const PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 

@@ -1,11 +1,11 @@
 // Pure rules of the gateway core: channel order, cost rounding, key extraction per endpoint group.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { weightedOrder, upstreamModel, type Channel } from "../../lib/gateway/channels";
-import { costOf, plainPrice } from "../../lib/billing/prices";
+import { weightedOrder, upstreamModel, type Channel } from "../../lib/channels";
+import { costOf, plainPrice } from "../../lib/money/prices";
 import { extractKey } from "../../lib/gateway/pipeline";
-import { GatewayError } from "../../lib/errors";
-import { splitLongContext } from "../../lib/models";
+import { GatewayError } from "../../lib/platform/errors";
+import { splitLongContext } from "../../lib/catalog/models";
 
 test("weightedOrder picks in proportion to weight and keeps every item", () => {
   const items = [{ id: "a", weight: 1 }, { id: "b", weight: 3 }, { id: "zero", weight: 0 }];

@@ -3,9 +3,9 @@
 // $0.042 where the table says $0.041.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { costMicros, imageOutputTokens, type ImageQuality } from "../../lib/images/tokens";
-import { DEFAULT_PRICES } from "../../lib/db/seed";
-import { IMAGE_MODEL } from "../../lib/models";
+import { costMicros, imageOutputTokens, type ImageQuality } from "../../lib/money/image-tokens";
+import { DEFAULT_PRICES } from "../../lib/server/seed";
+import { IMAGE_MODEL } from "../../lib/catalog/models";
 
 const TABLE: Record<ImageQuality, Record<string, string>> = {
   low: { "1024x1024": "0.006", "1024x1536": "0.005", "1536x1024": "0.005" },

@@ -2,8 +2,8 @@
 // fields, which files are images and which the mask, and what `size: auto` means for an edit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GatewayError } from "@/lib/errors";
-import { autoEditSize, fromFormFields, MAX_EDIT_IMAGES, parseImageOptions, sortEditFiles } from "@/lib/gateway/image-request";
+import { GatewayError } from "@/lib/platform/errors";
+import { autoEditSize, fromFormFields, MAX_EDIT_IMAGES, parseImageOptions, sortEditFiles } from "@/lib/wire/image-request";
 
 function refused(raw: Record<string, unknown>, param: string, message: RegExp) {
   assert.throws(

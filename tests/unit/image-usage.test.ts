@@ -2,12 +2,12 @@
 // upper bound, the simulator's usage, and reading an OpenAI-compatible upstream's usage object.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_PRICES } from "@/lib/db/seed";
-import { IMAGE_MODEL } from "@/lib/models";
-import { costOf, priceFromRow, type Price } from "@/lib/billing/prices";
-import { countTextTokens } from "@/lib/billing/tokens";
-import { imageInputTokens, imageOutputTokens } from "@/lib/images/tokens";
-import { imageUsage, imageUsageUpperBound } from "@/lib/images/usage";
+import { DEFAULT_PRICES } from "@/lib/server/seed";
+import { IMAGE_MODEL } from "@/lib/catalog/models";
+import { costOf, priceFromRow, type Price } from "@/lib/money/prices";
+import { countTextTokens } from "@/lib/money/tokens";
+import { imageInputTokens, imageOutputTokens } from "@/lib/money/image-tokens";
+import { imageUsage, imageUsageUpperBound } from "@/lib/money/image-usage";
 import { sniffFormat, usageFromUpstream } from "@/lib/providers/openai/images";
 
 const price: Price = priceFromRow({ model: IMAGE_MODEL, version: 1, ...DEFAULT_PRICES[IMAGE_MODEL]! });

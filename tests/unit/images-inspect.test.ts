@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { GatewayError } from "@/lib/errors";
+import { GatewayError } from "@/lib/platform/errors";
 import { inspectImage, validateMask, type ImageInfo } from "@/lib/images/inspect";
 
 let directory = "";

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { encoderQuality, renderEdit, renderImage } from "@/lib/images/render";
+import { encoderQuality, renderEdit, renderImage } from "@/lib/providers/simulator/render";
 
 let directory = "";
 const paths = { first: "", second: "", mask: "", opaqueMask: "" };

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GatewayError } from "@/lib/errors";
+import { GatewayError } from "@/lib/platform/errors";
 import {
   COMMON_SIZES,
   EXPERIMENTAL_ABOVE_PIXELS,

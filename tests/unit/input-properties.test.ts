@@ -6,19 +6,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { GatewayError } from "../../lib/errors";
-import { parseWith, readJsonObject } from "../../lib/http/json";
+import { GatewayError } from "../../lib/platform/errors";
+import { parseWith, readJsonObject } from "../../lib/platform/http/json";
 import { chatSchema, messagesSchema } from "../../lib/gateway/text";
-import { fromFormFields, parseImageOptions } from "../../lib/gateway/image-request";
-import { parseResponsesRequest } from "../../lib/gateway/responses-request";
-import { countChatRequestInputTokens, countMessagesInputTokens } from "../../lib/billing/tokens";
-import { chatRequestFromMessages, chatRequestSchema, chatRequestToMessages, messagesRequestSchema } from "../../lib/providers/anthropic/convert";
-import * as admin from "../../lib/admin/handlers";
-import { settingsSchema } from "../../lib/admin/settings";
+import { fromFormFields, parseImageOptions } from "../../lib/wire/image-request";
+import { parseResponsesRequest } from "../../lib/wire/responses-request";
+import { countChatRequestInputTokens, countMessagesInputTokens } from "../../lib/money/tokens";
+import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
+import { chatRequestSchema } from "@/lib/wire/openai-chat";
+import { chatRequestToMessages } from "@/lib/providers/anthropic/convert/chat-to-messages";
+import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
+import * as admin from "../../lib/admin-api/handlers";
+import { settingsSchema } from "../../lib/admin-api/settings";
 import { moderationUpdateSchema } from "../../lib/moderation/policy";
-import { createKeySchema as userKeySchema, passwordSchema, signupSchema, topupSchema, usageQuery } from "../../lib/user/handlers";
-import { codeSchema } from "../../lib/user/two-factor";
-import { resetRequestSchema, resetSchema } from "../../lib/user/reset";
+import { createKeySchema as userKeySchema, passwordSchema, signupSchema, topupSchema, usageQuery } from "../../lib/account-api/handlers";
+import { codeSchema } from "../../lib/account-api/two-factor";
+import { resetRequestSchema, resetSchema } from "../../lib/account-api/reset";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 

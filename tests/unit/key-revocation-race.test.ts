@@ -15,9 +15,9 @@ Object.assign(process.env, {
   GATEWAY_LOG: "silent",
 });
 
-const { setSingleton } = await import("../../lib/runtime/singleton");
+const { setSingleton } = await import("../../lib/platform/singleton");
 const { findKey } = await import("../../lib/keys/lookup");
-const { publish } = await import("../../lib/runtime/events");
+const { publish } = await import("../../lib/platform/events");
 
 type Row = { id: string; keyHash: string; prefix: string; name: string; userId: string; group: string; unlimited: boolean; expiresAt: null; status: string; deletedAt: Date | null; rateLimitPerMinute: null; user: { status: string } };
 

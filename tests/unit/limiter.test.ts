@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { MemoryLimiter, RedisLimiter, createLimiter, type Limiter } from "@/lib/runtime/limiter";
+import { MemoryLimiter, RedisLimiter, createLimiter, type Limiter } from "@/lib/platform/limiter";
 
 function clock(start = 1_000_000) {
   let now = start;

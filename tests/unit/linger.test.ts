@@ -2,7 +2,7 @@
 // leave it blocked; the rest of the body is read and dropped, within a byte and time budget, and only then cancelled.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lingeringBody } from "@/lib/http/linger";
+import { lingeringBody } from "@/lib/platform/http/linger";
 
 const KB = 1024;
 

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { GatewayError } from "@/lib/errors";
-import { formatBytes, multipartBody, parseMultipart } from "@/lib/http/multipart";
+import { GatewayError } from "@/lib/platform/errors";
+import { formatBytes, multipartBody, parseMultipart } from "@/lib/platform/http/multipart";
 
 const MB = 1024 * 1024;
 let directory = "";

@@ -3,13 +3,13 @@
 // response.failed).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GatewayError } from "@/lib/errors";
-import { parseResponsesRequest, userText } from "@/lib/gateway/responses-request";
+import { GatewayError } from "@/lib/platform/errors";
+import { parseResponsesRequest, userText } from "@/lib/wire/responses-request";
 import { chooseAction, requestedImageCount, revisePrompts, subjectOf } from "@/lib/providers/simulator/responses";
-import { responsesStream, type ResponsesStreamEnd } from "@/lib/gateway/responses-stream";
-import { ResponseBuilder, type ResponsesEvent } from "@/lib/gateway/responses-events";
-import { countResponsesInputTokens, imageFunctionTool, toolEcho } from "@/lib/gateway/responses-tool";
-import { readSseEvents } from "@/lib/sse/parse";
+import { responsesStream, type ResponsesStreamEnd } from "@/lib/gateway/responses/stream";
+import { ResponseBuilder, toolEcho, type ResponsesEvent } from "@/lib/wire/responses-events";
+import { countResponsesInputTokens, imageFunctionTool } from "@/lib/gateway/responses/tool";
+import { readSseEvents } from "@/lib/platform/sse";
 
 const valid = () => ({
   model: "std-5.5",
@@ -260,7 +260,7 @@ test("stream writer: a source silent past the idle timeout fails the response in
 });
 
 test("the OpenAPI description accepts what the handler accepts", async () => {
-  const { responsesRequestDocumentation } = await import("@/lib/gateway/responses-openapi");
+  const { responsesRequestDocumentation } = await import("@/lib/gateway/responses/openapi");
   const request = { ...valid(), tools: [{ type: "image_generation", size: "1024x1536", quality: "low", output_format: "webp", output_compression: 60, action: "generate" }] };
   assert.doesNotThrow(() => parseResponsesRequest(request));
   assert.equal(responsesRequestDocumentation.safeParse(request).success, true);

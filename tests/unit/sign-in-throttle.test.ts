@@ -17,7 +17,7 @@ import {
   sprayInterval,
   useLimiter,
 } from "@/lib/accounts/throttle";
-import { MemoryLimiter, RedisLimiter } from "@/lib/runtime/limiter";
+import { MemoryLimiter, RedisLimiter } from "@/lib/platform/limiter";
 
 let now = 0;
 const FIFTEEN_MINUTES = 15 * 60 * 1000;

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/billing/tokens";
-import { encodeSse } from "@/lib/sse/parse";
+import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
+import { encodeSse } from "@/lib/platform/sse";
 import {
   simulateText,
   simulatorChatChunks,

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "@/lib/sse/parse";
+import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "@/lib/platform/sse";
 
 /** A body that delivers `bytes` cut at exactly the given offsets. */
 function bodyFrom(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {

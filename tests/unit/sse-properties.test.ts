@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "../../lib/sse/parse";
+import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "../../lib/platform/sse";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 

@@ -11,7 +11,7 @@ import {
   countMessagesInputTokens,
   countTextTokens,
   truncateToTokens,
-} from "@/lib/billing/tokens";
+} from "@/lib/money/tokens";
 
 // Deterministic pseudo-random text, so each measurement sees text the tokenizer's merge cache has not seen.
 function random(seed: number): () => number {

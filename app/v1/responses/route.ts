@@ -1,3 +1,3 @@
-import { responses } from "@/lib/gateway/responses";
+import { responses } from "@/lib/gateway/responses/handler";
 
 export const POST = responses;

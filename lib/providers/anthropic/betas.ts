@@ -26,7 +26,7 @@ export const DEFAULT_ALLOWED_BETAS: readonly string[] = [
   "mid-conversation-system-2026-04-07",
   "mid-conversation-tool-changes-2026-07-01",
   "token-counting-2024-11-01",
-  // Server tools are priced per use or refused by their tool type (lib/billing/reservation.ts), whatever the beta.
+  // Server tools are priced per use or refused by their tool type (lib/money/reservation.ts), whatever the beta.
   "web-search-2025-03-05",
   "tool-search-tool-2025-10-19",
   "advanced-tool-use-2025-11-20",

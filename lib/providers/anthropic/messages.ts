@@ -2,14 +2,15 @@
 // (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
 // (settings.longContextBeta) because the vendor may rename or drop it. Client betas pass only by allowlist (./betas.ts).
-import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
-import { jsonText } from "../../http/json";
-import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
-import { relayedOutcome } from "../../gateway/stream";
-import { encodeSse } from "../../sse/parse";
-import { countTextTokens } from "../../billing/tokens";
-import { chatRequestSchema, chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert";
-import { parseWith } from "../../http/json";
+import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "@/lib/providers/http";
+import { jsonText } from "@/lib/platform/http/json";
+import type { Outcome, TextAdapter, TextCall, UsageReport } from "@/lib/providers/types";
+import { relayedOutcome } from "@/lib/providers/sse-relay";
+import { encodeSse } from "@/lib/platform/sse";
+import { countTextTokens } from "@/lib/money/tokens";
+import { chatRequestSchema } from "@/lib/wire/openai-chat";
+import { chatRequestToMessages, messagesResponseToChat, MessagesStreamToChat } from "./convert/chat-to-messages";
+import { parseWith } from "@/lib/platform/http/json";
 import { allowedBetas } from "./betas";
 
 export const DEFAULT_VERSION = "2023-06-01";

@@ -1,14 +1,15 @@
 // `openai` channels: any OpenAI-compatible upstream. baseUrl is the API root including /v1
 // (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
 // Messages by conversion.
-import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "../http";
-import { jsonText } from "../../http/json";
-import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
-import { relayedOutcome, type StreamEnd } from "../../gateway/stream";
-import { encodeSse } from "../../sse/parse";
-import { countTextTokens } from "../../billing/tokens";
-import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages, messagesRequestSchema } from "../anthropic/convert";
-import { parseWith } from "../../http/json";
+import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "@/lib/providers/http";
+import { jsonText } from "@/lib/platform/http/json";
+import type { Outcome, TextAdapter, TextCall, UsageReport } from "@/lib/providers/types";
+import { relayedOutcome, type StreamEnd } from "@/lib/providers/sse-relay";
+import { encodeSse } from "@/lib/platform/sse";
+import { countTextTokens } from "@/lib/money/tokens";
+import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
+import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
+import { parseWith } from "@/lib/platform/http/json";
 
 type ChatUsage = { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null | undefined;
 

@@ -5,12 +5,12 @@
 // gateway does not know, such as base_url). Edit uploads are re-streamed from their temporary files, not re-buffered.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
 import { z } from "zod";
-import { bodyFailure, channelDeadlines, joinUrl, readUpstreamBytes, upstreamFetch, type FetchResult } from "../http";
-import { multipartBody } from "../../http/multipart";
-import type { ImageFormat } from "../../images/inspect";
-import type { ImageUsage } from "../../images/usage";
-import type { ImageAdapter, ImageCall, ImageOutcome } from "../image-types";
-import type { UpstreamFailure } from "../types";
+import { bodyFailure, channelDeadlines, joinUrl, readUpstreamBytes, upstreamFetch, type FetchResult } from "@/lib/providers/http";
+import { multipartBody } from "@/lib/platform/http/multipart";
+import type { ImageFormat } from "@/lib/images/inspect";
+import type { ImageUsage } from "@/lib/money/image-usage";
+import type { ImageAdapter, ImageCall, ImageOutcome } from "@/lib/providers/image-types";
+import type { UpstreamFailure } from "@/lib/providers/types";
 
 /**
  * How long an image may take before the upstream counts as timed out, unless the channel sets `timeoutMs`: the spec

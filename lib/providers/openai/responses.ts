@@ -7,18 +7,18 @@
 // model name replaces the upstream's, a finished image that came without a partial_image event gets one (clients of
 // this service read each partial_image as one finished image, docs/api.md §6), and usage is read from response.completed.
 // A stream cut before response.completed is billed from what was seen: the gateway's input count, the rewritten
-// prompts as output, and each delivered image at its size and quality (lib/images/usage.ts).
+// prompts as output, and each delivered image at its size and quality (lib/money/image-usage.ts).
 import { z } from "zod";
-import { GatewayError } from "../../errors";
-import { countTextTokens } from "../../billing/tokens";
-import { IMAGE_MODEL } from "../../models";
-import { readSseEvents, TruncatedStreamError } from "../../sse/parse";
-import { AUTO_SIZE, checkImageSize } from "../../images/size";
-import { imageUsage, type ImageUsage } from "../../images/usage";
-import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "../../gateway/responses-events";
-import { joinUrl, upstreamBody, upstreamFetch } from "../http";
+import { GatewayError } from "@/lib/platform/errors";
+import { countTextTokens } from "@/lib/money/tokens";
+import { IMAGE_MODEL } from "@/lib/catalog/models";
+import { readSseEvents, TruncatedStreamError } from "@/lib/platform/sse";
+import { AUTO_SIZE, checkImageSize } from "@/lib/images/size";
+import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
+import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
+import { joinUrl, upstreamBody, upstreamFetch } from "@/lib/providers/http";
 import { usageFromUpstream } from "./images";
-import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome, type ResponsesUsage } from "../responses-types";
+import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome, type ResponsesUsage } from "@/lib/providers/responses-types";
 
 const count = z.number().int().min(0).finite();
 const tokenDetails = z.looseObject({ text_tokens: count.optional(), image_tokens: count.optional() }).nullish();

@@ -2,10 +2,10 @@
 // - a tool call when the request forces one (tool_choice) or the last user turn names a tool, with arguments that
 //   are a minimal valid instance of the tool's JSON schema; once a tool result came back, the answer is text again;
 // - structured output: a JSON schema response format is answered with a minimal valid instance of the schema;
-// - each model's context window (lib/catalog.ts) is enforced with the vendors' own refusal.
+// - each model's context window (lib/catalog/index.ts) is enforced with the vendors' own refusal.
 // All deterministic: the same request gives the same call.
 import { createHash } from "node:crypto";
-import type { UpstreamFailure } from "../types";
+import type { UpstreamFailure } from "@/lib/providers/types";
 
 type Schema = {
   type?: string | string[];

@@ -1,18 +1,18 @@
 // `simulator` channels: the built-in offline upstream (docs/architecture.md, decision 8). Text answers are deterministic
 // from the prompt, carry realistic usage, stream in the vendors' own wire formats and are marked as simulated.
 // settings.delayMs paces the stream (per event), settings.firstByteDelayMs delays the start.
-import { jsonText } from "../../http/json";
-import type { Outcome, TextAdapter, TextCall, UsageReport } from "../types";
-import { SSE_HEADERS } from "../../gateway/stream";
-import { encodeSse } from "../../sse/parse";
-import { streamStarted } from "../../runtime/metrics";
+import { jsonText } from "@/lib/platform/http/json";
+import type { Outcome, TextAdapter, TextCall, UsageReport } from "@/lib/providers/types";
+import { SSE_HEADERS } from "@/lib/providers/sse-relay";
+import { encodeSse } from "@/lib/platform/sse";
+import { streamStarted } from "@/lib/platform/metrics";
 import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulatorMessageEvents } from "./text";
 import { contextRefusal } from "./agent";
-import { catalogEntryOrGeneric } from "../../catalog";
-import { countChatRequestInputTokens, countMessagesInputTokens } from "../../billing/tokens";
-import { DEFAULT_MAX_TOKENS } from "../anthropic/convert";
+import { catalogEntryOrGeneric } from "@/lib/catalog";
+import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
+import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
 
-/** The model's context window (lib/catalog.ts; the `[1m]` names have 1M) against the whole request, as vendors check. */
+/** The model's context window (lib/catalog/index.ts; the `[1m]` names have 1M) against the whole request, as vendors check. */
 async function outsideWindow(call: TextCall, dialect: "chat" | "messages"): Promise<Outcome | null> {
   const body = call.body as { max_tokens?: number | null; max_completion_tokens?: number | null };
   const output = Number(body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS);

@@ -1,10 +1,10 @@
 // `simulator` channels, image API: real images of the exact requested size, format and compression, rendered with
-// sharp (lib/images/render.ts), deterministic from the prompt; an edit is visibly derived from the first input image
-// and the mask. Usage is the gateway's own count (lib/images/usage.ts): about 196 output tokens for a low 1024x1024.
-import { log } from "../../runtime/log";
-import { renderEdit, renderImage } from "../../images/render";
-import { resolveQuality } from "../../images/tokens";
-import type { ImageAdapter, ImageCall, ImageOutcome } from "../image-types";
+// sharp (lib/providers/simulator/render.ts), deterministic from the prompt; an edit is visibly derived from the first input image
+// and the mask. Usage is the gateway's own count (lib/money/image-usage.ts): about 196 output tokens for a low 1024x1024.
+import { log } from "@/lib/platform/log";
+import { renderEdit, renderImage } from "./render";
+import { resolveQuality } from "@/lib/money/image-tokens";
+import type { ImageAdapter, ImageCall, ImageOutcome } from "@/lib/providers/image-types";
 
 function success(call: ImageCall, image: Buffer): ImageOutcome {
   return {

@@ -3,22 +3,21 @@
 // images", "3 pictures", "a couple of photos": 1 to 4), whether to edit the input image (action `auto`: an image is
 // present and the prompt asks for a change), and a rewritten prompt per image. It then streams the same events as the
 // real service (docs/api.md §6) with realistic pacing and token counts (docs/api.md §8: about 1,600-2,300 text tokens per call;
-// image tokens from lib/images/tokens.ts), rendering real images of the requested size and format.
+// image tokens from lib/money/image-tokens.ts), rendering real images of the requested size and format.
 //
 // Channel settings (free-form JSON per channel):
 //   responsesThinkMs  time before the first image (default 800 ms)
 //   responsesImageMs  time per image (default 2,500 ms; the real service takes 13-20 s, docs/api.md §8)
-//   keepaliveMs       heartbeat interval while an image is generating (lib/gateway/responses.ts)
+//   keepaliveMs       heartbeat interval while an image is generating (lib/gateway/responses/handler.ts)
 import { createHash } from "node:crypto";
-import { countTextTokens } from "../../billing/tokens";
-import { renderEdit, renderImage } from "../../images/render";
-import { resolveQuality } from "../../images/tokens";
-import { imageUsage, type ImageUsage } from "../../images/usage";
-import { autoEditSize } from "../../gateway/image-request";
-import { ResponseBuilder, type ResponsesEvent } from "../../gateway/responses-events";
-import { userText, type ImageAction } from "../../gateway/responses-request";
-import { toolEcho } from "../../gateway/responses-tool";
-import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesSource, type ResponsesUsage } from "../responses-types";
+import { countTextTokens } from "@/lib/money/tokens";
+import { renderEdit, renderImage } from "./render";
+import { resolveQuality } from "@/lib/money/image-tokens";
+import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
+import { autoEditSize } from "@/lib/wire/image-request";
+import { ResponseBuilder, toolEcho, type ResponsesEvent } from "@/lib/wire/responses-events";
+import { userText, type ImageAction } from "@/lib/wire/responses-request";
+import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesSource, type ResponsesUsage } from "@/lib/providers/responses-types";
 
 export const DEFAULT_THINK_MS = 800;
 export const DEFAULT_IMAGE_MS = 2_500;

@@ -12,17 +12,10 @@ import {
   truncateToTokens,
   type ChatMessageLike,
   type MessagesBodyLike,
-} from "@/lib/billing/tokens";
-import {
-  DEFAULT_MAX_TOKENS,
-  type ChatCompletion,
-  type ChatCompletionChunk,
-  type ChatFinishReason,
-  type ChatUsage,
-  type MessagesResponse,
-  type MessagesStopReason,
-  type MessagesStreamEvent,
-} from "@/lib/providers/anthropic/convert";
+} from "@/lib/money/tokens";
+import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
+import { type ChatCompletion, type ChatCompletionChunk, type ChatFinishReason, type ChatUsage } from "@/lib/wire/openai-chat";
+import { type MessagesResponse, type MessagesStopReason, type MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
 
 import {
   chatEndsWithToolResult,

@@ -1,5 +1,5 @@
-// Every operator call, through the same route table the production server uses (lib/http/routes.ts).
-import { dispatchThroughTable } from "@/lib/http/next-route";
+// Every operator call, through the same route table the production server uses (lib/server/routes.ts).
+import { dispatchThroughTable } from "@/lib/server/next-route";
 
 export const GET = dispatchThroughTable;
 export const POST = dispatchThroughTable;

@@ -1,5 +1,5 @@
-// POST /api/user/password (handler: lib/user/handlers.ts; the production server calls it directly).
-import { nextRoute } from "@/lib/http/next-route";
-import { changePassword } from "@/lib/user/handlers";
+// POST /api/user/password (handler: lib/account-api/handlers.ts; the production server calls it directly).
+import { nextRoute } from "@/lib/server/next-route";
+import { changePassword } from "@/lib/account-api/handlers";
 
 export const POST = nextRoute(changePassword);

@@ -1,5 +1,5 @@
-// POST /api/user/verify-email (handler: lib/user/verify-email.ts; the production server calls it directly).
-import { nextRoute } from "@/lib/http/next-route";
-import { verifyEmail } from "@/lib/user/verify-email";
+// POST /api/user/verify-email (handler: lib/account-api/verify-email.ts; the production server calls it directly).
+import { nextRoute } from "@/lib/server/next-route";
+import { verifyEmail } from "@/lib/account-api/verify-email";
 
 export const POST = nextRoute(verifyEmail);

@@ -1,3 +1,3 @@
-import { imageEdits } from "@/lib/gateway/images";
+import { imageEdits } from "@/lib/gateway/images/handler";
 
 export const POST = imageEdits;

@@ -1,3 +1,3 @@
-import { imageGenerations } from "@/lib/gateway/images";
+import { imageGenerations } from "@/lib/gateway/images/handler";
 
 export const POST = imageGenerations;

@@ -1,5 +1,5 @@
-// DELETE /api/user/sessions/{id} (handler: lib/user/sessions.ts; the production server calls it directly).
-import { nextRoute } from "@/lib/http/next-route";
-import { deleteSession } from "@/lib/user/sessions";
+// DELETE /api/user/sessions/{id} (handler: lib/account-api/sessions.ts; the production server calls it directly).
+import { nextRoute } from "@/lib/server/next-route";
+import { deleteSession } from "@/lib/account-api/sessions";
 
 export const DELETE = nextRoute(deleteSession);

@@ -1,0 +1,207 @@
+// /v1/images/generations (JSON) and /v1/images/edits (multipart): validate (docs/api.md §2.1, §2.2, §8), filter the prompt
+// (content policy), authorise the model, reserve the upper bound, relay through the channels, settle to the usage
+// the upstream reported (one ledger row with the text / image-input / image-output breakdown), answer per §2.3.
+// Bad input is refused before the reservation, so it never costs anything.
+import { GatewayError } from "@/lib/platform/errors";
+import { readJsonObject } from "@/lib/platform/http/json";
+import { parseMultipart, type UploadedFile } from "@/lib/platform/http/multipart";
+import { lingeringBody } from "@/lib/platform/http/linger";
+import { DirectResponse, type BodyPart } from "@/lib/platform/http/direct-body";
+import { costOf, type Price } from "@/lib/money/prices";
+import { newCountStats } from "@/lib/money/tokens";
+import { textInputBound } from "@/lib/money/reservation";
+import { AUTO_SIZE, EXPERIMENTAL_ABOVE_PIXELS } from "@/lib/images/size";
+import { inspectImage, validateMask } from "@/lib/images/inspect";
+import { costMicros, imageCostBreakdown } from "@/lib/money/image-tokens";
+import { imageUsage, imageUsageUpperBound, type ImageUsage } from "@/lib/money/image-usage";
+import { checkPrompt } from "@/lib/moderation/store";
+import { authoriseModel, gatewayRoute, requireFundsBeforeBody, requirePrice, reserve, type GatewayContext } from "@/lib/gateway/pipeline";
+import { withFailover } from "@/lib/gateway/relay";
+import { upstreamModel } from "@/lib/channels";
+import {
+  autoEditSize,
+  fromFormFields,
+  MAX_EDIT_IMAGES,
+  MAX_INPUT_PIXELS,
+  MAX_UPLOAD_BYTES,
+  parseImageOptions,
+  sortEditFiles,
+  type ImageOptions,
+} from "@/lib/wire/image-request";
+import type { ImageCall, ImageSuccess, ImageUpload } from "@/lib/providers/image-types";
+import { providerOf } from "@/lib/providers";
+
+/** A generation body holds a prompt and a few options; 1 MB is far more than any of them needs. */
+export const GENERATION_BODY_LIMIT = 1024 * 1024;
+
+type Kind = "generate" | "edit";
+
+/** Micro-USD per part of the usage, each rounded on its own, for the ledger row's detail. */
+function partCosts(usage: ImageUsage, price: Price) {
+  const image = imageCostBreakdown(usage, price);
+  const textOutput = costMicros(usage.textOutputTokens, price.textOutput);
+  return textOutput ? { ...image, textOutput, total: image.total + textOutput } : image;
+}
+
+/** Stands for the image in the serialised answer, which is then written around it (the image is not copied). */
+const IMAGE_DATA = "\u0001image-data\u0001";
+/** The marker as JSON.stringify writes it inside a string. */
+const IMAGE_DATA_JSON = JSON.stringify(IMAGE_DATA).slice(1, -1);
+
+/** The body of §2.3: exactly one image, as base64 or as a data URI; plus what was made and what it used. */
+function imagesResponse(result: ImageSuccess, options: ImageOptions, b64: string) {
+  const item =
+    options.responseFormat === "url"
+      ? { url: `data:image/${result.format};base64,${b64}` }
+      : { b64_json: b64 };
+  const { textInputTokens, imageInputTokens, textOutputTokens, imageOutputTokens } = result.usage;
+  return {
+    created: result.created,
+    data: [{ ...item, ...(result.revisedPrompt ? { revised_prompt: result.revisedPrompt } : {}) }],
+    background: result.background,
+    output_format: result.format,
+    quality: result.quality,
+    size: result.size,
+    usage: {
+      input_tokens: textInputTokens + imageInputTokens,
+      input_tokens_details: { text_tokens: textInputTokens, image_tokens: imageInputTokens },
+      output_tokens: imageOutputTokens + textOutputTokens,
+      output_tokens_details: { image_tokens: imageOutputTokens, text_tokens: textOutputTokens },
+      total_tokens: textInputTokens + imageInputTokens + imageOutputTokens + textOutputTokens,
+    },
+  };
+}
+
+async function serveImage(context: GatewayContext, kind: Kind, options: ImageOptions, images: ImageUpload[], mask: ImageUpload | undefined): Promise<Response> {
+  const model = options.model;
+  await authoriseModel(context.principal, model);
+  // Refused prompts go no further: no reservation, no upstream call, nothing charged.
+  await checkPrompt(options.prompt, options.moderation);
+  const price = await requirePrice(model);
+
+  const first = images[0]?.info;
+  const { width, height } = !options.size.auto ? options.size : kind === "edit" && first ? autoEditSize(first.width, first.height) : AUTO_SIZE;
+  const sizing = { prompt: options.prompt, width, height, quality: options.quality, inputs: images.map((image) => image.info) };
+  const usage = imageUsage(sizing);
+  // The prompt is reserved like any text input (docs/billing.md); the image tokens by the vendor's formula for the
+  // size and quality the upstream receives (auto quality as high), edits' input images by their dimensions.
+  const bound = imageUsageUpperBound(sizing);
+  bound.textInputTokens = textInputBound(bound.textInputTokens, { bytes: Buffer.byteLength(options.prompt), items: 0 }, newCountStats());
+  const reservation = await reserve(context, model, price, costOf(bound, price));
+
+  try {
+    const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
+      const call: ImageCall = {
+        channel: candidate,
+        publicModel: model,
+        upstreamModel: upstreamModel(candidate, model, model),
+        options,
+        width,
+        height,
+        images,
+        mask,
+        usage,
+        signal: context.request.signal,
+      };
+      return providerOf(candidate.type).images[kind](call);
+    });
+    // The answer is serialised around a marker and written as [before, image, after]: the image, ~33 MB of base64
+    // for 3840x2160, goes out as the bytes the upstream sent (issue 9: at most twice its size in memory per image).
+    const text = JSON.stringify(imagesResponse(result, options, IMAGE_DATA));
+    const marker = text.indexOf(IMAGE_DATA_JSON);
+    const parts: BodyPart[] = [text.slice(0, marker), result.b64, text.slice(marker + IMAGE_DATA_JSON.length)];
+    reservation.settle({
+      usage: result.usage,
+      channel: { id: channel.id, name: channel.name },
+      status: "success",
+      httpStatus: 200,
+      stream: false,
+      detail: {
+        size: result.size,
+        // Outputs above 2560x1440 are experimental (docs/api.md §8).
+        ...(width * height > EXPERIMENTAL_ABOVE_PIXELS ? { experimental: true } : {}),
+        quality: result.quality,
+        outputFormat: result.format,
+        responseFormat: options.responseFormat,
+        moderation: options.moderation,
+        ...(kind === "edit" ? { inputImages: images.length, mask: Boolean(mask) } : {}),
+        usageSource: result.usageSource,
+        // Each part priced on its own, so an operator can see what the image input and output cost.
+        costs: partCosts(result.usage, price),
+      },
+    });
+    return new DirectResponse(parts, { status: 200, headers: { "content-type": "application/json" } });
+  } catch (error) {
+    // withFailover has released already when every channel failed; anything else must not keep the money.
+    reservation.release({ error: error instanceof Error ? error.message : "failed" });
+    throw error;
+  }
+}
+
+export const imageGenerations = gatewayRoute({ endpoint: "/v1/images/generations", dialect: "openai", scheme: "bearer" }, async (context) => {
+  // A body refused unread or for its size is drained briefly, so the client reads the answer (lib/platform/http/linger.ts).
+  const body = lingeringBody(context.request);
+  let raw: Record<string, unknown>;
+  try {
+    if (/^multipart\/form-data/i.test(context.request.headers.get("content-type") ?? "")) {
+      throw new GatewayError("invalid_request", "This endpoint takes a JSON body (Content-Type: application/json); to edit uploaded images, use POST /v1/images/edits");
+    }
+    raw = await readJsonObject(body.request, GENERATION_BODY_LIMIT);
+  } finally {
+    body.release();
+  }
+  return serveImage(context, "generate", parseImageOptions(raw), [], undefined);
+});
+
+/** Which file a message is about: "'image[]' (image 2 of 3)" when several images were sent. */
+function where(file: UploadedFile, index: number, total: number): string {
+  return total > 1 && file.field !== "mask" ? `'${file.field}' (image ${index + 1} of ${total})` : `'${file.field}'`;
+}
+
+async function inspectUpload(file: UploadedFile, index: number, total: number): Promise<ImageUpload> {
+  let info;
+  try {
+    info = await inspectImage(file.path, file.field);
+  } catch (error) {
+    if (error instanceof GatewayError) throw new GatewayError(error.code, error.message.replace(`'${file.field}'`, where(file, index, total)), { param: file.field });
+    throw error;
+  }
+  if (info.width * info.height > MAX_INPUT_PIXELS) {
+    throw new GatewayError(
+      "invalid_request",
+      `The image in ${where(file, index, total)} is ${info.width}x${info.height}: input images may have at most ${MAX_INPUT_PIXELS.toLocaleString("en")} pixels (8192x8192)`,
+      { param: file.field },
+    );
+  }
+  return { field: file.field, filename: file.filename, contentType: file.contentType, path: file.path, size: file.size, info };
+}
+
+export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: "openai", scheme: "bearer" }, async (context) => {
+  // Every file is streamed to a temporary file and refused past 50 MB while it streams (security item 18); the
+  // connection lingers briefly after a refusal so that the client reads the 413 instead of a reset.
+  const body = lingeringBody(context.request);
+  let upload: Awaited<ReturnType<typeof parseMultipart>>;
+  try {
+    await requireFundsBeforeBody(context);
+    if (/^application\/json/i.test(context.request.headers.get("content-type") ?? "")) {
+      throw new GatewayError(
+        "invalid_request",
+        "This endpoint takes multipart/form-data with the images uploaded as files ('image[]', optional 'mask'); image URLs and file ids are not accepted",
+      );
+    }
+    upload = await parseMultipart(body.request, { maxFileBytes: MAX_UPLOAD_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 });
+  } finally {
+    body.release();
+  }
+  try {
+    const { images: files, mask: maskFile } = sortEditFiles(upload.fields, upload.files);
+    const options = parseImageOptions(fromFormFields(upload.fields));
+    const images: ImageUpload[] = [];
+    for (const [index, file] of files.entries()) images.push(await inspectUpload(file, index, files.length));
+    const mask = maskFile ? await inspectUpload(maskFile, 0, 1) : undefined;
+    if (mask) validateMask(images[0]!.info, mask.info);
+    return await serveImage(context, "edit", options, images, mask);
+  } finally {
+    await upload.cleanup();
+  }
+});

@@ -1,0 +1,197 @@
+// Sends the events of one response as server-sent events (docs/api.md §6), whatever produced them: numbers every event
+// (`sequence_number` 0, 1, 2, ... with keepalives in the count), sends a `keepalive` event whenever the source has been
+// quiet for `keepaliveMs` (so proxies keep the connection open through generations of up to two minutes), ends a
+// broken stream with `response.failed`, and learns which images reached the client.
+//
+// Delivery: the body is pulled with a high-water mark of 0, so the next pull only comes when the server has written
+// the previous chunk and wants another one (lib/platform/http/node-adapter.ts writes, waits for drain, then reads). An image is
+// counted as delivered when the pull after its event arrives; a client that leaves while an image is still being
+// written is not charged for it. Nothing is buffered beyond the event being sent (docs/architecture.md, decision 6).
+import { GatewayError } from "@/lib/platform/errors";
+import { encodeSse } from "@/lib/platform/sse";
+import { log } from "@/lib/platform/log";
+import { streamStarted } from "@/lib/platform/metrics";
+import { failedEvent, keepaliveEvent, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
+import type { ResponsesSource } from "@/lib/providers/responses-types";
+
+const encoder = new TextEncoder();
+
+export type ResponsesStreamEnd = {
+  /** response.completed reached the client. */
+  complete: boolean;
+  clientGone: boolean;
+  error: string | null;
+  /** Item ids of the images that reached the client. */
+  delivered: ReadonlySet<string>;
+  /** Events sent, keepalives included. */
+  events: number;
+  keepalives: number;
+};
+
+/** Stands for an image in a serialised event, which is then written around it. */
+const IMAGE_MARKER = "\u0001image\u0001";
+const IMAGE_MARKER_JSON = JSON.stringify(IMAGE_MARKER).slice(1, -1);
+
+/**
+ * One SSE event as bytes. An event whose response lists finished images (response.completed, up to four images of
+ * several MB) is serialised with a marker in place of each image and written around them into one buffer, so the
+ * images are copied once, into the bytes that go out, and never into a large intermediate JSON string.
+ */
+export function encodeEvent(event: ResponsesEvent): Uint8Array {
+  const response = event.response as { output?: Record<string, unknown>[] } | undefined;
+  const images: string[] = [];
+  let shaped: ResponsesEvent = event;
+  if (response && Array.isArray(response.output) && response.output.some((item) => typeof item.result === "string" && item.result !== "")) {
+    const output = response.output.map((item) => {
+      if (typeof item.result !== "string" || item.result === "") return item;
+      images.push(item.result);
+      return { ...item, result: IMAGE_MARKER };
+    });
+    shaped = { ...event, response: { ...response, output } };
+  }
+  const text = encodeSse({ event: event.type, data: JSON.stringify(shaped) });
+  if (!images.length) return encoder.encode(text);
+  const pieces = text.split(IMAGE_MARKER_JSON);
+  const size = pieces.reduce((total, piece) => total + Buffer.byteLength(piece), 0) + images.reduce((total, image) => total + image.length, 0);
+  const out = Buffer.allocUnsafe(size);
+  let offset = 0;
+  pieces.forEach((piece, index) => {
+    offset += out.write(piece, offset, "utf8");
+    // Base64 is ASCII: one byte per character.
+    if (index < images.length) offset += out.write(images[index]!, offset, "latin1");
+  });
+  return out;
+}
+
+/** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
+export function deliveredImageOf(event: ResponsesEvent): string | null {
+  if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && typeof event.partial_image_b64 === "string") return event.item_id;
+  if (event.type === RESPONSE_EVENT.itemDone) {
+    const item = event.item as { id?: unknown; type?: unknown; result?: unknown } | undefined;
+    if (item?.type === "image_generation_call" && typeof item.id === "string" && typeof item.result === "string" && item.result !== "") return item.id;
+  }
+  return null;
+}
+
+type Next = { value: IteratorResult<ResponsesEvent, void> } | { error: unknown } | "quiet";
+
+/** Waits for the next event, or for `ms` of silence, whichever comes first; the pending event is kept for later. */
+function nextOrQuiet(pending: Promise<IteratorResult<ResponsesEvent, void>>, ms: number): Promise<Next> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("quiet"), ms);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ value });
+      },
+      (error) => {
+        clearTimeout(timer);
+        resolve({ error });
+      },
+    );
+  });
+}
+
+/** What the client may read about a failure: a GatewayError's own message, never an internal one. */
+function failureOf(error: unknown): { code: string; message: string } {
+  if (error instanceof GatewayError) return { code: error.code === "internal_error" ? "server_error" : error.code, message: error.message };
+  log.error("responses stream failed", { error });
+  return { code: "server_error", message: "The gateway hit an internal error while streaming. It has been logged." };
+}
+
+/** How long a source may stay silent (keepalives aside) before the response fails: docs/api.md §8 observes up to 2 minutes. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+export function responsesStream(options: {
+  source: ResponsesSource;
+  keepaliveMs: number;
+  /** Silence after which the upstream counts as hung: the response fails and the upstream is aborted. */
+  idleTimeoutMs?: number;
+  onClose: (end: ResponsesStreamEnd) => void;
+}): ReadableStream<Uint8Array> {
+  const { source, keepaliveMs } = options;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  let lastEventAt = performance.now();
+  const delivered = new Set<string>();
+  let awaitingDelivery: string[] = [];
+  let pending: Promise<IteratorResult<ResponsesEvent, void>> | null = null;
+  let sequence = 0;
+  let keepalives = 0;
+  let lastResponse: Record<string, unknown> | null = null;
+  let terminal: string | null = null;
+  let failure: string | null = null;
+  let closed = false;
+  const ended = streamStarted();
+
+  const finish = (end: { complete: boolean; clientGone: boolean; error: string | null }) => {
+    if (closed) return;
+    closed = true;
+    ended();
+    // The source may still hold an upstream body or a timer: end it (its signal was aborted by the caller if needed).
+    void source.events.return(undefined).catch(() => undefined);
+    options.onClose({ ...end, delivered, events: sequence, keepalives });
+  };
+
+  const encode = (event: ResponsesEvent): Uint8Array => encodeEvent({ ...event, sequence_number: sequence++ });
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // The previous chunk has been written: the images it carried reached the client.
+        for (const item of awaitingDelivery) delivered.add(item);
+        awaitingDelivery = [];
+        if (closed) return;
+        if (terminal) {
+          controller.close();
+          // An incomplete response ended as designed (at a limit): it is settled like a completed one.
+          finish({ complete: terminal === RESPONSE_EVENT.completed || terminal === RESPONSE_EVENT.incomplete, clientGone: false, error: failure });
+          return;
+        }
+        pending ??= source.events.next();
+        const next = await nextOrQuiet(pending, Math.min(keepaliveMs, Math.max(1, idleTimeoutMs - (performance.now() - lastEventAt))));
+        if (closed) return;
+        if (next === "quiet" && performance.now() - lastEventAt >= idleTimeoutMs) {
+          pending.catch(() => undefined);
+          failure = `The upstream sent nothing for ${idleTimeoutMs < 10_000 ? Math.round(idleTimeoutMs / 100) / 10 : Math.round(idleTimeoutMs / 1000)} s`;
+          terminal = RESPONSE_EVENT.failed;
+          controller.enqueue(encode(failedEvent(lastResponse, "upstream_timeout", failure)));
+          return;
+        }
+        if (next === "quiet") {
+          keepalives++;
+          controller.enqueue(encode(keepaliveEvent()));
+          return;
+        }
+        pending = null;
+        lastEventAt = performance.now();
+        if ("error" in next || next.value.done) {
+          const problem =
+            "error" in next ? failureOf(next.error) : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
+          failure = problem.message;
+          terminal = RESPONSE_EVENT.failed;
+          controller.enqueue(encode(failedEvent(lastResponse, problem.code, problem.message)));
+          return;
+        }
+        const event = next.value.value;
+        if ((event.type === RESPONSE_EVENT.created || event.type === RESPONSE_EVENT.inProgress) && typeof event.response === "object" && event.response) {
+          lastResponse = event.response as Record<string, unknown>;
+        }
+        if (TERMINAL_EVENTS.has(event.type)) {
+          terminal = event.type;
+          if (event.type === RESPONSE_EVENT.failed) {
+            const error = (event.response as { error?: { message?: unknown } } | undefined)?.error;
+            failure = typeof error?.message === "string" ? error.message : `The response ended as ${event.type}`;
+          }
+        }
+        const item = deliveredImageOf(event);
+        if (item) awaitingDelivery.push(item);
+        controller.enqueue(encode(event));
+      },
+      cancel() {
+        pending?.catch(() => undefined);
+        finish({ complete: false, clientGone: true, error: "The client closed the connection" });
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,407 @@
+// Every statement that moves money, for SQLite and PostgreSQL (docs/architecture.md, decision 3).
+// These bypass Prisma on purpose: they run on every request, and Prisma's engine-less client costs ~1 ms per
+// query here (docs/architecture.md, "Platform notes"). Each operation is atomic: a conditional update, or one transaction.
+import Sqlite from "better-sqlite3";
+import { randomUUID } from "node:crypto";
+import { env } from "@/lib/platform/env";
+import { pgPool } from "@/lib/platform/db/client";
+import { singleton } from "@/lib/platform/singleton";
+
+export type ReserveResult = "ok" | "missing" | "key_quota" | "balance";
+
+export type LedgerRow = {
+  kind: "request" | "topup" | "adjust";
+  requestId: string;
+  userId: string;
+  keyId: string | null;
+  keyPrefix: string | null;
+  endpoint: string;
+  model: string;
+  channelId: string | null;
+  channelName: string | null;
+  textInputTokens: number;
+  textOutputTokens: number;
+  imageInputTokens: number;
+  imageOutputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reserved: number;
+  cost: number;
+  /** How far the upstream's bill passed the reservation; charged in full all the same (docs/billing.md). */
+  overReservation: number;
+  priceVersion: number;
+  status: string;
+  httpStatus: number;
+  error: string | null;
+  latencyMs: number;
+  stream: boolean;
+  detail: unknown;
+  createdAt: Date;
+};
+
+/**
+ * A finished request: give back what was reserved beyond `cost`, or take the rest in full. The rest exists only when
+ * an upstream billed past the cap it was sent (a gateway bug or a lying upstream): the balance may then go below zero
+ * by that excess, the row carries it in `overReservation`, and the next reservation is refused until a top-up.
+ */
+export type Settlement = {
+  keyId: string;
+  userId: string;
+  unlimited: boolean;
+  reserved: number;
+  row: LedgerRow;
+  /** False for a request refused after its reservation for its own input: the money goes back, no row is written. */
+  record?: boolean;
+};
+
+export type RedeemResult =
+  | { status: "ok"; quota: number; balance: number }
+  | { status: "unknown" | "used" | "expired" | "disabled" };
+
+export interface MoneyStore {
+  kind: "sqlite" | "postgres";
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult>;
+  /** What the key (null when unlimited) and its owner have left, for a refusal that says so. */
+  available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }>;
+  /** Applies settlements and writes their ledger rows in one transaction; returns the rows as written. */
+  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]>;
+  redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult>;
+  /** Adds (or, negative, removes down to zero) balance; returns the new balance. */
+  credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const LEDGER_COLUMNS = [
+  "id", "kind", "requestId", "userId", "keyId", "keyPrefix", "endpoint", "model", "channelId", "channelName",
+  "textInputTokens", "textOutputTokens", "imageInputTokens", "imageOutputTokens", "cacheReadTokens", "cacheWriteTokens", "reserved", "cost",
+  "overReservation", "priceVersion",
+  "status", "httpStatus", "error", "latencyMs", "stream", "detail", "createdAt",
+] as const;
+
+function ledgerValues(row: LedgerRow, date: (value: Date) => unknown, bool: (value: boolean) => unknown): unknown[] {
+  return [
+    randomUUID(), row.kind, row.requestId, row.userId, row.keyId, row.keyPrefix, row.endpoint, row.model, row.channelId,
+    row.channelName, row.textInputTokens, row.textOutputTokens, row.imageInputTokens, row.imageOutputTokens, row.cacheReadTokens,
+    row.cacheWriteTokens, Math.round(row.reserved), Math.round(row.cost), Math.round(row.overReservation), row.priceVersion, row.status, row.httpStatus, row.error,
+    row.latencyMs, bool(row.stream), row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail),
+    date(row.createdAt),
+  ];
+}
+
+/** The bill passed the reservation: charge all of it to the key and the owner and mark the row (never written off). */
+function chargeExcess(settlement: Settlement, row: LedgerRow, excess: number, add: (deltas: Map<string, number>, id: string, amount: number) => void, keyDelta: Map<string, number>, userDelta: Map<string, number>): void {
+  add(userDelta, settlement.userId, -excess);
+  if (!settlement.unlimited) add(keyDelta, settlement.keyId, -excess);
+  row.overReservation = excess;
+}
+
+// ---------------------------------------------------------------------------------------------------- SQLite
+
+/** Prisma's SQLite adapter stores DateTime as ISO 8601 text with an explicit offset. */
+const sqliteDate = (value: Date) => value.toISOString().replace("Z", "+00:00");
+
+class SqliteMoneyStore implements MoneyStore {
+  readonly kind = "sqlite" as const;
+  private readonly database: Sqlite.Database;
+  private readonly statements;
+  private readonly transaction: Sqlite.Transaction<(work: () => unknown) => unknown>;
+
+  constructor(file: string) {
+    // timeout 0: never block the event loop waiting for Prisma's connection; run() retries asynchronously.
+    this.database = new Sqlite(file, { timeout: 0 });
+    // One better-sqlite3 transaction wrapper for every call (creating one per call cost ~5% of a request).
+    this.transaction = this.database.transaction((work: () => unknown) => work());
+    this.database.pragma("journal_mode = WAL");
+    this.database.pragma("synchronous = NORMAL");
+    this.database.defaultSafeIntegers(false);
+    const prepare = (sql: string) => this.database.prepare(sql);
+    this.statements = {
+      keyUnlimited: prepare(`SELECT "unlimited" FROM "ApiKey" WHERE "id" = ?`).pluck(),
+      takeKey: prepare(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" - ? WHERE "id" = ? AND "quotaRemaining" >= ?`),
+      takeUser: prepare(`UPDATE "User" SET "balance" = "balance" - ? WHERE "id" = ? AND "balance" >= ?`),
+      giveKey: prepare(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + ? WHERE "id" = ?`),
+      giveUser: prepare(`UPDATE "User" SET "balance" = "balance" + ? WHERE "id" = ?`),
+      keyQuota: prepare(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = ?`).pluck(),
+      userBalance: prepare(`SELECT "balance" FROM "User" WHERE "id" = ?`).pluck(),
+      touchKey: prepare(`UPDATE "ApiKey" SET "lastUsedAt" = ? WHERE "id" = ?`),
+      insertLedger: prepare(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map(() => "?").join(", ")})`),
+      findCode: prepare(`SELECT "id", "quota", "status", "expiresAt" FROM "RedeemCode" WHERE "codeHash" = ?`),
+      claimCode: prepare(`UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = ?, "redeemedAt" = ? WHERE "id" = ? AND "status" = 'unused'`),
+    };
+  }
+
+  /** Runs a synchronous transaction, retrying on SQLITE_BUSY without blocking the event loop. */
+  private async run<T>(work: () => T): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.transaction.immediate(work) as T;
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "";
+        if (!code.startsWith("SQLITE_BUSY") || attempt > 400) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt, 25)));
+      }
+    }
+  }
+
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+    const s = this.statements;
+    return this.run(() => {
+      const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
+      if (unlimited === undefined) return "missing";
+      if (!unlimited && s.takeKey.run(amount, keyId, amount).changes === 0) return "key_quota";
+      if (s.takeUser.run(amount, userId, amount).changes === 0) {
+        if (!unlimited) s.giveKey.run(amount, keyId);
+        return "balance";
+      }
+      return "ok";
+    });
+  }
+
+  async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
+    const s = this.statements;
+    const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
+    return { keyQuota: unlimited ? null : Number(s.keyQuota.get(keyId) ?? 0), balance: Number(s.userBalance.get(userId) ?? 0) };
+  }
+
+  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
+    const s = this.statements;
+    return this.run(() => {
+      // The batch is computed first and written as one update per key and per user (a batch is mostly one key's
+      // requests: one UPDATE instead of two per row). Inside the transaction nothing else moves the rows.
+      const keyDelta = new Map<string, number>();
+      const userDelta = new Map<string, number>();
+      const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
+      const written: LedgerRow[] = [];
+      for (const settlement of settlements) {
+        const row = { ...settlement.row };
+        const difference = settlement.reserved - row.cost;
+        if (difference > 0) {
+          if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
+          add(userDelta, settlement.userId, difference);
+        } else if (difference < 0) {
+          chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
+        }
+        if (settlement.record === false) continue;
+        s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
+        written.push(row);
+      }
+      for (const [keyId, delta] of keyDelta) if (delta) s.giveKey.run(delta, keyId);
+      for (const [userId, delta] of userDelta) if (delta) s.giveUser.run(delta, userId);
+      for (const [keyId, at] of touchedKeys) s.touchKey.run(sqliteDate(at), keyId);
+      return written;
+    });
+  }
+
+  redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
+    const s = this.statements;
+    return this.run((): RedeemResult => {
+      const code = s.findCode.get(codeHash) as { id: string; quota: number; status: string; expiresAt: string | null } | undefined;
+      if (!code) return { status: "unknown" };
+      if (code.status === "disabled") return { status: "disabled" };
+      if (code.status !== "unused") return { status: "used" };
+      if (code.expiresAt && new Date(code.expiresAt).getTime() <= Date.now()) return { status: "expired" };
+      const now = new Date();
+      if (s.claimCode.run(userId, sqliteDate(now), code.id).changes === 0) return { status: "used" };
+      s.giveUser.run(code.quota, userId);
+      s.insertLedger.run(...ledgerValues(topupRow(userId, requestId, code.quota, now), sqliteDate, (value) => (value ? 1 : 0)));
+      return { status: "ok", quota: Number(code.quota), balance: Number(s.userBalance.get(userId)) };
+    });
+  }
+
+  credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number> {
+    const s = this.statements;
+    return this.run(() => {
+      const balance = Number(s.userBalance.get(userId) ?? 0);
+      const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
+      s.giveUser.run(applied, userId);
+      s.insertLedger.run(...ledgerValues({ ...row, cost: -applied }, sqliteDate, (value) => (value ? 1 : 0)));
+      return balance + applied;
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.database.prepare("SELECT 1").get();
+  }
+
+  async close(): Promise<void> {
+    this.database.close();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ PostgreSQL
+
+/** The most reservations sent in one call. */
+const RESERVE_BATCH = 200;
+
+class PostgresMoneyStore implements MoneyStore {
+  readonly kind = "postgres" as const;
+
+  private waiting: { keyId: string; userId: string; amount: number; resolve: (result: ReserveResult) => void; reject: (error: unknown) => void }[] = [];
+  private gathering = false;
+
+  /**
+   * Reservations that arrive together (in one turn of the event loop: every request whose bytes came in the same
+   * poll) go to PostgreSQL as one call of gateway_reserve_many, one round trip for all of them; each one is still
+   * atomic on its own (migration 0003). Under load this turns ~50 queries into a few; alone, a request waits for
+   * nothing (setImmediate runs right after the poll that received it).
+   */
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ keyId, userId, amount, resolve, reject });
+      if (this.gathering) return;
+      this.gathering = true;
+      setImmediate(() => {
+        this.gathering = false;
+        while (this.waiting.length) void this.reserveMany(this.waiting.splice(0, RESERVE_BATCH));
+      });
+    });
+  }
+
+  async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
+    const { rows } = await pgPool().query(
+      `SELECT (SELECT CASE WHEN "unlimited" THEN NULL ELSE "quotaRemaining" END FROM "ApiKey" WHERE "id" = $1) AS "keyQuota", (SELECT "balance" FROM "User" WHERE "id" = $2) AS "balance"`,
+      [keyId, userId],
+    );
+    const row = rows[0] ?? {};
+    return { keyQuota: row.keyQuota === null || row.keyQuota === undefined ? null : Number(row.keyQuota), balance: Number(row.balance ?? 0) };
+  }
+
+  private async reserveMany(batch: PostgresMoneyStore["waiting"]): Promise<void> {
+    try {
+      const { rows } = await pgPool().query<{ results: ReserveResult[] }>("SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results", [
+        batch.map((entry) => entry.keyId),
+        batch.map((entry) => entry.userId),
+        batch.map((entry) => entry.amount),
+      ]);
+      const results = rows[0]!.results;
+      batch.forEach((entry, index) => entry.resolve(results[index]!));
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  }
+
+  private async transaction<T>(work: (query: (sql: string, values?: unknown[]) => Promise<{ rows: any[]; rowCount: number | null }>) => Promise<T>): Promise<T> {
+    const client = await pgPool().connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work((sql, values) => client.query(sql, values));
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
+    return this.transaction(async (query) => {
+      // Lock order: every key of the batch (by id), then every user (by id). gateway_reserve takes a key and then its
+      // owner; a batch that locked a user before one of its keys (a charge past the reservation, a user with several keys, or the
+      // lastUsedAt touch at the end) deadlocked against concurrent reservations on PostgreSQL.
+      const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
+      const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
+      if (keyIds.length) await query(`SELECT "id" FROM "ApiKey" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [keyIds]);
+      if (userIds.length) await query(`SELECT "id" FROM "User" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [userIds]);
+      // With every row locked, the batch is computed here and written as one update per key and per user.
+      const keyDelta = new Map<string, number>();
+      const userDelta = new Map<string, number>();
+      const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
+      const written: LedgerRow[] = [];
+      for (const settlement of settlements) {
+        const row = { ...settlement.row };
+        const difference = settlement.reserved - row.cost;
+        if (difference > 0) {
+          if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
+          add(userDelta, settlement.userId, difference);
+        } else if (difference < 0) {
+          chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
+        }
+        if (settlement.record !== false) written.push(row);
+      }
+      for (const id of keyIds) {
+        const delta = keyDelta.get(id) ?? 0;
+        const at = touchedKeys.get(id);
+        if (delta && at) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1, "lastUsedAt" = $2 WHERE "id" = $3`, [delta, at, id]);
+        else if (delta) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1 WHERE "id" = $2`, [delta, id]);
+        else if (at) await query(`UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE "id" = $2`, [at, id]);
+      }
+      for (const id of userIds) {
+        const delta = userDelta.get(id) ?? 0;
+        if (delta) await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [delta, id]);
+      }
+      await insertLedgerRows(query, written);
+      return written;
+    });
+  }
+
+  redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
+    return this.transaction(async (query): Promise<RedeemResult> => {
+      const found = await query(`SELECT "id", "quota", "status", "expiresAt" FROM "RedeemCode" WHERE "codeHash" = $1`, [codeHash]);
+      const code = found.rows[0] as { id: string; quota: string; status: string; expiresAt: Date | null } | undefined;
+      if (!code) return { status: "unknown" };
+      if (code.status === "disabled") return { status: "disabled" };
+      if (code.status !== "unused") return { status: "used" };
+      if (code.expiresAt && code.expiresAt.getTime() <= Date.now()) return { status: "expired" };
+      const now = new Date();
+      // The claim is one conditional update: of any number of parallel claims, exactly one changes the row.
+      const claimed = await query(`UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = $1, "redeemedAt" = $2 WHERE "id" = $3 AND "status" = 'unused'`, [userId, now, code.id]);
+      if (claimed.rowCount === 0) return { status: "used" };
+      const quota = Number(code.quota);
+      const updated = await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2 RETURNING "balance"`, [quota, userId]);
+      await insertLedgerRows(query, [topupRow(userId, requestId, quota, now)]);
+      return { status: "ok", quota, balance: Number(updated.rows[0].balance) };
+    });
+  }
+
+  credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number> {
+    return this.transaction(async (query) => {
+      const user = await query(`SELECT "balance" FROM "User" WHERE "id" = $1 FOR UPDATE`, [userId]);
+      const balance = Number(user.rows[0]?.balance ?? 0);
+      const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
+      await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [applied, userId]);
+      await insertLedgerRows(query, [{ ...row, cost: -applied }]);
+      return balance + applied;
+    });
+  }
+
+  async ping(): Promise<void> {
+    await pgPool().query("SELECT 1");
+  }
+
+  async close(): Promise<void> {
+    // The pool belongs to lib/db/client and is closed there.
+  }
+}
+
+async function insertLedgerRows(query: (sql: string, values?: unknown[]) => Promise<unknown>, rows: LedgerRow[]): Promise<void> {
+  // One multi-row INSERT per 200 rows: batches are the point of the ledger writer.
+  for (let start = 0; start < rows.length; start += 200) {
+    const chunk = rows.slice(start, start + 200);
+    const values: unknown[] = [];
+    const tuples = chunk.map((row) => {
+      const base = values.length;
+      values.push(...ledgerValues(row, (value) => value, (value) => value));
+      return `(${LEDGER_COLUMNS.map((_, index) => `$${base + index + 1}`).join(", ")})`;
+    });
+    await query(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES ${tuples.join(", ")}`, values);
+  }
+}
+
+function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
+  return {
+    kind: "topup", requestId, userId, keyId: null, keyPrefix: null, endpoint: "/api/user/topup", model: "",
+    channelId: null, channelName: null, textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0,
+    imageOutputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reserved: 0, cost: -quota, overReservation: 0, priceVersion: 0, status: "success", httpStatus: 200, error: null,
+    latencyMs: 0, stream: false, detail: null, createdAt: at,
+  };
+}
+
+export function moneyStore(): MoneyStore {
+  return singleton("billing.store", () => {
+    const config = env();
+    return config.databaseKind === "sqlite" ? new SqliteMoneyStore(config.sqlitePath!) : new PostgresMoneyStore();
+  });
+}

@@ -1,0 +1,251 @@
+// Multipart uploads, streamed to disk and streamed on again (docs/architecture.md, decision 6: a 50 MB image is never held
+// whole in memory, let alone twice). Parsing uses busboy; the outgoing body is built by hand so its length is known.
+import { randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import busboy from "busboy";
+import { GatewayError } from "@/lib/platform/errors";
+
+export interface UploadedFile {
+  /** Form field name as sent, e.g. "image[]" or "mask". */
+  field: string;
+  filename: string;
+  contentType: string;
+  /** Temporary file holding the bytes; removed by cleanup(). */
+  path: string;
+  size: number;
+}
+
+export interface MultipartOptions {
+  maxFileBytes: number;
+  maxFiles?: number;
+  /** Per text field; prompts can be long, so the default is generous. */
+  maxFieldBytes?: number;
+  maxFields?: number;
+  tmpDir?: string;
+}
+
+export interface ParsedMultipart {
+  /** Text fields; when a name repeats, the last value wins. */
+  fields: Record<string, string>;
+  files: UploadedFile[];
+  /** Deletes the temporary files. Call it when the request is done, whatever happened. */
+  cleanup(): Promise<void>;
+}
+
+const DEFAULT_MAX_FILES = 16;
+const DEFAULT_MAX_FIELD_BYTES = 1024 * 1024;
+const DEFAULT_MAX_FIELDS = 100;
+
+/** "50 MB" for 50 × 1024², "512 KB", or plain bytes: the limit as a person would write it. */
+export function formatBytes(bytes: number): string {
+  const megabytes = bytes / (1024 * 1024);
+  if (megabytes >= 1) return `${Number.isInteger(megabytes) ? megabytes : megabytes.toFixed(1)} MB`;
+  const kilobytes = bytes / 1024;
+  if (kilobytes >= 1) return `${Number.isInteger(kilobytes) ? kilobytes : kilobytes.toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * Parses a multipart/form-data request, writing each file to a temporary file as it arrives. A file over
+ * maxFileBytes stops the upload at once: the rest of the body is not read, temporary files are deleted and
+ * GatewayError("file_too_large") is thrown.
+ */
+export async function parseMultipart(request: Request, options: MultipartOptions): Promise<ParsedMultipart> {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
+    throw new GatewayError("invalid_request", "Expected a multipart/form-data body with a boundary (Content-Type: multipart/form-data; boundary=...).");
+  }
+  if (!request.body) throw new GatewayError("invalid_request", "The request body is empty; expected a multipart/form-data body.");
+
+  const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+  const maxFieldBytes = options.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
+  const maxFields = options.maxFields ?? DEFAULT_MAX_FIELDS;
+
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": contentType },
+      // Filenames from browsers and SDKs are UTF-8; busboy's default (latin1) would garble them.
+      defParamCharset: "utf8",
+      // busboy reports a limit on reaching it, not on passing it: one byte more lets a file of exactly the limit through.
+      limits: { fileSize: options.maxFileBytes + 1, files: maxFiles, fieldSize: maxFieldBytes + 1, fields: maxFields },
+    });
+  } catch (error) {
+    throw new GatewayError("invalid_request", `Malformed multipart/form-data header: ${error instanceof Error ? error.message : "unreadable"}.`);
+  }
+
+  const directory = await mkdtemp(join(options.tmpDir ?? tmpdir(), "gateway-upload-"));
+  const cleanup = () => rm(directory, { recursive: true, force: true });
+  const reader = request.body.getReader();
+  const fields: Record<string, string> = {};
+  const files: UploadedFile[] = [];
+  const writes: Promise<void>[] = [];
+  const writers = new Set<WriteStream>();
+  const stopped = new AbortController();
+
+  return new Promise<ParsedMultipart>((resolve, reject) => {
+    let settled = false;
+
+    const fail = (error: GatewayError) => {
+      if (settled) return;
+      settled = true;
+      stopped.abort();
+      // Stop pulling the body: for an oversized file, the point is not to read the remaining megabytes.
+      reader.cancel().catch(() => {});
+      parser.removeAllListeners("file");
+      parser.removeAllListeners("field");
+      parser.on("error", () => {});
+      parser.destroy();
+      for (const writer of writers) writer.destroy();
+      // Writers must be closed before the directory goes, or a late write could recreate a file in it.
+      Promise.allSettled(writes)
+        .then(cleanup)
+        .then(
+          () => reject(error),
+          () => reject(error),
+        );
+    };
+
+    parser.on("file", (field: string, stream: Readable & { truncated?: boolean }, info: busboy.FileInfo) => {
+      const path = join(directory, String(files.length));
+      const file: UploadedFile = { field, filename: info.filename ?? "", contentType: info.mimeType, path, size: 0 };
+      files.push(file);
+      stream.on("limit", () => {
+        fail(new GatewayError("file_too_large", `File for field '${field}' is larger than the ${formatBytes(options.maxFileBytes)} limit`, { param: field }));
+      });
+      const writer = createWriteStream(path);
+      writers.add(writer);
+      writes.push(
+        pipeline(stream, writer).then(
+          () => {
+            writers.delete(writer);
+            file.size = writer.bytesWritten;
+          },
+          () => {
+            writers.delete(writer);
+            // A disk problem is ours, not the client's: a generic 500, never the file system's message.
+            if (!settled) fail(new GatewayError("internal_error", "The gateway could not store the upload. Please try again."));
+          },
+        ),
+      );
+    });
+
+    parser.on("field", (name: string, value: string, info: busboy.FieldInfo) => {
+      if (info.valueTruncated) {
+        fail(new GatewayError("body_too_large", `Field '${name}' is larger than the ${formatBytes(maxFieldBytes)} limit`, { param: name }));
+        return;
+      }
+      fields[name] = value;
+    });
+
+    parser.on("filesLimit", () => fail(new GatewayError("invalid_request", `Too many files: at most ${maxFiles} per request.`)));
+    parser.on("fieldsLimit", () => fail(new GatewayError("invalid_request", `Too many form fields: at most ${maxFields} per request.`)));
+    parser.on("error", (error: unknown) => {
+      fail(new GatewayError("invalid_request", `Malformed multipart/form-data body: ${error instanceof Error ? error.message : "unreadable"}.`));
+    });
+
+    parser.on("close", () => {
+      // busboy is done with the body, but the last bytes may still be on their way to disk.
+      Promise.all(writes).then(() => {
+        if (settled) return;
+        settled = true;
+        resolve({ fields, files, cleanup });
+      }, () => {});
+    });
+
+    const pump = async () => {
+      try {
+        while (!settled) {
+          const { done, value } = await reader.read();
+          if (done || settled) break;
+          if (!parser.write(value)) await drained(parser, stopped.signal);
+        }
+        if (!settled) parser.end();
+      } catch {
+        fail(new GatewayError("invalid_request", "The upload was interrupted before the multipart body was complete."));
+      }
+    };
+    void pump();
+  });
+}
+
+/** Resolves when busboy wants more input or the parse was abandoned, whichever comes first. */
+function drained(parser: busboy.Busboy, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      parser.off("drain", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    parser.on("drain", done);
+    signal.addEventListener("abort", done);
+  });
+}
+
+export interface MultipartBody {
+  body: ReadableStream<Uint8Array>;
+  contentType: string;
+  contentLength: number;
+}
+
+export type OutgoingFile = Pick<UploadedFile, "field" | "filename" | "contentType" | "path" | "size">;
+
+/** Quoting as browsers do (WHATWG HTML form encoding): a quote or line break cannot end the header early. */
+function quoteParameter(value: string): string {
+  return value.replace(/"/g, "%22").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+const CRLF = Buffer.from("\r\n");
+
+/**
+ * A multipart/form-data body for relaying an upload upstream: files are read from disk as the body is pulled, so
+ * nothing is buffered, and Content-Length is known in advance from the file sizes. Send it with `duplex: "half"`.
+ */
+export function multipartBody(fields: Record<string, string>, files: OutgoingFile[]): MultipartBody {
+  const boundary = `----gateway-${randomBytes(16).toString("hex")}`;
+  const fieldParts = Object.entries(fields).map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoteParameter(name)}"\r\n\r\n${value}\r\n`),
+  );
+  const fileHeaders = files.map((file) =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${quoteParameter(file.field)}"; filename="${quoteParameter(file.filename)}"\r\n` +
+        `Content-Type: ${file.contentType.replace(/[\r\n]/g, "") || "application/octet-stream"}\r\n\r\n`,
+    ),
+  );
+  const closing = Buffer.from(`--${boundary}--\r\n`);
+  const contentLength =
+    fieldParts.reduce((total, part) => total + part.length, 0) +
+    fileHeaders.reduce((total, header, index) => total + header.length + files[index]!.size + CRLF.length, 0) +
+    closing.length;
+
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    yield* fieldParts;
+    for (const [index, file] of files.entries()) {
+      yield fileHeaders[index]!;
+      // Read exactly the announced size, so the body always matches Content-Length.
+      if (file.size > 0) yield* createReadStream(file.path, { start: 0, end: file.size - 1 });
+      yield CRLF;
+    }
+    yield closing;
+  }
+
+  const iterator = chunks();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+    },
+    async cancel() {
+      // Closes the file being read when the upstream request is aborted.
+      await iterator.return(undefined);
+    },
+  });
+  return { body, contentType: `multipart/form-data; boundary=${boundary}`, contentLength };
+}

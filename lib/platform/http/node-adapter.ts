@@ -1,0 +1,272 @@
+// Bridges node:http and Web Request/Response for the production server: /v1 and the JSON APIs are served by
+// plain (Request) => Response functions without going through Next.js's router (docs/architecture.md, decision 1).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DirectResponse } from "./direct-body";
+import { clientAddress } from "./client-address";
+
+/** After a handler stops reading a body early, what is still arriving is read and discarded up to these bounds
+ *  before the connection is cut, so the client receives the answer instead of a reset (a "lingering close"). */
+const DRAIN_MAX_BYTES = 32 * 1024 * 1024;
+const DRAIN_MAX_MS = 5_000;
+
+/**
+ * The request body as a Web stream that touches the socket only when a handler reads it. A body nobody read is
+ * discarded by node:http itself once the response is sent (so the keep-alive connection stays usable); a body
+ * whose reading was cancelled (an upload over its limit) is drained within bounds, then the connection is cut.
+ */
+function lazyBody(incoming: IncomingMessage): ReadableStream<Uint8Array> {
+  let finished = false;
+  incoming.once("end", () => (finished = true));
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        return new Promise<void>((resolve, reject) => {
+          const tryRead = () => {
+            const chunk = incoming.read() as Buffer | null;
+            if (chunk !== null) {
+              cleanup();
+              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+              resolve();
+            } else if (finished || incoming.readableEnded) {
+              cleanup();
+              controller.close();
+              resolve();
+            }
+          };
+          const onEnd = () => {
+            finished = true;
+            tryRead();
+          };
+          const onError = (error: Error) => {
+            cleanup();
+            reject(error);
+          };
+          const onAborted = () => onError(new Error("the client aborted the upload"));
+          const cleanup = () => {
+            incoming.off("readable", tryRead);
+            incoming.off("end", onEnd);
+            incoming.off("error", onError);
+            incoming.off("aborted", onAborted);
+          };
+          incoming.on("readable", tryRead);
+          incoming.once("end", onEnd);
+          incoming.once("error", onError);
+          incoming.once("aborted", onAborted);
+          tryRead();
+        });
+      },
+      cancel() {
+        if (!finished) drainBounded(incoming);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Reads and discards what is still arriving of a body nobody will read, within bounds, then cuts the connection. */
+function drainBounded(incoming: IncomingMessage): void {
+  let drained = 0;
+  const stop = () => incoming.destroy();
+  const timer = setTimeout(stop, DRAIN_MAX_MS);
+  incoming.on("data", (chunk: Buffer) => {
+    drained += chunk.byteLength;
+    if (drained > DRAIN_MAX_BYTES) stop();
+  });
+  incoming.once("end", () => clearTimeout(timer));
+  incoming.once("close", () => clearTimeout(timer));
+  incoming.resume();
+}
+
+/**
+ * The Web Request a handler receives from the production server. A real Request (the same class, so every member
+ * works), but the parts that cost on every call are made when first used, not up front: the headers (copied from
+ * node:http once asked for), the body stream (made only when a handler streams it; JSON bodies are read straight
+ * off the socket by readNodeBody), and no second AbortSignal following the first. Building a full Request with a
+ * stream body and a signal cost ~25 µs a call here, a sizeable share of a relayed chat request.
+ */
+class NodeRequest extends Request {
+  readonly #incoming: IncomingMessage;
+  readonly #controller: AbortController;
+  readonly #extraHeaders: [string, string][];
+  readonly #hasBody: boolean;
+  #headers: Headers | null = null;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null = null;
+  #consumed = false;
+
+  constructor(url: string, method: string, incoming: IncomingMessage, controller: AbortController, extraHeaders: [string, string][]) {
+    super(url, { method });
+    this.#incoming = incoming;
+    this.#controller = controller;
+    this.#extraHeaders = extraHeaders;
+    this.#hasBody = method !== "GET" && method !== "HEAD";
+  }
+
+  override get headers(): Headers {
+    if (this.#headers) return this.#headers;
+    const headers = new Headers();
+    const raw = this.#incoming.rawHeaders;
+    for (let index = 0; index < raw.length; index += 2) {
+      const name = raw[index]!;
+      if (name.startsWith(":")) continue;
+      headers.append(name, raw[index + 1]!);
+    }
+    for (const [name, value] of this.#extraHeaders) headers.set(name, value);
+    return (this.#headers = headers);
+  }
+
+  override get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (!this.#hasBody) return null;
+    if (!this.#stream) {
+      if (this.#consumed) throw new TypeError("The request body was already read");
+      this.#consumed = true;
+      this.#stream = lazyBody(this.#incoming) as ReadableStream<Uint8Array<ArrayBuffer>>;
+    }
+    return this.#stream;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#consumed;
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return new Uint8Array((await this.readAll(Infinity)) as Buffer).buffer;
+  }
+
+  override async text(): Promise<string> {
+    return ((await this.readAll(Infinity)) as Buffer).toString("utf8");
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  /** The whole body, read off the socket without a Web stream; past `limit` bytes the rest is drained (bounded). */
+  readAll(limit: number): Promise<Buffer | "too_large"> {
+    if (!this.#hasBody) return Promise.resolve(Buffer.alloc(0));
+    if (this.#consumed) return Promise.reject(new TypeError("The request body was already read"));
+    this.#consumed = true;
+    const incoming = this.#incoming;
+    if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size > limit) {
+          cleanup();
+          drainBounded(incoming);
+          resolve("too_large");
+        } else chunks.push(chunk);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(error);
+      };
+      const onAborted = () => onError(new Error("the client aborted the upload"));
+      const cleanup = () => {
+        incoming.off("data", onData);
+        incoming.off("end", onEnd);
+        incoming.off("error", onError);
+        incoming.off("aborted", onAborted);
+      };
+      incoming.on("data", onData);
+      incoming.once("end", onEnd);
+      incoming.once("error", onError);
+      incoming.once("aborted", onAborted);
+    });
+  }
+}
+
+/**
+ * The whole body of a request the production server made, read straight off the socket (no Web stream), or null
+ * for any other Request (tests, Next.js in development), which the caller then reads through `body`.
+ */
+export function readNodeBody(request: Request, limit: number): Promise<Buffer | "too_large"> | null {
+  return request instanceof NodeRequest && !request.bodyUsed ? request.readAll(limit) : null;
+}
+
+export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse, requestId: string): Request {
+  const host = incoming.headers.host ?? "localhost";
+  const url = `http://${host}${incoming.url ?? "/"}`;
+  const controller = new AbortController();
+  // 'close' on the response fires when the client goes away or after we finished writing; only the first counts.
+  outgoing.on("close", () => {
+    if (!outgoing.writableFinished) controller.abort(new Error("client disconnected"));
+  });
+  // The gateway's own id; a caller-supplied one is not trusted (it would end up in logs and the ledger). The client
+  // address is the socket's, or what trusted proxies forwarded (lib/platform/http/client-address.ts); it replaces any value
+  // the client sent in this header.
+  const extra: [string, string][] = [["x-request-id", requestId], ["x-gateway-client-address", clientAddress(incoming.socket.remoteAddress, incoming.headers["x-forwarded-for"])]];
+  return new NodeRequest(url, incoming.method ?? "GET", incoming, controller, extra);
+}
+
+/** Writes a Web Response to node:http, chunk by chunk with backpressure; stops reading when the client leaves. */
+export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === "set-cookie") return;
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers["set-cookie"] = cookies;
+  if (response instanceof DirectResponse) {
+    // A body the gateway made: its parts written as they are, with their length; no stream to pump.
+    const parts = response.parts;
+    headers["content-length"] = String(response.byteLength());
+    outgoing.writeHead(response.status, headers);
+    if (parts.length === 1) {
+      outgoing.end(parts[0]);
+      return;
+    }
+    for (const part of parts) {
+      if (outgoing.destroyed) return;
+      if (!outgoing.write(part)) await drained(outgoing);
+    }
+    outgoing.end();
+    return;
+  }
+  outgoing.writeHead(response.status, headers);
+  if (!response.body) {
+    outgoing.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const onClose = () => void reader.cancel(new Error("client disconnected")).catch(() => undefined);
+  outgoing.once("close", onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (outgoing.destroyed) break;
+      // SSE needs each event on the wire now, not when a buffer fills.
+      if (!outgoing.write(value)) await drained(outgoing);
+    }
+    outgoing.end();
+  } catch {
+    // The body stream failed after the headers were sent: the only honest signal left is to cut the connection.
+    outgoing.destroy();
+  } finally {
+    outgoing.off("close", onClose);
+  }
+}
+
+/** Resolves when the socket can take more, or when it closed. */
+function drained(outgoing: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const resume = () => {
+      outgoing.off("close", resume);
+      outgoing.off("drain", resume);
+      resolve();
+    };
+    outgoing.once("drain", resume);
+    outgoing.once("close", resume);
+  });
+}

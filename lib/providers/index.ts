@@ -1,0 +1,19 @@
+// The provider registry: channel type → what that upstream can do (lib/providers/registry.ts). Adding an upstream
+// type is a folder under lib/providers/ and one line here; nothing above this layer names a vendor.
+import type { Provider } from "./registry";
+import { anthropic } from "./anthropic";
+import { openai } from "./openai";
+import { simulator } from "./simulator";
+
+export const PROVIDERS = { openai, anthropic, simulator } satisfies Record<string, Provider>;
+
+export type ChannelType = keyof typeof PROVIDERS;
+
+/** The channel types, for schemas (`z.enum(CHANNEL_TYPES)`). */
+export const CHANNEL_TYPES = Object.keys(PROVIDERS) as [ChannelType, ...ChannelType[]];
+
+export function providerOf(type: ChannelType): Provider {
+  return PROVIDERS[type];
+}
+
+export type { Provider } from "./registry";

@@ -1,0 +1,105 @@
+// First start on an empty database: the default group, prices, the built-in simulator channel and an admin.
+// Guarded by the "seed.version" setting, so a second start (or a second instance) seeds nothing twice.
+import { ALL_MODELS, IMAGE_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
+import { BASE_CONTEXT_WINDOW } from "@/lib/catalog";
+import { randomToken } from "@/lib/platform/crypto";
+import { hashPassword } from "@/lib/accounts/password";
+import type { Database } from "@/lib/platform/db/client";
+
+type SeedPrice = {
+  textInput: number; textOutput: number; imageInput: number; imageOutput: number;
+  cacheReadMultiplier: number; cacheWriteMultiplier: number; cacheWrite1hMultiplier: number;
+  tierThreshold: number | null; tierTextInput: number | null; tierTextOutput: number | null; toolPrices: Record<string, number>;
+};
+
+const NO_EXTRAS = { cacheReadMultiplier: 1, cacheWriteMultiplier: 1, cacheWrite1hMultiplier: 1, tierThreshold: null, tierTextInput: null, tierTextOutput: null, toolPrices: {} };
+/** The messages models' prompt caching (reads 0.1x, writes 1.25x for 5 minutes, 2x for 1 hour) and web tools:
+ * web search $10 per 1,000 uses (10,000 micro-USD each), web fetch free beyond its tokens. */
+const MESSAGE_EXTRAS = { cacheReadMultiplier: 0.1, cacheWriteMultiplier: 1.25, cacheWrite1hMultiplier: 2, toolPrices: { web_search: 10_000, web_fetch: 0 } };
+
+function messagePrices(input: number, output: number): [SeedPrice, SeedPrice] {
+  const base = { textInput: input, textOutput: output, imageInput: input, imageOutput: 0, ...MESSAGE_EXTRAS };
+  // The 1M-token context as the vendor prices it: base rates up to 200,000 input tokens; above that, the whole
+  // request at twice the input and 1.5x the output rate.
+  return [
+    { ...base, tierThreshold: null, tierTextInput: null, tierTextOutput: null },
+    { ...base, tierThreshold: BASE_CONTEXT_WINDOW, tierTextInput: input * 2, tierTextOutput: output * 1.5 },
+  ];
+}
+
+const [haiku, haiku1m] = messagePrices(1, 5);
+const [sonnet, sonnet1m] = messagePrices(3, 15);
+const [opus, opus1m] = messagePrices(5, 25);
+
+/** USD per 1M tokens. Image output at $32/1M puts a low-quality 1024x1024 image (~196 tokens) at ~$0.006 (docs/api.md §8). */
+export const DEFAULT_PRICES: Record<string, SeedPrice> = {
+  [IMAGE_MODEL]: { textInput: 5, textOutput: 10, imageInput: 8, imageOutput: 32, ...NO_EXTRAS },
+  [TEXT_MODEL]: { textInput: 1.25, textOutput: 10, imageInput: 1.25, imageOutput: 0, ...NO_EXTRAS, cacheReadMultiplier: 0.1 },
+  "msg-haiku-4-5-20251001": haiku,
+  "msg-sonnet-4-6": sonnet,
+  "msg-opus-4-6": opus,
+  "msg-haiku-4-5-20251001[1m]": haiku1m,
+  "msg-sonnet-4-6[1m]": sonnet1m,
+  "msg-opus-4-6[1m]": opus1m,
+};
+
+/**
+ * Version of the seeded data. A database seeded at an older version gets the steps since: version 2 brought prompt
+ * caching, the long-context tier and server tool prices; seeded price rows the operator never edited take the new
+ * defaults, edited ones are left alone and named in the log.
+ */
+export const SEED_VERSION = 2;
+export const ADMIN_STARTING_BALANCE = 100_000_000n; // $100 of micro-USD, to try the playground
+
+export type SeedResult = { seeded: boolean; admin?: { email: string; password: string; generated: boolean }; upgraded?: { updated: string[]; keptEdited: string[] } };
+
+export async function seed(database: Database, options: { adminEmail?: string; adminPassword?: string }): Promise<SeedResult> {
+  const marker = await database.setting.findUnique({ where: { key: "seed.version" } });
+  if (marker) {
+    const version = Number(marker.value);
+    if (version >= SEED_VERSION) return { seeded: false };
+    return { seeded: false, upgraded: await upgradePrices(database) };
+  }
+
+  const email = (options.adminEmail ?? "admin@localhost").toLowerCase();
+  const generated = !options.adminPassword;
+  const password = options.adminPassword ?? randomToken(20);
+  const passwordHash = await hashPassword(password);
+
+  await database.$transaction([
+    database.group.upsert({ where: { name: "default" }, create: { name: "default", models: ALL_MODELS }, update: {} }),
+    ...Object.entries(DEFAULT_PRICES).map(([model, price]) =>
+      database.modelPrice.upsert({ where: { model }, create: { model, ...price }, update: {} }),
+    ),
+    database.channel.create({
+      data: { name: "Built-in simulator (offline)", type: "simulator", models: ALL_MODELS, priority: 0, weight: 1 },
+    }),
+    database.user.upsert({
+      where: { email },
+      create: { email, passwordHash, role: "admin", balance: ADMIN_STARTING_BALANCE, emailVerifiedAt: new Date() },
+      update: {},
+    }),
+    database.setting.create({ data: { key: "seed.version", value: SEED_VERSION } }),
+  ]);
+  return { seeded: true, admin: { email, password, generated } };
+}
+
+/** The price step of seed version 2: seeded rows take the new defaults, rows an operator edited stay as they are. */
+async function upgradePrices(database: Database): Promise<{ updated: string[]; keptEdited: string[] }> {
+  const rows = await database.modelPrice.findMany();
+  const byModel = new Map(rows.map((row) => [row.model, row]));
+  const updated: string[] = [];
+  const keptEdited: string[] = [];
+  const writes = [];
+  for (const [model, price] of Object.entries(DEFAULT_PRICES)) {
+    const row = byModel.get(model);
+    if (row?.editedByOperator) {
+      keptEdited.push(model);
+      continue;
+    }
+    writes.push(database.modelPrice.upsert({ where: { model }, create: { model, ...price }, update: { ...price, version: { increment: 1 } } }));
+    updated.push(model);
+  }
+  await database.$transaction([...writes, database.setting.update({ where: { key: "seed.version" }, data: { value: SEED_VERSION } })]);
+  return { updated, keptEdited };
+}
