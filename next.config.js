@@ -2,7 +2,17 @@
 /** @type {import("next").NextConfig} */
 const config = {
   // Native modules and the Prisma runtime stay outside the bundle (docs/architecture.md, "Platform notes").
-  serverExternalPackages: ["better-sqlite3", "sharp", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "ioredis", "nodemailer", "prom-client"],
+  serverExternalPackages: [
+    "better-sqlite3",
+    "sharp",
+    "@prisma/client",
+    "@prisma/adapter-better-sqlite3",
+    "@prisma/adapter-pg",
+    "pg",
+    "ioredis",
+    "nodemailer",
+    "prom-client",
+  ],
   poweredByHeader: false,
   reactStrictMode: true,
   // Types are checked once by `npm test` (tsc --noEmit); checking again inside every build doubles its time.

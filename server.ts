@@ -1,18 +1,18 @@
 // The production server. /v1/*, /api/user/* and /api/admin/* go straight to plain (Request) => Response handlers
 // (docs/architecture.md, decision 1: ~8x the throughput of a Next.js route); pages and /api/auth go to Next.js.
 import http from "node:http";
-import { ConfigError, env } from "./lib/platform/env";
-import { prepareDatabase } from "./lib/server/startup";
-import { isPlainPath, matchRoute } from "./lib/server/routes";
-import { sendWebResponse, toWebRequest } from "./lib/platform/http/node-adapter";
-import { newRequestId } from "./lib/platform/http/json";
-import { clientAddress, isTrustedProxy } from "./lib/platform/http/client-address";
-import { guardConnections } from "./lib/platform/http/connection-guard";
-import { signInBodyRefusal } from "./lib/platform/http/sign-in-body";
-import { errorResponse, GatewayError, type Dialect } from "./lib/platform/errors";
-import { log } from "./lib/platform/log";
-import { flushLedger } from "./lib/money/ledger";
-import { operationsRoute, startOperations, stopOperations } from "./lib/server/operations";
+import { ConfigError, env } from "@/lib/platform/env";
+import { prepareDatabase } from "@/lib/server/startup";
+import { isPlainPath, matchRoute } from "@/lib/server/routes";
+import { sendWebResponse, toWebRequest } from "@/lib/platform/http/node-adapter";
+import { newRequestId } from "@/lib/platform/http/json";
+import { clientAddress, isTrustedProxy } from "@/lib/platform/http/client-address";
+import { guardConnections } from "@/lib/platform/http/connection-guard";
+import { signInBodyRefusal } from "@/lib/platform/http/sign-in-body";
+import { errorResponse, GatewayError, type Dialect } from "@/lib/platform/errors";
+import { log } from "@/lib/platform/log";
+import { flushLedger } from "@/lib/money/ledger";
+import { operationsRoute, startOperations, stopOperations } from "@/lib/server/operations";
 
 function dialectFor(pathname: string): Dialect {
   if (pathname.startsWith("/v1/messages")) return "anthropic";
@@ -73,10 +73,15 @@ async function main(): Promise<void> {
         try {
           const match = matchRoute(incoming.method ?? "GET", pathname);
           if (!match) {
-            response = errorResponse(new GatewayError("not_found", `No such endpoint: ${incoming.method} ${pathname}`), dialectFor(pathname));
+            response = errorResponse(
+              new GatewayError("not_found", `No such endpoint: ${incoming.method} ${pathname}`),
+              dialectFor(pathname),
+            );
           } else if ("allowed" in match) {
             response = errorResponse(
-              new GatewayError("method_not_allowed", `${incoming.method} is not allowed here; use ${match.allowed.join(" or ")}`, { headers: { allow: match.allowed.join(", ") } }),
+              new GatewayError("method_not_allowed", `${incoming.method} is not allowed here; use ${match.allowed.join(" or ")}`, {
+                headers: { allow: match.allowed.join(", ") },
+              }),
               dialectFor(pathname),
             );
           } else {
@@ -87,7 +92,13 @@ async function main(): Promise<void> {
           response = errorResponse(error, dialectFor(pathname));
         }
         if (!response.headers.has("x-request-id")) response.headers.set("x-request-id", requestId);
-        log.info("request", { requestId: response.headers.get("x-request-id"), method: incoming.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started) });
+        log.info("request", {
+          requestId: response.headers.get("x-request-id"),
+          method: incoming.method,
+          path: pathname,
+          status: response.status,
+          ms: Math.round(performance.now() - started),
+        });
         await sendWebResponse(response, outgoing);
       })();
       return;
@@ -100,7 +111,9 @@ async function main(): Promise<void> {
     if (pathname.startsWith("/api/auth/")) {
       const refusal = signInBodyRefusal(incoming.method ?? "GET", incoming.headers);
       if (refusal) {
-        outgoing.writeHead(refusal.status, { "content-type": "application/json", "cache-control": "no-store", connection: "close" }).end(JSON.stringify({ error: { code: refusal.code, message: refusal.message } }));
+        outgoing
+          .writeHead(refusal.status, { "content-type": "application/json", "cache-control": "no-store", connection: "close" })
+          .end(JSON.stringify({ error: { code: refusal.code, message: refusal.message } }));
         return;
       }
     }
@@ -134,7 +147,12 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  log.info("gateway listening", { url: `http://localhost:${port}`, database: config.databaseKind, redis: Boolean(config.REDIS_URL), portal: Boolean(nextHandler) });
+  log.info("gateway listening", {
+    url: `http://localhost:${port}`,
+    database: config.databaseKind,
+    redis: Boolean(config.REDIS_URL),
+    portal: Boolean(nextHandler),
+  });
   process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
 
   const shutdown = async (signal: string) => {
@@ -158,6 +176,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`The gateway could not start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`The gateway could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -14,7 +14,16 @@ declare module "autocannon" {
     timeout?: number;
   };
 
-  export type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p99: number; total: number };
+  export type Histogram = {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p99: number;
+    total: number;
+  };
 
   export type Result = {
     duration: number;

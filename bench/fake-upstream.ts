@@ -33,7 +33,9 @@ async function imageB64(size: string): Promise<string> {
   let seed = 7;
   // Math.imul: a plain multiplication loses the low bits past 2^53 and the "noise" collapses into a short cycle.
   for (let index = 0; index < raw.length; index++) raw[index] = (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) >> 16;
-  const png = await sharp(raw, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+  const png = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
   const b64 = png.toString("base64");
   images.set(size, b64);
   return b64;
@@ -45,7 +47,9 @@ async function imageAnswer(size: string): Promise<Buffer> {
   const cached = answers.get(size);
   if (cached) return cached;
   const b64 = await imageB64(size);
-  const answer = Buffer.from(`{"created":1700000000,"data":[{"b64_json":"${b64}"}],"usage":{"input_tokens":50,"input_tokens_details":{"text_tokens":50,"image_tokens":0},"output_tokens":6000,"total_tokens":6050}}`);
+  const answer = Buffer.from(
+    `{"created":1700000000,"data":[{"b64_json":"${b64}"}],"usage":{"input_tokens":50,"input_tokens_details":{"text_tokens":50,"image_tokens":0},"output_tokens":6000,"total_tokens":6050}}`,
+  );
   answers.set(size, answer);
   return answer;
 }
@@ -54,7 +58,14 @@ const wait = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resol
 const usage = { prompt_tokens: 12, completion_tokens: 20, total_tokens: 32 };
 
 function chatJson(model: string): string {
-  return JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion", created: 1_700_000_000, model, choices: [{ index: 0, message: { role: "assistant", content: "Hello from the benchmark upstream." }, finish_reason: "stop" }], usage });
+  return JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: "Hello from the benchmark upstream." }, finish_reason: "stop" }],
+    usage,
+  });
 }
 
 async function sse(response: http.ServerResponse, events: string[], gapMs = eventGapMs): Promise<void> {
@@ -94,10 +105,30 @@ async function responsesStream(response: http.ServerResponse, body: Record<strin
   const id = `resp_bench${Date.now().toString(36)}`;
   const output: Record<string, unknown>[] = [];
   const base = () => ({
-    id, object: "response", created_at: 1_700_000_000, status: "in_progress", background: false, error: null, incomplete_details: null,
-    instructions: body.instructions ?? null, max_output_tokens: null, model, output: output.map((item) => ({ ...item })), parallel_tool_calls: true,
-    previous_response_id: null, reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: "text" } },
-    tool_choice: "auto", tools: body.tools ?? [], top_p: 1, truncation: "disabled", usage: null, user: null, metadata: {},
+    id,
+    object: "response",
+    created_at: 1_700_000_000,
+    status: "in_progress",
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: null,
+    model,
+    output: output.map((item) => ({ ...item })),
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: false,
+    temperature: 1,
+    text: { format: { type: "text" } },
+    tool_choice: "auto",
+    tools: body.tools ?? [],
+    top_p: 1,
+    truncation: "disabled",
+    usage: null,
+    user: null,
+    metadata: {},
   });
   let sequence = 0;
   const event = (payload: Record<string, unknown>): (string | Buffer)[] => {
@@ -113,18 +144,43 @@ async function responsesStream(response: http.ServerResponse, body: Record<strin
   ];
   for (let index = 0; index < count; index++) {
     const itemId = `ig_bench${index}`;
-    const details = { background: "opaque", output_format: "png", quality: tool.quality ?? "low", revised_prompt: `image ${index + 1}`, size };
+    const details = {
+      background: "opaque",
+      output_format: "png",
+      quality: tool.quality ?? "low",
+      revised_prompt: `image ${index + 1}`,
+      size,
+    };
     events.push(
       () => {
         output.push({ id: itemId, type: "image_generation_call", status: "in_progress" });
-        return event({ type: "response.output_item.added", output_index: index, item: { id: itemId, type: "image_generation_call", status: "in_progress" } });
+        return event({
+          type: "response.output_item.added",
+          output_index: index,
+          item: { id: itemId, type: "image_generation_call", status: "in_progress" },
+        });
       },
       () => event({ type: "response.image_generation_call.in_progress", output_index: index, item_id: itemId }),
       () => event({ type: "response.image_generation_call.generating", output_index: index, item_id: itemId }),
-      () => event({ type: "response.image_generation_call.partial_image", output_index: index, item_id: itemId, partial_image_index: 0, partial_image_b64: IMAGE_PLACEHOLDER, background: "opaque", output_format: "png", quality: details.quality, size }),
+      () =>
+        event({
+          type: "response.image_generation_call.partial_image",
+          output_index: index,
+          item_id: itemId,
+          partial_image_index: 0,
+          partial_image_b64: IMAGE_PLACEHOLDER,
+          background: "opaque",
+          output_format: "png",
+          quality: details.quality,
+          size,
+        }),
       () => {
         Object.assign(output[index]!, { status: "completed", ...details });
-        return event({ type: "response.output_item.done", output_index: index, item: { id: itemId, type: "image_generation_call", status: "completed", ...details, result: IMAGE_PLACEHOLDER } });
+        return event({
+          type: "response.output_item.done",
+          output_index: index,
+          item: { id: itemId, type: "image_generation_call", status: "completed", ...details, result: IMAGE_PLACEHOLDER },
+        });
       },
     );
   }
@@ -135,8 +191,22 @@ async function responsesStream(response: http.ServerResponse, body: Record<strin
       response: {
         ...base(),
         status: "completed",
-        usage: { input_tokens: 40, input_tokens_details: { cached_tokens: 0 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 70 },
-        tool_usage: { image_gen: { input_tokens: 30 * count, input_tokens_details: { image_tokens: 0, text_tokens: 30 * count }, output_tokens: imageTokens, output_tokens_details: { image_tokens: imageTokens, text_tokens: 0 }, total_tokens: 30 * count + imageTokens } },
+        usage: {
+          input_tokens: 40,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 30,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 70,
+        },
+        tool_usage: {
+          image_gen: {
+            input_tokens: 30 * count,
+            input_tokens_details: { image_tokens: 0, text_tokens: 30 * count },
+            output_tokens: imageTokens,
+            output_tokens_details: { image_tokens: imageTokens, text_tokens: 0 },
+            total_tokens: 30 * count + imageTokens,
+          },
+        },
       },
     });
   });
@@ -153,7 +223,8 @@ async function responsesStream(response: http.ServerResponse, body: Record<strin
 
 const server = http.createServer((request, response) => {
   const path = request.url ?? "";
-  if (request.method === "GET" && path === "/__stats") return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Object.fromEntries(stats)));
+  if (request.method === "GET" && path === "/__stats")
+    return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Object.fromEntries(stats)));
   if (request.method === "POST" && path === "/__stats/reset") {
     stats.clear();
     return void response.writeHead(204).end();
@@ -185,14 +256,24 @@ const server = http.createServer((request, response) => {
       const base = `{"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":${JSON.stringify(model)},`;
       const events = [`data: ${base}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`];
       const count = typeof body.bench_events === "number" ? body.bench_events : streamEvents;
-      for (let index = 0; index < count; index++) events.push(`data: ${base}"choices":[{"index":0,"delta":{"content":"word${index} "},"finish_reason":null}]}\n\n`);
+      for (let index = 0; index < count; index++)
+        events.push(`data: ${base}"choices":[{"index":0,"delta":{"content":"word${index} "},"finish_reason":null}]}\n\n`);
       events.push(`data: ${base}"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`);
       events.push(`data: ${base}"choices":[],"usage":${JSON.stringify(usage)}}\n\n`, "data: [DONE]\n\n");
       return void (await sse(response, events, typeof body.bench_event_gap_ms === "number" ? body.bench_event_gap_ms : eventGapMs));
     }
     if (path.endsWith("/responses")) return void (await responsesStream(response, body));
     if (path.endsWith("/messages")) {
-      const message = { id: "msg_bench", type: "message", role: "assistant", model, content: [{ type: "text", text: "Hello from the benchmark upstream." }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 12, output_tokens: 20 } };
+      const message = {
+        id: "msg_bench",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "text", text: "Hello from the benchmark upstream." }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 12, output_tokens: 20 },
+      };
       return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(message));
     }
     if (path.endsWith("/images/generations") || path.endsWith("/images/edits")) {

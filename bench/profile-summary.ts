@@ -18,7 +18,9 @@ function option(name: string): string | undefined {
 
 const file = process.argv[2];
 if (!file || file.startsWith("--")) {
-  process.stderr.write("usage: bench/profile-summary.ts <file.cpuprofile> [--top 20] [--from µs --to µs | --results results.json --scenario id [--database sqlite]]\n");
+  process.stderr.write(
+    "usage: bench/profile-summary.ts <file.cpuprofile> [--top 20] [--from µs --to µs | --results results.json --scenario id [--database sqlite]]\n",
+  );
   process.exit(2);
 }
 const top = Number(option("top") ?? 20);
@@ -28,7 +30,9 @@ const resultsFile = option("results");
 if (resultsFile) {
   const scenario = option("scenario") ?? "chat-c50";
   const database = option("database") ?? "sqlite";
-  const results = JSON.parse(readFileSync(resultsFile, "utf8")) as { results: { id: string; database: string; window?: { startUs: number; endUs: number } }[] };
+  const results = JSON.parse(readFileSync(resultsFile, "utf8")) as {
+    results: { id: string; database: string; window?: { startUs: number; endUs: number } }[];
+  };
   const found = results.results.find((result) => result.id === scenario && result.database === database)?.window;
   if (!found) throw new Error(`no window for ${scenario} on ${database} in ${resultsFile}`);
   from = found.startUs;
@@ -91,7 +95,9 @@ for (let index = 0; index < profile.samples.length; index++) {
   const entry = self.get(selfKey) ?? { frame: node.callFrame, us: 0 };
   entry.us += duration;
   self.set(selfKey, entry);
-  const area = ["(idle)", "(program)", "(garbage collector)"].includes(node.callFrame.functionName) ? node.callFrame.functionName : areaOf(node.callFrame.url);
+  const area = ["(idle)", "(program)", "(garbage collector)"].includes(node.callFrame.functionName)
+    ? node.callFrame.functionName
+    : areaOf(node.callFrame.url);
   areas.set(area, (areas.get(area) ?? 0) + duration);
   let owner: CallFrame | null = null;
   for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
@@ -102,7 +108,11 @@ for (let index = 0; index < profile.samples.length; index++) {
     }
   }
   if (node.callFrame.functionName !== "(idle)") {
-    const ownerKey = owner ? key(owner) : node.callFrame.functionName.startsWith("(") ? node.callFrame.functionName : "(outside the project's code)";
+    const ownerKey = owner
+      ? key(owner)
+      : node.callFrame.functionName.startsWith("(")
+        ? node.callFrame.functionName
+        : "(outside the project's code)";
     const charged = attributed.get(ownerKey) ?? { frame: owner, us: 0 };
     charged.us += duration;
     attributed.set(ownerKey, charged);
@@ -140,7 +150,10 @@ function sourceLine(url: string, name: string): number | null {
   }
   const lines = sources.get(file);
   if (!lines) return null;
-  const simple = name.split(".").pop()!.replace(/[^\w$]/g, "");
+  const simple = name
+    .split(".")
+    .pop()!
+    .replace(/[^\w$]/g, "");
   if (!simple) return null;
   const patterns = [
     new RegExp(`function\\*?\\s+${simple}\\b`),
@@ -162,7 +175,9 @@ const where = (frame: CallFrame) => {
   const found = sourceLine(frame.url, frame.functionName);
   if (found !== null) return `${shortUrl(frame.url)}:${found}`;
   // Generated positions are only meaningful when the script was not compiled (node: core, npm JavaScript).
-  return /\.tsx?$/.test(frame.url) ? `${shortUrl(frame.url)} (col ${frame.columnNumber})` : `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+  return /\.tsx?$/.test(frame.url)
+    ? `${shortUrl(frame.url)} (col ${frame.columnNumber})`
+    : `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
 };
 
 process.stdout.write(
@@ -172,7 +187,9 @@ process.stdout.write(`Top ${top} functions by self time (% of busy time, % of al
 process.stdout.write("| # | self ms | % busy | % all | function | script:line |\n|---|---|---|---|---|---|\n");
 const sorted = [...self.values()].filter((entry) => entry.frame.functionName !== "(idle)").sort((a, b) => b.us - a.us);
 sorted.slice(0, top).forEach((entry, index) => {
-  process.stdout.write(`| ${index + 1} | ${ms(entry.us)} | ${pct(entry.us, busy)} | ${pct(entry.us, total)} | ${entry.frame.functionName || "(anonymous)"} | ${where(entry.frame)} |\n`);
+  process.stdout.write(
+    `| ${index + 1} | ${ms(entry.us)} | ${pct(entry.us, busy)} | ${pct(entry.us, total)} | ${entry.frame.functionName || "(anonymous)"} | ${where(entry.frame)} |\n`,
+  );
 });
 
 process.stdout.write("\nSelf time by script / package (% of busy time):\n\n| area | self ms | % busy |\n|---|---|---|\n");
@@ -180,7 +197,9 @@ process.stdout.write("\nSelf time by script / package (% of busy time):\n\n| are
   .filter(([area]) => area !== "(idle)")
   .sort((a, b) => b[1] - a[1])
   .slice(0, 25)
-  .forEach(([area, us]) => process.stdout.write(`| ${area} | ${ms(us)} | ${pct(us, busy)} |\n`));
+  .forEach(([area, us]) => {
+    process.stdout.write(`| ${area} | ${ms(us)} | ${pct(us, busy)} |\n`);
+  });
 
 process.stdout.write(
   "\nSelf time charged to the nearest project function on the stack (what node core, undici, better-sqlite3... did on behalf of which line of lib/; % of busy time):\n\n| function | script:line | ms | % busy |\n|---|---|---|---|\n",
@@ -188,11 +207,15 @@ process.stdout.write(
 [...attributed.entries()]
   .sort((a, b) => b[1].us - a[1].us)
   .slice(0, 25)
-  .forEach(([name, entry]) =>
-    process.stdout.write(`| ${entry.frame ? entry.frame.functionName || "(anonymous)" : name.split("\u0000")[0]} | ${entry.frame ? where(entry.frame) : ""} | ${ms(entry.us)} | ${pct(entry.us, busy)} |\n`),
-  );
+  .forEach(([name, entry]) => {
+    process.stdout.write(
+      `| ${entry.frame ? entry.frame.functionName || "(anonymous)" : name.split("\u0000")[0]} | ${entry.frame ? where(entry.frame) : ""} | ${ms(entry.us)} | ${pct(entry.us, busy)} |\n`,
+    );
+  });
 
-process.stdout.write("\nInclusive time of the project's own functions (lib/, server.ts; % of busy time):\n\n| function | script:line | total ms | % busy |\n|---|---|---|---|\n");
+process.stdout.write(
+  "\nInclusive time of the project's own functions (lib/, server.ts; % of busy time):\n\n| function | script:line | total ms | % busy |\n|---|---|---|---|\n",
+);
 [...inclusive.values()]
   .filter((entry) => {
     const short = shortUrl(entry.frame.url);
@@ -200,4 +223,8 @@ process.stdout.write("\nInclusive time of the project's own functions (lib/, ser
   })
   .sort((a, b) => b.us - a.us)
   .slice(0, 30)
-  .forEach((entry) => process.stdout.write(`| ${entry.frame.functionName || "(anonymous)"} | ${where(entry.frame)} | ${ms(entry.us)} | ${pct(entry.us, busy)} |\n`));
+  .forEach((entry) => {
+    process.stdout.write(
+      `| ${entry.frame.functionName || "(anonymous)"} | ${where(entry.frame)} | ${ms(entry.us)} | ${pct(entry.us, busy)} |\n`,
+    );
+  });

@@ -29,11 +29,14 @@ import autocannon, { type Result as CannonResult } from "autocannon";
 import Sqlite from "better-sqlite3";
 import pg from "pg";
 import sharp from "sharp";
-import { postgresConfig } from "../lib/platform/db/client";
+import { postgresConfig } from "@/lib/platform/db/client";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const DATABASES = (process.env.BENCH_DATABASES ?? "sqlite,postgres").split(",").map((name) => name.trim()).filter(Boolean) as DatabaseKind[];
+const DATABASES = (process.env.BENCH_DATABASES ?? "sqlite,postgres")
+  .split(",")
+  .map((name) => name.trim())
+  .filter(Boolean) as DatabaseKind[];
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((name) => name.trim())) : null;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://127.0.0.1:5432/test";
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
@@ -76,7 +79,12 @@ type Proc = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
-async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs: number): Promise<{ proc: Proc; match: RegExpExecArray }> {
+async function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  timeoutMs: number,
+): Promise<{ proc: Proc; match: RegExpExecArray }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const lines: string[] = [];
@@ -223,7 +231,13 @@ function cpuBetween(before: CpuSnapshot, after: CpuSnapshot) {
   const upstream = (after.upstream - before.upstream) / wall;
   const bench = (after.bench - before.bench) / wall;
   const machine = (after.machine - before.machine) / wall;
-  return { gatewayCores: gateway, upstreamCores: upstream, benchCores: bench, otherCores: Math.max(0, machine - gateway - upstream - bench), gatewayCpuMs: after.gateway - before.gateway };
+  return {
+    gatewayCores: gateway,
+    upstreamCores: upstream,
+    benchCores: bench,
+    otherCores: Math.max(0, machine - gateway - upstream - bench),
+    gatewayCpuMs: after.gateway - before.gateway,
+  };
 }
 
 // ------------------------------------------------------------------------------------------ load generators
@@ -234,7 +248,13 @@ function stats(values: number[]): Stats {
   if (!values.length) return { n: 0, mean: NaN, p50: NaN, p99: NaN, max: NaN };
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  return { n: sorted.length, mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]! };
+  return {
+    n: sorted.length,
+    mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 type LoadResult = {
@@ -305,7 +325,12 @@ function cannon(target: Target, concurrency: number, limit: { seconds: number } 
  * Plain node:http requests from `concurrency` loops until the time is up; requests in flight then finish (so every
  * answer is counted and none is cut). Records time to first body byte and to the end, and checks each 2xx body.
  */
-async function rawLoad(target: Target, concurrency: number, seconds: number, check?: (tail: string, bytes: number) => boolean): Promise<LoadResult> {
+async function rawLoad(
+  target: Target,
+  concurrency: number,
+  seconds: number,
+  check?: (tail: string, bytes: number) => boolean,
+): Promise<LoadResult> {
   const url = new URL(target.base);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
@@ -332,35 +357,38 @@ async function rawLoad(target: Target, concurrency: number, seconds: number, che
         firstError ??= message;
         resolve();
       };
-      const request = http.request({ agent, hostname: url.hostname, port: url.port, path: target.path, method: "POST", headers }, (response) => {
-        const status = response.statusCode ?? 0;
-        response.on("data", (chunk: Buffer) => {
-          if (!first) first = performance.now();
-          bytes += chunk.length;
-          tail = (tail + chunk.toString("latin1", Math.max(0, chunk.length - 4096))).slice(-4096);
-        });
-        response.on("end", () => {
-          if (done) return;
-          done = true;
-          const end = performance.now();
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (status >= 200 && status < 300) {
-            ok++;
-            latencies.push(end - begun);
-            ttfbs.push((first || end) - begun);
-            bytesTotal += bytes;
-            if (check && !check(tail, bytes)) {
-              invalid++;
-              firstError ??= `2xx body failed its check (${bytes} bytes, ends with ${JSON.stringify(tail.slice(-120))})`;
+      const request = http.request(
+        { agent, hostname: url.hostname, port: url.port, path: target.path, method: "POST", headers },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          response.on("data", (chunk: Buffer) => {
+            if (!first) first = performance.now();
+            bytes += chunk.length;
+            tail = (tail + chunk.toString("latin1", Math.max(0, chunk.length - 4096))).slice(-4096);
+          });
+          response.on("end", () => {
+            if (done) return;
+            done = true;
+            const end = performance.now();
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status >= 200 && status < 300) {
+              ok++;
+              latencies.push(end - begun);
+              ttfbs.push((first || end) - begun);
+              bytesTotal += bytes;
+              if (check && !check(tail, bytes)) {
+                invalid++;
+                firstError ??= `2xx body failed its check (${bytes} bytes, ends with ${JSON.stringify(tail.slice(-120))})`;
+              }
+            } else {
+              non2xx++;
+              firstError ??= `HTTP ${status}: ${tail.slice(0, 300)}`;
             }
-          } else {
-            non2xx++;
-            firstError ??= `HTTP ${status}: ${tail.slice(0, 300)}`;
-          }
-          resolve();
-        });
-        response.on("close", () => fail("the answer was cut before its end"));
-      });
+            resolve();
+          });
+          response.on("close", () => fail("the answer was cut before its end"));
+        },
+      );
       request.on("error", (error) => fail(error.message));
       request.end(target.body);
     });
@@ -435,7 +463,12 @@ async function startGateway(database: DatabaseKind, upstream: string): Promise<G
   let inspector: string | null = null;
   try {
     // The inspector (no session attached while measuring) lets the bench force a garbage collection between runs.
-    const started = await startProcess([...GATEWAY_NODE_ARGS, "--inspect=127.0.0.1:0", "--import", "tsx", "server.ts"], env, /Gateway ready on http:\/\/localhost:(\d+)/, 120_000);
+    const started = await startProcess(
+      [...GATEWAY_NODE_ARGS, "--inspect=127.0.0.1:0", "--import", "tsx", "server.ts"],
+      env,
+      /Gateway ready on http:\/\/localhost:(\d+)/,
+      120_000,
+    );
     proc = started.proc;
     port = Number(started.match[1]);
     inspector = /Debugger listening on (ws:\/\/\S+)/.exec(proc.output())?.[1] ?? null;
@@ -518,7 +551,11 @@ const INSPECTOR_NOISE = /^(Debugger attached\.|Debugger listening on |Debugger e
 type BenchKey = { key: string; keyId: string; userId: string };
 
 async function createKey(gateway: Gateway, label: string): Promise<BenchKey> {
-  const user = await gateway.admin("POST", "/api/admin/users", { email: `bench-${label}-${randomBytes(4).toString("hex")}@example.com`, password: "bench-password-4821", quota: QUOTA });
+  const user = await gateway.admin("POST", "/api/admin/users", {
+    email: `bench-${label}-${randomBytes(4).toString("hex")}@example.com`,
+    password: "bench-password-4821",
+    quota: QUOTA,
+  });
   const key = await gateway.admin("POST", "/api/admin/keys", { userId: user.id, name: `bench ${label}`, quota: QUOTA, unlimited: false });
   return { key: key.key, keyId: key.id, userId: user.id };
 }
@@ -535,7 +572,13 @@ async function ledgerOf(gateway: Gateway, key: BenchKey): Promise<Ledger> {
       const row = database.prepare(`${sums}?`).get(key.keyId) as Record<string, number>;
       const quota = database.prepare(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = ?`).pluck().get(key.keyId);
       const balance = database.prepare(`SELECT "balance" FROM "User" WHERE "id" = ?`).pluck().get(key.userId);
-      return { rows: Number(row.rows), success: Number(row.success ?? 0), cost: Number(row.cost), quotaRemaining: Number(quota), balance: Number(balance) };
+      return {
+        rows: Number(row.rows),
+        success: Number(row.success ?? 0),
+        cost: Number(row.cost),
+        quotaRemaining: Number(quota),
+        balance: Number(balance),
+      };
     } finally {
       database.close();
     }
@@ -546,7 +589,13 @@ async function ledgerOf(gateway: Gateway, key: BenchKey): Promise<Ledger> {
     const row = (await client.query(`${sums}$1`, [key.keyId])).rows[0];
     const quota = (await client.query(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = $1`, [key.keyId])).rows[0].quotaRemaining;
     const balance = (await client.query(`SELECT "balance" FROM "User" WHERE "id" = $1`, [key.userId])).rows[0].balance;
-    return { rows: Number(row.rows), success: Number(row.success ?? 0), cost: Number(row.cost), quotaRemaining: Number(quota), balance: Number(balance) };
+    return {
+      rows: Number(row.rows),
+      success: Number(row.success ?? 0),
+      cost: Number(row.cost),
+      quotaRemaining: Number(quota),
+      balance: Number(balance),
+    };
   } finally {
     await client.end();
   }
@@ -598,7 +647,15 @@ type Memory = {
   uploadMB?: number;
 };
 
-type Checks = { upstreamCalls: number; ledgerRows: number; ledgerSuccess: number; quotaMatches: boolean; balanceMatches: boolean; ok: boolean; problems: string[] };
+type Checks = {
+  upstreamCalls: number;
+  ledgerRows: number;
+  ledgerSuccess: number;
+  quotaMatches: boolean;
+  balanceMatches: boolean;
+  ok: boolean;
+  problems: string[];
+};
 
 type ScenarioResult = {
   id: string;
@@ -626,22 +683,38 @@ async function noisePng(width: number, height: number, seedStart: number): Promi
   const raw = Buffer.alloc(width * height * 3);
   let seed = seedStart;
   for (let index = 0; index < raw.length; index++) raw[index] = (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) >> 16;
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
-function multipart(fields: Record<string, string>, files: { field: string; filename: string; type: string; data: Buffer }[]): { body: Buffer; contentType: string } {
+function multipart(
+  fields: Record<string, string>,
+  files: { field: string; filename: string; type: string; data: Buffer }[],
+): { body: Buffer; contentType: string } {
   const boundary = `----bench${randomBytes(12).toString("hex")}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   for (const file of files) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.data, Buffer.from("\r\n"));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+      ),
+      file.data,
+      Buffer.from("\r\n"),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 async function probeBytes(upstream: string, pathname: string, body: unknown): Promise<number> {
-  const response = await fetch(`${upstream}${pathname}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${upstream}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return (await response.arrayBuffer()).byteLength;
 }
 
@@ -649,8 +722,21 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
   const json = (value: unknown) => Buffer.from(JSON.stringify(value));
   const chat = json({ model: "std-5.5", messages: [{ role: "user", content: "Say hello to the benchmark." }], max_tokens: 64 });
   // 20 events 1 ms apart: events arrive one by one, so a gateway that buffered would show it in the first byte.
-  const stream = json({ model: "std-5.5", messages: [{ role: "user", content: "Say hello to the benchmark." }], max_tokens: 64, stream: true, bench_events: 20, bench_event_gap_ms: 1 });
-  const generation = json({ model: "std-image-2", prompt: "A lighthouse on a cliff at dawn, photographic", size: "3840x2160", quality: "high", response_format: "b64_json" });
+  const stream = json({
+    model: "std-5.5",
+    messages: [{ role: "user", content: "Say hello to the benchmark." }],
+    max_tokens: 64,
+    stream: true,
+    bench_events: 20,
+    bench_event_gap_ms: 1,
+  });
+  const generation = json({
+    model: "std-image-2",
+    prompt: "A lighthouse on a cliff at dawn, photographic",
+    size: "3840x2160",
+    quality: "high",
+    response_format: "b64_json",
+  });
   const responses = json({
     model: "std-5.5",
     instructions: "You are an illustrator.",
@@ -673,14 +759,58 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
     { field: "image[]", filename: "first.png", type: "image/png", data: first! },
     { field: "image[]", filename: "second.png", type: "image/png", data: second! },
   ]);
-  progress(`edit body: ${(edit.body.length / MB).toFixed(1)} MB (${(first!.length / MB).toFixed(1)} + ${(second!.length / MB).toFixed(1)} MB files)`);
+  progress(
+    `edit body: ${(edit.body.length / MB).toFixed(1)} MB (${(first!.length / MB).toFixed(1)} + ${(second!.length / MB).toFixed(1)} MB files)`,
+  );
 
   const endsWith = (marker: string, minBytes: number) => (tail: string, bytes: number) => bytes >= minBytes && tail.includes(marker);
   const scenarios: Scenario[] = [
-    { id: "chat-c1", title: "Chat Completions, non-streaming, c=1", generator: "autocannon", path: "/v1/chat/completions", contentType: "application/json", body: chat, concurrency: 1, seconds: SECONDS, warmupSeconds: 1 },
-    { id: "chat-c50", title: "Chat Completions, non-streaming, c=50", generator: "autocannon", path: "/v1/chat/completions", contentType: "application/json", body: chat, concurrency: 50, seconds: SECONDS, warmupSeconds: 1 },
-    { id: "stream-c1", title: "Chat Completions, streaming (20 events, 1 ms apart), c=1", generator: "raw-http", path: "/v1/chat/completions", contentType: "application/json", body: stream, concurrency: 1, seconds: SECONDS, warmupSeconds: 1, check: endsWith("[DONE]", 100) },
-    { id: "stream-c50", title: "Chat Completions, streaming (20 events, 1 ms apart), c=50", generator: "raw-http", path: "/v1/chat/completions", contentType: "application/json", body: stream, concurrency: 50, seconds: SECONDS, warmupSeconds: 1, check: endsWith("[DONE]", 100) },
+    {
+      id: "chat-c1",
+      title: "Chat Completions, non-streaming, c=1",
+      generator: "autocannon",
+      path: "/v1/chat/completions",
+      contentType: "application/json",
+      body: chat,
+      concurrency: 1,
+      seconds: SECONDS,
+      warmupSeconds: 1,
+    },
+    {
+      id: "chat-c50",
+      title: "Chat Completions, non-streaming, c=50",
+      generator: "autocannon",
+      path: "/v1/chat/completions",
+      contentType: "application/json",
+      body: chat,
+      concurrency: 50,
+      seconds: SECONDS,
+      warmupSeconds: 1,
+    },
+    {
+      id: "stream-c1",
+      title: "Chat Completions, streaming (20 events, 1 ms apart), c=1",
+      generator: "raw-http",
+      path: "/v1/chat/completions",
+      contentType: "application/json",
+      body: stream,
+      concurrency: 1,
+      seconds: SECONDS,
+      warmupSeconds: 1,
+      check: endsWith("[DONE]", 100),
+    },
+    {
+      id: "stream-c50",
+      title: "Chat Completions, streaming (20 events, 1 ms apart), c=50",
+      generator: "raw-http",
+      path: "/v1/chat/completions",
+      contentType: "application/json",
+      body: stream,
+      concurrency: 50,
+      seconds: SECONDS,
+      warmupSeconds: 1,
+      check: endsWith("[DONE]", 100),
+    },
     {
       id: "image-4k",
       title: "Image generation, 3840x2160 PNG as b64_json, c=4",
@@ -707,11 +837,17 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
       check: endsWith("response.completed", 3 * b64Of(answerResponses)),
       image: { label: RESPONSES_SIZE, pngBytes: pngOf(answerResponses), b64Bytes: b64Of(answerResponses), perRequest: 3 },
       unavailable: async (gateway, key) => {
-        const response = await fetch(`${gateway.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${key.key}`, "content-type": "application/json" }, body: responses });
+        const response = await fetch(`${gateway.url}/v1/responses`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key.key}`, "content-type": "application/json" },
+          body: responses,
+        });
         const text = await response.text();
-        if (response.status === 404 && /No such endpoint/.test(text)) return "not available yet: the gateway has no /v1/responses endpoint (lib/gateway/responses/handler.ts has not landed)";
+        if (response.status === 404 && /No such endpoint/.test(text))
+          return "not available yet: the gateway has no /v1/responses endpoint (lib/gateway/responses/handler.ts has not landed)";
         if (response.status !== 200) return `not available: a probe request answered ${response.status}: ${text.slice(0, 300)}`;
-        if (!text.includes("response.completed")) return `not available: a probe stream ended without response.completed: …${text.slice(-300)}`;
+        if (!text.includes("response.completed"))
+          return `not available: a probe stream ended without response.completed: …${text.slice(-300)}`;
         return null;
       },
     },
@@ -733,7 +869,12 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
 }
 
 async function load(scenario: Scenario, base: string, key: string, limit: { seconds: number } | { amount: number }): Promise<LoadResult> {
-  const target: Target = { base, path: scenario.path, headers: { authorization: `Bearer ${key}`, "content-type": scenario.contentType }, body: scenario.body };
+  const target: Target = {
+    base,
+    path: scenario.path,
+    headers: { authorization: `Bearer ${key}`, "content-type": scenario.contentType },
+    body: scenario.body,
+  };
   if (scenario.generator === "autocannon") return cannon(target, scenario.concurrency, limit);
   return rawLoad(target, scenario.concurrency, "seconds" in limit ? limit.seconds : scenario.seconds, scenario.check);
 }
@@ -758,7 +899,15 @@ async function upstreamCount(upstream: string, pathname: string): Promise<number
 }
 
 async function runScenario(scenario: Scenario, gateway: Gateway, upstream: Proc, upstreamUrl: string): Promise<ScenarioResult> {
-  const base: ScenarioResult = { id: scenario.id, title: scenario.title, database: gateway.database, available: true, concurrency: scenario.concurrency, generator: scenario.generator, image: scenario.image };
+  const base: ScenarioResult = {
+    id: scenario.id,
+    title: scenario.title,
+    database: gateway.database,
+    available: true,
+    concurrency: scenario.concurrency,
+    generator: scenario.generator,
+    image: scenario.image,
+  };
   const warmKey = await createKey(gateway, `${scenario.id}-warm`);
   const key = await createKey(gateway, scenario.id);
   if (scenario.unavailable) {
@@ -770,12 +919,17 @@ async function runScenario(scenario: Scenario, gateway: Gateway, upstream: Proc,
   }
 
   const calm = await waitForCalm();
-  if (calm.waitedMs > 0) progress(`  ${scenario.id}: waited ${fmt(calm.waitedMs / 1000, 1)} s for other work on the machine to calm down (now ${fmt(calm.busyCores, 2)} busy cores)`);
+  if (calm.waitedMs > 0)
+    progress(
+      `  ${scenario.id}: waited ${fmt(calm.waitedMs / 1000, 1)} s for other work on the machine to calm down (now ${fmt(calm.busyCores, 2)} busy cores)`,
+    );
   progress(`  ${scenario.id}: direct to the fake upstream (c=${scenario.concurrency}, ${scenario.generator})`);
   const directCpuBefore = cpuSnapshot(gateway.proc.pid, upstream.pid);
   const direct = await measured(scenario, upstreamUrl, "sk-direct", "sk-direct");
   const directOtherCores = cpuBetween(directCpuBefore, cpuSnapshot(gateway.proc.pid, upstream.pid)).otherCores;
-  progress(`    direct  ${fmt(direct.rps, 0)} req/s, p50 ${fmt(direct.latency.p50, 3)} ms, p99 ${fmt(direct.latency.p99, 3)} ms${direct.ttfb ? `, TTFB p50 ${fmt(direct.ttfb.p50, 3)} ms` : ""}, non-2xx ${direct.non2xx}, errors ${direct.errors}`);
+  progress(
+    `    direct  ${fmt(direct.rps, 0)} req/s, p50 ${fmt(direct.latency.p50, 3)} ms, p99 ${fmt(direct.latency.p99, 3)} ms${direct.ttfb ? `, TTFB p50 ${fmt(direct.ttfb.p50, 3)} ms` : ""}, non-2xx ${direct.non2xx}, errors ${direct.errors}`,
+  );
 
   progress(`  ${scenario.id}: through the gateway (${gateway.database})`);
   const pid = gateway.proc.pid;
@@ -803,7 +957,9 @@ async function runScenario(scenario: Scenario, gateway: Gateway, upstream: Proc,
   const sampled = await sampler.stop();
   const hwm = peakReset ? memoryOf(pid).hwm : null;
   const peak = Math.max(sampled.max, hwm ?? 0);
-  progress(`    gateway ${fmt(result.rps, 0)} req/s, p50 ${fmt(result.latency.p50, 3)} ms, p99 ${fmt(result.latency.p99, 3)} ms${result.ttfb ? `, TTFB p50 ${fmt(result.ttfb.p50, 3)} ms` : ""}, non-2xx ${result.non2xx}, errors ${result.errors}, invalid ${result.invalid}${result.firstError ? ` (first: ${result.firstError.slice(0, 200)})` : ""}`);
+  progress(
+    `    gateway ${fmt(result.rps, 0)} req/s, p50 ${fmt(result.latency.p50, 3)} ms, p99 ${fmt(result.latency.p99, 3)} ms${result.ttfb ? `, TTFB p50 ${fmt(result.ttfb.p50, 3)} ms` : ""}, non-2xx ${result.non2xx}, errors ${result.errors}, invalid ${result.invalid}${result.firstError ? ` (first: ${result.firstError.slice(0, 200)})` : ""}`,
+  );
 
   // Idle, then the RSS it settles at.
   await sleep(SETTLE_MS);
@@ -852,15 +1008,29 @@ async function runScenario(scenario: Scenario, gateway: Gateway, upstream: Proc,
   if (ledger.success !== result.ok) problems.push(`ledger has ${ledger.success} success rows for ${result.ok} 2xx answers`);
   const quotaMatches = QUOTA - ledger.cost === ledger.quotaRemaining;
   const balanceMatches = QUOTA - ledger.cost === ledger.balance;
-  if (!quotaMatches) problems.push(`key quota ${ledger.quotaRemaining} ≠ ${QUOTA} − ledger cost ${ledger.cost} (reservations not settled?)`);
+  if (!quotaMatches)
+    problems.push(`key quota ${ledger.quotaRemaining} ≠ ${QUOTA} − ledger cost ${ledger.cost} (reservations not settled?)`);
   if (!balanceMatches) problems.push(`balance ${ledger.balance} ≠ ${QUOTA} − ledger cost ${ledger.cost}`);
   // What the gateway logged (warnings and errors, GATEWAY_LOG=warn) during the scenario: the cause of any 5xx.
   const gatewayLog = gateway.proc.linesSince(logMark).filter((line) => line.trim() !== "" && !INSPECTOR_NOISE.test(line));
   if (gatewayLog.length) {
     problems.push(`the gateway logged ${gatewayLog.length} line(s), first: ${gatewayLog[0]!.slice(0, 600)}`);
-    progress(`    gateway log (${gatewayLog.length} lines):\n${gatewayLog.slice(0, 5).map((line) => `      ${line.slice(0, 1500)}`).join("\n")}`);
+    progress(
+      `    gateway log (${gatewayLog.length} lines):\n${gatewayLog
+        .slice(0, 5)
+        .map((line) => `      ${line.slice(0, 1500)}`)
+        .join("\n")}`,
+    );
   }
-  const checks: Checks = { upstreamCalls, ledgerRows: ledger.rows, ledgerSuccess: ledger.success, quotaMatches, balanceMatches, ok: problems.length === 0, problems };
+  const checks: Checks = {
+    upstreamCalls,
+    ledgerRows: ledger.rows,
+    ledgerSuccess: ledger.success,
+    quotaMatches,
+    balanceMatches,
+    ok: problems.length === 0,
+    problems,
+  };
 
   const added = {
     p50: result.latency.p50 - direct.latency.p50,
@@ -872,12 +1042,32 @@ async function runScenario(scenario: Scenario, gateway: Gateway, upstream: Proc,
       `RSS ${fmt(memory.baselineMB, 0)} → peak ${fmt(memory.peakMB, 0)} → settled ${fmt(memory.settledMB, 0)} → after GC ${fmt(memory.afterGcMB ?? NaN, 0)} MB${memory.perInFlightMB !== undefined ? ` (${fmt(memory.perInFlightMB, 1)} MB per in-flight image = ${fmt(memory.perInFlightVsPng, 2)}× PNG)` : ""}${memory.perRequestMB !== undefined ? ` (${fmt(memory.perRequestMB, 1)} MB per in-flight request = ${fmt(memory.perRequestVsUpload, 2)}× upload)` : ""}; ` +
       `gateway ${fmt(cpu.gatewayCores, 2)} cores, other processes ${fmt(cpu.otherCores, 2)} cores; checks ${checks.ok ? "ok" : `FAILED: ${problems.join("; ")}`}`,
   );
-  return { ...base, direct, gateway: result, added, memory, cpu: { ...cpu, gatewayCpuMsPerRequest: cpu.gatewayCpuMs / Math.max(1, result.ok), directOtherCores }, checks, gatewayLog: gatewayLog.slice(0, 20), window: { startUs: windowStart, endUs: windowEnd, gatewayPid: pid } };
+  return {
+    ...base,
+    direct,
+    gateway: result,
+    added,
+    memory,
+    cpu: { ...cpu, gatewayCpuMsPerRequest: cpu.gatewayCpuMs / Math.max(1, result.ok), directOtherCores },
+    checks,
+    gatewayLog: gatewayLog.slice(0, 20),
+    window: { startUs: windowStart, endUs: windowEnd, gatewayPid: pid },
+  };
 }
 
 // --------------------------------------------------------------------------------------------------- report
 
-type Machine = { cpu: string; cores: number; memoryGB: number; node: string; kernel: string; loadBefore: number[]; busyBefore: number; busyProcesses: string; code: string };
+type Machine = {
+  cpu: string;
+  cores: number;
+  memoryGB: number;
+  node: string;
+  kernel: string;
+  loadBefore: number[];
+  busyBefore: number;
+  busyProcesses: string;
+  code: string;
+};
 
 /** Which code was measured: the commit, and the files of the gateway changed since (work in progress is common). */
 function codeState(): string {
@@ -918,7 +1108,15 @@ async function machineLoad(): Promise<{ busyCores: number; processes: string }> 
     const child = spawn("ps", ["-eo", "pcpu,etime,comm,args", "--sort=-pcpu"], { stdio: ["ignore", "pipe", "ignore"] });
     let text = "";
     child.stdout.on("data", (chunk) => (text += chunk));
-    child.on("close", () => resolve(text.split("\n").slice(1, 6).map((line) => line.slice(0, 140)).join("\n")));
+    child.on("close", () =>
+      resolve(
+        text
+          .split("\n")
+          .slice(1, 6)
+          .map((line) => line.slice(0, 140))
+          .join("\n"),
+      ),
+    );
     child.on("error", () => resolve(""));
   });
   return { busyCores, processes };
@@ -946,10 +1144,17 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
   const notDown = all.filter((result) => !result.memory!.backDown);
   const streamDuration = stream1?.direct?.latency.p50;
   return [
-    { target: "Chat Completions non-streaming, c=1: added latency p50 ≤ 0.5 ms", verdict: verdict(chat1?.added?.p50, 0.5, "lower", "ms", 3) },
-    { target: "Chat Completions non-streaming, c=50: ≥ 4,000 req/s through the gateway", verdict: verdict(chat50?.gateway?.rps, 4000, "higher", "req/s", 0) },
     {
-      target: "(for information, robust to other load) gateway CPU per Chat Completions request at c=50, and the req/s one core would give at that cost (4,000 req/s on the ~1 core left by the load generator and the upstream needs ≤ 0.25 ms)",
+      target: "Chat Completions non-streaming, c=1: added latency p50 ≤ 0.5 ms",
+      verdict: verdict(chat1?.added?.p50, 0.5, "lower", "ms", 3),
+    },
+    {
+      target: "Chat Completions non-streaming, c=50: ≥ 4,000 req/s through the gateway",
+      verdict: verdict(chat50?.gateway?.rps, 4000, "higher", "req/s", 0),
+    },
+    {
+      target:
+        "(for information, robust to other load) gateway CPU per Chat Completions request at c=50, and the req/s one core would give at that cost (4,000 req/s on the ~1 core left by the load generator and the upstream needs ≤ 0.25 ms)",
       verdict: chat50?.cpu
         ? {
             met: chat50.cpu.gatewayCpuMsPerRequest <= 0.25,
@@ -958,40 +1163,61 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
         : { met: null, text: "not measured" },
     },
     { target: "Streaming: added time to first byte p50 ≤ 1 ms (c=1)", verdict: verdict(stream1?.added?.ttfbP50, 1, "lower", "ms", 3) },
-    { target: "Streaming under load (c=50): added time to first byte p50 ≤ 1 ms (for information)", verdict: verdict(stream50?.added?.ttfbP50, 1, "lower", "ms", 3) },
+    {
+      target: "Streaming under load (c=50): added time to first byte p50 ≤ 1 ms (for information)",
+      verdict: verdict(stream50?.added?.ttfbP50, 1, "lower", "ms", 3),
+    },
     {
       target: "Streaming: events forwarded as they arrive (first byte through the gateway well before the upstream's stream ends)",
       verdict:
         stream1?.gateway?.ttfb && streamDuration !== undefined
           ? stream1.gateway.ttfb.p50 < streamDuration / 2
             ? { met: true, text: `met (first byte at ${fmt(stream1.gateway.ttfb.p50, 2)} ms of a ${fmt(streamDuration, 1)} ms stream)` }
-            : { met: false, text: `**missed**: first byte at ${fmt(stream1.gateway.ttfb.p50, 2)} ms of a ${fmt(streamDuration, 1)} ms stream (buffered)` }
+            : {
+                met: false,
+                text: `**missed**: first byte at ${fmt(stream1.gateway.ttfb.p50, 2)} ms of a ${fmt(streamDuration, 1)} ms stream (buffered)`,
+              }
           : { met: null, text: "not measured" },
     },
     {
       target: "Large images: gateway memory per in-flight 3840x2160 image ≤ 2× its encoded size",
-      verdict: image?.memory?.perInFlightVsPng !== undefined
-        ? image.memory.perInFlightVsPng <= 2
-          ? { met: true, text: `met (${fmt(image.memory.perInFlightMB, 1)} MB per image = ${fmt(image.memory.perInFlightVsPng, 2)}× the ${fmt(mb(image.image!.pngBytes), 1)} MB PNG)` }
-          : { met: false, text: `**missed** by ${fmt(image.memory.perInFlightMB! - (2 * image.image!.pngBytes) / MB, 1)} MB per image (${fmt(image.memory.perInFlightMB, 1)} MB = ${fmt(image.memory.perInFlightVsPng, 2)}× the ${fmt(mb(image.image!.pngBytes), 1)} MB PNG; limit ${fmt((2 * image.image!.pngBytes) / MB, 1)} MB)` }
-        : { met: null, text: "not measured" },
+      verdict:
+        image?.memory?.perInFlightVsPng !== undefined
+          ? image.memory.perInFlightVsPng <= 2
+            ? {
+                met: true,
+                text: `met (${fmt(image.memory.perInFlightMB, 1)} MB per image = ${fmt(image.memory.perInFlightVsPng, 2)}× the ${fmt(mb(image.image!.pngBytes), 1)} MB PNG)`,
+              }
+            : {
+                met: false,
+                text: `**missed** by ${fmt(image.memory.perInFlightMB! - (2 * image.image!.pngBytes) / MB, 1)} MB per image (${fmt(image.memory.perInFlightMB, 1)} MB = ${fmt(image.memory.perInFlightVsPng, 2)}× the ${fmt(mb(image.image!.pngBytes), 1)} MB PNG; limit ${fmt((2 * image.image!.pngBytes) / MB, 1)} MB)`,
+              }
+          : { met: null, text: "not measured" },
     },
     {
       target: "Memory comes back down after each scenario's load (RSS after idle + forced GC − baseline ≤ max(16 MB, 20 % of the rise))",
       verdict: all.length
         ? notDown.length === 0
           ? { met: true, text: `met in all ${all.length} scenarios` }
-          : { met: false, text: `**missed** in ${notDown.map((result) => `${result.id} (+${fmt(result.memory!.growthAfterGcMB ?? result.memory!.growthMB, 0)} MB left of a +${fmt(result.memory!.peakMB - result.memory!.baselineMB, 0)} MB rise)`).join(", ")}` }
+          : {
+              met: false,
+              text: `**missed** in ${notDown.map((result) => `${result.id} (+${fmt(result.memory!.growthAfterGcMB ?? result.memory!.growthMB, 0)} MB left of a +${fmt(result.memory!.peakMB - result.memory!.baselineMB, 0)} MB rise)`).join(", ")}`,
+            }
         : { met: null, text: "not measured" },
     },
     {
       target: "(for information) Memory back down without a forced GC, after 5 s idle (same rule)",
       verdict: all.length
         ? (() => {
-            const high = all.filter((result) => result.memory!.growthMB * MB > Math.max(16 * MB, 0.2 * (result.memory!.peakMB - result.memory!.baselineMB) * MB));
+            const high = all.filter(
+              (result) => result.memory!.growthMB * MB > Math.max(16 * MB, 0.2 * (result.memory!.peakMB - result.memory!.baselineMB) * MB),
+            );
             return high.length === 0
               ? { met: true, text: `yes in all ${all.length} scenarios` }
-              : { met: false, text: `no in ${high.map((result) => `${result.id} (+${fmt(result.memory!.growthMB, 0)} MB)`).join(", ")}: V8 had not collected yet` };
+              : {
+                  met: false,
+                  text: `no in ${high.map((result) => `${result.id} (+${fmt(result.memory!.growthMB, 0)} MB)`).join(", ")}: V8 had not collected yet`,
+                };
           })()
         : { met: null, text: "not measured" },
     },
@@ -1000,13 +1226,25 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
       verdict: all.length
         ? all.every((result) => result.checks?.ok)
           ? { met: true, text: `met in all ${all.length} scenarios` }
-          : { met: false, text: `**missed**: ${all.filter((result) => !result.checks?.ok).map((result) => `${result.id}: ${result.checks!.problems.join("; ")}`).join(" / ")}` }
+          : {
+              met: false,
+              text: `**missed**: ${all
+                .filter((result) => !result.checks?.ok)
+                .map((result) => `${result.id}: ${result.checks!.problems.join("; ")}`)
+                .join(" / ")}`,
+            }
         : { met: null, text: "not measured" },
     },
   ];
 }
 
-function report(info: Machine, results: ScenarioResult[], databases: DatabaseKind[], loads: Record<string, { before: number[]; after: number[] }>, totalSeconds: number): string {
+function report(
+  info: Machine,
+  results: ScenarioResult[],
+  databases: DatabaseKind[],
+  loads: Record<string, { before: number[]; after: number[] }>,
+  totalSeconds: number,
+): string {
   const lines: string[] = [];
   const push = (...text: string[]) => lines.push(...text);
   push(
@@ -1019,8 +1257,11 @@ function report(info: Machine, results: ScenarioResult[], databases: DatabaseKin
     `- CPU: ${info.cpu}, ${info.cores} cores; memory ${fmt(info.memoryGB, 1)} GB; ${info.kernel}; Node.js ${info.node}`,
     `- Code measured: ${info.code}`,
     `- Load average before the run: ${info.loadBefore.map((value) => value.toFixed(2)).join(", ")}; busy cores measured over 2 s before the run: ${fmt(info.busyBefore, 2)} of ${info.cores}`,
-    ...databases.map((database) => `- Load average around the ${database} run: ${loads[database]?.before.map((value) => value.toFixed(2)).join(", ")} → ${loads[database]?.after.map((value) => value.toFixed(2)).join(", ")}`),
-    "- \"other\" in the CPU table = CPU used on the machine by processes that are not the gateway, the fake upstream or the load generator, during the measured run. Other developers' test suites may run on this machine; a scenario with other > 0.2 cores was disturbed.",
+    ...databases.map(
+      (database) =>
+        `- Load average around the ${database} run: ${loads[database]?.before.map((value) => value.toFixed(2)).join(", ")} → ${loads[database]?.after.map((value) => value.toFixed(2)).join(", ")}`,
+    ),
+    '- "other" in the CPU table = CPU used on the machine by processes that are not the gateway, the fake upstream or the load generator, during the measured run. Other developers\' test suites may run on this machine; a scenario with other > 0.2 cores was disturbed.',
     "",
     "Three processes on the same 2 cores: the fake upstream (bench/fake-upstream.ts, raw node:http), the gateway (`node --import tsx server.ts`, NODE_ENV=production, Next.js off, GATEWAY_LOG=warn) and the load generator (this process: autocannon for the non-streaming requests, plain node:http for streams, images and uploads, which measures time to first byte). Each scenario runs once straight at the fake upstream and once through the gateway with the same settings; *added* = gateway − direct. Each gateway run uses a fresh key with a finite quota ($10M, not unlimited) so the reservation, settlement and batched ledger are on the path; a warm-up on another key precedes it. Memory: the gateway's RSS sampled every 20 ms from /proc/<pid>/status plus VmHWM (reset via clear_refs before each run). The baseline is the idle gateway's RSS after a forced full GC (through the gateway's inspector, started with `--inspect=127.0.0.1:0`; no session is attached while measuring), read before the scenario's warm-up; *settled* is the RSS after 5 s idle, then another reading after a forced GC. *Back down* compares the after-GC reading with the baseline.",
     "",
@@ -1084,14 +1325,22 @@ function report(info: Machine, results: ScenarioResult[], databases: DatabaseKin
           `${fmt(c.gatewayCpuMsPerRequest, 3)} ms | ${fmt(c.gatewayCores, 2)} / ${fmt(c.upstreamCores, 2)} / ${fmt(c.benchCores, 2)} / **${fmt(c.otherCores, 2)}** |`,
       );
     }
-    push("", "Correctness while loading (the measured gateway run's key):", "", "| Scenario | 2xx answers | upstream calls | ledger rows (success) | quota = ledger | balance = ledger | result |", "|---|---|---|---|---|---|---|");
+    push(
+      "",
+      "Correctness while loading (the measured gateway run's key):",
+      "",
+      "| Scenario | 2xx answers | upstream calls | ledger rows (success) | quota = ledger | balance = ledger | result |",
+      "|---|---|---|---|---|---|---|",
+    );
     for (const row of rows) {
       if (!row.available) {
         push(`| ${row.title} | ${row.note} |${" |".repeat(5)}`);
         continue;
       }
       const k = row.checks!;
-      push(`| ${row.title} | ${row.gateway!.ok} | ${k.upstreamCalls} | ${k.ledgerRows} (${k.ledgerSuccess}) | ${k.quotaMatches ? "yes" : "**no**"} | ${k.balanceMatches ? "yes" : "**no**"} | ${k.ok ? "ok" : `**${k.problems.join("; ")}**`} |`);
+      push(
+        `| ${row.title} | ${row.gateway!.ok} | ${k.upstreamCalls} | ${k.ledgerRows} (${k.ledgerSuccess}) | ${k.quotaMatches ? "yes" : "**no**"} | ${k.balanceMatches ? "yes" : "**no**"} | ${k.ok ? "ok" : `**${k.problems.join("; ")}**`} |`,
+      );
     }
   }
   push(
@@ -1101,9 +1350,9 @@ function report(info: Machine, results: ScenarioResult[], databases: DatabaseKin
     "- The fake upstream's images are noise PNGs (they do not compress, like photos): a 3840x2160 one is ~25 MB as PNG and ~33 MB as base64. The edit uploads are two such noise PNGs of ~20 MB each, built once in memory and sent as one ~40 MB multipart body per request.",
     "- Streams: 20 content events 1 ms apart from the upstream, so events arrive one by one; a gateway that buffered a stream would show it as a first byte after the stream's end.",
     "- Chat Completions runs use autocannon with a request count (from a 1 s warm-up's rate), so no request is cut at the end and the ledger count is exact; the raw node:http runs stop issuing at the deadline and let requests in flight finish.",
-    "- Not comparable across runs if the \"other\" CPU column is high: the machine is shared.",
+    '- Not comparable across runs if the "other" CPU column is high: the machine is shared.',
   );
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 // ----------------------------------------------------------------------------------------------------- main
@@ -1111,13 +1360,22 @@ function report(info: Machine, results: ScenarioResult[], databases: DatabaseKin
 async function main(): Promise<void> {
   const info = machine();
   const code = codeState();
-  progress(`bench: ${DATABASES.join(" + ")}, ${SECONDS} s per run${ONLY ? `, only ${[...ONLY].join(",")}` : ""}${GATEWAY_NODE_ARGS.length ? `, gateway node args ${GATEWAY_NODE_ARGS.join(" ")}` : ""}`);
+  progress(
+    `bench: ${DATABASES.join(" + ")}, ${SECONDS} s per run${ONLY ? `, only ${[...ONLY].join(",")}` : ""}${GATEWAY_NODE_ARGS.length ? `, gateway node args ${GATEWAY_NODE_ARGS.join(" ")}` : ""}`,
+  );
   const before = await machineLoad();
-  progress(`machine: ${info.cpu}, ${info.cores} cores, load average ${info.loadBefore.map((value) => value.toFixed(2)).join(" ")}, busy ${before.busyCores.toFixed(2)} cores before starting`);
+  progress(
+    `machine: ${info.cpu}, ${info.cores} cores, load average ${info.loadBefore.map((value) => value.toFixed(2)).join(" ")}, busy ${before.busyCores.toFixed(2)} cores before starting`,
+  );
   if (before.busyCores > 0.3) progress(`  the machine is busy; top processes:\n${before.processes}`);
 
   progress("starting the fake upstream");
-  const { proc: upstream, match } = await startProcess(["--import", "tsx", "bench/fake-upstream.ts", "--port", "0", "--prewarm", `3840x2160,1024x1024,${RESPONSES_SIZE}`], { ...process.env }, /listening (\d+)/, 120_000);
+  const { proc: upstream, match } = await startProcess(
+    ["--import", "tsx", "bench/fake-upstream.ts", "--port", "0", "--prewarm", `3840x2160,1024x1024,${RESPONSES_SIZE}`],
+    { ...process.env },
+    /listening (\d+)/,
+    120_000,
+  );
   const upstreamUrl = `http://127.0.0.1:${match[1]}`;
   const results: ScenarioResult[] = [];
   const loads: Record<string, { before: number[]; after: number[] }> = {};
@@ -1134,7 +1392,12 @@ async function main(): Promise<void> {
     const scenarios = await buildScenarios(upstreamUrl);
     for (const database of DATABASES) {
       loads[database] = { before: os.loadavg(), after: [] };
-      progress(`starting the gateway on ${database} (load average ${os.loadavg().map((value) => value.toFixed(2)).join(" ")})`);
+      progress(
+        `starting the gateway on ${database} (load average ${os
+          .loadavg()
+          .map((value) => value.toFixed(2))
+          .join(" ")})`,
+      );
       gateway = await startGateway(database, upstreamUrl);
       progress(`gateway pid ${gateway.proc.pid} at ${gateway.url}, RSS ${fmt(mb(memoryOf(gateway.proc.pid).rss), 0)} MB`);
       for (const scenario of scenarios) {
@@ -1158,8 +1421,13 @@ async function main(): Promise<void> {
   const totalSeconds = (Date.now() - started) / 1000;
   const machineInfo: Machine = { ...info, busyBefore: before.busyCores, busyProcesses: before.processes, code };
   writeFileSync(MD_FILE, report(machineInfo, results, DATABASES, loads, totalSeconds));
-  writeFileSync(JSON_FILE, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), results }, null, 2) + "\n");
-  progress(`done in ${fmt(totalSeconds / 60, 1)} min; wrote ${path.relative(process.cwd(), MD_FILE) || MD_FILE} and ${path.relative(process.cwd(), JSON_FILE) || JSON_FILE}`);
+  writeFileSync(
+    JSON_FILE,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), results }, null, 2)}\n`,
+  );
+  progress(
+    `done in ${fmt(totalSeconds / 60, 1)} min; wrote ${path.relative(process.cwd(), MD_FILE) || MD_FILE} and ${path.relative(process.cwd(), JSON_FILE) || JSON_FILE}`,
+  );
 }
 
 main().then(

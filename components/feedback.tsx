@@ -5,7 +5,15 @@ import { ActionIcon, Alert, Badge, Button, Center, Code, CopyButton, Group, Load
 import { IconAlertTriangle, IconCheck, IconCopy, IconFlask, IconRefresh } from "@tabler/icons-react";
 import type { ApiError } from "@/lib/portal/api";
 
-export function LoadError({ error, onRetry, title = "Could not load this" }: { error: ApiError | Error; onRetry?: () => void; title?: string }) {
+export function LoadError({
+  error,
+  onRetry,
+  title = "Could not load this",
+}: {
+  error: ApiError | Error;
+  onRetry?: () => void;
+  title?: string;
+}) {
   return (
     <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title={title} role="alert">
       <Group justify="space-between" gap="sm" wrap="wrap">
@@ -54,7 +62,14 @@ export function SimulatorBadge({ size = "sm", mixed = false }: { size?: "xs" | "
       multiline
       w={260}
     >
-      <Badge size={size} color="orange" variant="light" leftSection={<IconFlask size={12} />} data-testid="simulator-badge" style={{ flexShrink: 0, overflow: "visible" }}>
+      <Badge
+        size={size}
+        color="orange"
+        variant="light"
+        leftSection={<IconFlask size={12} />}
+        data-testid="simulator-badge"
+        style={{ flexShrink: 0, overflow: "visible" }}
+      >
         {mixed ? "May be simulated" : "Simulator"}
       </Badge>
     </Tooltip>

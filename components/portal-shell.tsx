@@ -51,7 +51,13 @@ import {
 
 export type ShellUser = { email: string; role: "user" | "admin" };
 
-type Item = { href: string; label: string; icon: typeof IconGauge; description?: string; /** Active only on this exact path (the operator overview at /admin). */ exact?: boolean };
+type Item = {
+  href: string;
+  label: string;
+  icon: typeof IconGauge;
+  description?: string /** Active only on this exact path (the operator overview at /admin). */;
+  exact?: boolean;
+};
 
 const PORTAL_ITEMS: Item[] = [
   { href: "/dashboard", label: "Dashboard", icon: IconGauge },
@@ -98,7 +104,12 @@ function ColorSchemeToggle() {
   const computed = useComputedColorScheme("light", { getInitialValueInEffect: true });
   return (
     <Tooltip label="Light or dark mode">
-      <ActionIcon variant="default" size="lg" aria-label="Switch between light and dark mode" onClick={() => setColorScheme(computed === "dark" ? "light" : "dark")}>
+      <ActionIcon
+        variant="default"
+        size="lg"
+        aria-label="Switch between light and dark mode"
+        onClick={() => setColorScheme(computed === "dark" ? "light" : "dark")}
+      >
         <IconSun size={18} className="icon-dark-only" />
         <IconMoon size={18} className="icon-light-only" />
       </ActionIcon>
@@ -126,93 +137,104 @@ export function PortalShell({ user, appUrl = null, children }: { user: ShellUser
 
   return (
     <BaseUrlProvider appUrl={appUrl}>
-    <AppShell header={{ height: 60 }} navbar={{ width: 250, breakpoint: "sm", collapsed: { mobile: !opened } }} padding="lg">
-      <a href="#main" className="skip-link">
-        Skip to content
-      </a>
-      <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="sm" wrap="nowrap">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={opened ? "Close navigation" : "Open navigation"} />
-            <UnstyledButton component={Link} href="/dashboard" aria-label="Model Gateway home">
-              <Group gap={8} wrap="nowrap">
-                <ThemeIcon size={32} radius="md" variant="gradient" gradient={{ from: "indigo", to: "violet", deg: 135 }}>
-                  <IconBolt size={20} />
-                </ThemeIcon>
-                <Text fw={700} size="lg" visibleFrom="xs">
-                  Model Gateway
-                </Text>
-              </Group>
-            </UnstyledButton>
-          </Group>
-          <Group gap="sm" wrap="nowrap">
-            <ColorSchemeToggle />
-            <Menu position="bottom-end" width={240} withinPortal>
-              <Menu.Target>
-                <UnstyledButton data-testid="account-menu" className="account-button" title="Account menu">
-                  <Group gap={8} wrap="nowrap">
-                    <Avatar size={30} radius="xl" color="indigo" aria-hidden>
-                      {user.email.slice(0, 1).toUpperCase()}
-                    </Avatar>
-                    <Box visibleFrom="sm" maw={200}>
-                      <Text size="sm" fw={500} truncate>
-                        {user.email}
-                      </Text>
-                    </Box>
-                    <IconChevronDown size={14} />
-                  </Group>
-                </UnstyledButton>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Label>
-                  Signed in as {user.role === "admin" ? <Badge size="xs" variant="light" ml={4}>admin</Badge> : null}
-                </Menu.Label>
-                <Menu.Item disabled>
-                  <Text size="sm" truncate>
-                    {user.email}
+      <AppShell header={{ height: 60 }} navbar={{ width: 250, breakpoint: "sm", collapsed: { mobile: !opened } }} padding="lg">
+        <a href="#main" className="skip-link">
+          Skip to content
+        </a>
+        <AppShell.Header>
+          <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+            <Group gap="sm" wrap="nowrap">
+              <Burger
+                opened={opened}
+                onClick={toggle}
+                hiddenFrom="sm"
+                size="sm"
+                aria-label={opened ? "Close navigation" : "Open navigation"}
+              />
+              <UnstyledButton component={Link} href="/dashboard" aria-label="Model Gateway home">
+                <Group gap={8} wrap="nowrap">
+                  <ThemeIcon size={32} radius="md" variant="gradient" gradient={{ from: "indigo", to: "violet", deg: 135 }}>
+                    <IconBolt size={20} />
+                  </ThemeIcon>
+                  <Text fw={700} size="lg" visibleFrom="xs">
+                    Model Gateway
                   </Text>
-                </Menu.Item>
-                <Menu.Divider />
-                <Menu.Item component={Link} href="/security" leftSection={<IconShieldLock size={16} />}>
-                  Security
-                </Menu.Item>
-                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOutHere()}>
-                  Sign out
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
+                </Group>
+              </UnstyledButton>
+            </Group>
+            <Group gap="sm" wrap="nowrap">
+              <ColorSchemeToggle />
+              <Menu position="bottom-end" width={240} withinPortal>
+                <Menu.Target>
+                  <UnstyledButton data-testid="account-menu" className="account-button" title="Account menu">
+                    <Group gap={8} wrap="nowrap">
+                      <Avatar size={30} radius="xl" color="indigo" aria-hidden>
+                        {user.email.slice(0, 1).toUpperCase()}
+                      </Avatar>
+                      <Box visibleFrom="sm" maw={200}>
+                        <Text size="sm" fw={500} truncate>
+                          {user.email}
+                        </Text>
+                      </Box>
+                      <IconChevronDown size={14} />
+                    </Group>
+                  </UnstyledButton>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Label>
+                    Signed in as{" "}
+                    {user.role === "admin" ? (
+                      <Badge size="xs" variant="light" ml={4}>
+                        admin
+                      </Badge>
+                    ) : null}
+                  </Menu.Label>
+                  <Menu.Item disabled>
+                    <Text size="sm" truncate>
+                      {user.email}
+                    </Text>
+                  </Menu.Item>
+                  <Menu.Divider />
+                  <Menu.Item component={Link} href="/security" leftSection={<IconShieldLock size={16} />}>
+                    Security
+                  </Menu.Item>
+                  <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void signOutHere()}>
+                    Sign out
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            </Group>
           </Group>
-        </Group>
-      </AppShell.Header>
+        </AppShell.Header>
 
-      <AppShell.Navbar p="sm" aria-label="Main navigation">
-        <AppShell.Section grow component={ScrollArea}>
-          <Box component="nav" aria-label="Portal">
-            {PORTAL_ITEMS.map(link)}
-          </Box>
-          {user.role === "admin" ? (
-            <Box component="nav" aria-label="Operator" mt="lg">
-              <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mb={6}>
-                Operator
-              </Text>
-              {ADMIN_ITEMS.map(link)}
+        <AppShell.Navbar p="sm" aria-label="Main navigation">
+          <AppShell.Section grow component={ScrollArea}>
+            <Box component="nav" aria-label="Portal">
+              {PORTAL_ITEMS.map(link)}
             </Box>
-          ) : null}
-        </AppShell.Section>
-        <AppShell.Section>
-          <Box px="sm" py="xs">
-            <Text size="xs" fw={700} c="dimmed" tt="uppercase" mb={4}>
-              API base URL
-            </Text>
-            <ApiBaseUrls />
-          </Box>
-        </AppShell.Section>
-      </AppShell.Navbar>
+            {user.role === "admin" ? (
+              <Box component="nav" aria-label="Operator" mt="lg">
+                <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mb={6}>
+                  Operator
+                </Text>
+                {ADMIN_ITEMS.map(link)}
+              </Box>
+            ) : null}
+          </AppShell.Section>
+          <AppShell.Section>
+            <Box px="sm" py="xs">
+              <Text size="xs" fw={700} c="dimmed" tt="uppercase" mb={4}>
+                API base URL
+              </Text>
+              <ApiBaseUrls />
+            </Box>
+          </AppShell.Section>
+        </AppShell.Navbar>
 
-      <AppShell.Main id="main" tabIndex={-1} className="portal-main">
-        {children}
-      </AppShell.Main>
-    </AppShell>
+        <AppShell.Main id="main" tabIndex={-1} className="portal-main">
+          {children}
+        </AppShell.Main>
+      </AppShell>
     </BaseUrlProvider>
   );
 }

@@ -36,7 +36,12 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
   light: {
     "--mantine-color-dimmed": "var(--mantine-color-gray-7)",
     // Shade 9 itself is 3.9:1 for orange on its pale badge; a quarter of black on top clears 4.5:1 for every colour.
-    ...Object.fromEntries(LIGHT_TEXT_COLORS.map((color) => [`--mantine-color-${color}-light-color`, `color-mix(in srgb, var(--mantine-color-${color}-9) 75%, black)`])),
+    ...Object.fromEntries(
+      LIGHT_TEXT_COLORS.map((color) => [
+        `--mantine-color-${color}-light-color`,
+        `color-mix(in srgb, var(--mantine-color-${color}-9) 75%, black)`,
+      ]),
+    ),
   },
   dark: {},
 });

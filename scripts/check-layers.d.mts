@@ -2,3 +2,4 @@
 export declare const LAYERS: string[][];
 export declare const MAX_LINES: number;
 export declare function checkLayers(root: string): string[];
+export declare function checkOutside(root: string): string[];

@@ -4,8 +4,9 @@
 //      build time and let a lower layer name a shape defined above it.
 //   2. One import style: `./` for a file in the same folder or below it, `@/lib/…` for anything else (never `../`).
 //   3. No file in lib/ over 600 lines.
+//   4. Outside lib/ (app/, components/, tests/, bench/, server.ts), lib/ is imported as `@/lib/…` too.
 // A new top-level folder must be given a layer here. Run on its own: `node scripts/check-layers.mjs`.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** Bottom first. Folders on one line are peers: they may not import each other. */
@@ -34,7 +35,7 @@ function sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== "generated" && entry.name !== "node_modules") out.push(...sourceFiles(full));
+      if (!["generated", "node_modules", ".next"].includes(entry.name)) out.push(...sourceFiles(full));
     } else if (/\.tsx?$/.test(entry.name)) out.push(full);
   }
   return out;
@@ -47,7 +48,10 @@ const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:([^'";]*?)\s+from\s+)?["']([^
 function onlyTypes(clause) {
   const braces = clause.match(/^\{([^}]*)\}$/s);
   if (!braces) return false;
-  const names = braces[1].split(",").map((name) => name.trim()).filter(Boolean);
+  const names = braces[1]
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   return names.length > 0 && names.every((name) => name.startsWith("type "));
 }
 
@@ -83,9 +87,12 @@ export function checkLayers(root) {
       else if (specifier.startsWith("../")) {
         problems.push(`${at}: '${specifier}' climbs out of its folder; import it as '@/lib/…'`);
         continue;
-      } else if (specifier.startsWith("./")) continue; // same folder or below: same layer
+      } else if (specifier.startsWith("./"))
+        continue; // same folder or below: same layer
       else if (specifier.startsWith("@/")) {
-        problems.push(`${at}: lib/ imports '${specifier}', which is outside lib/ (app/, components/ and the rest build on lib/, not the reverse)`);
+        problems.push(
+          `${at}: lib/ imports '${specifier}', which is outside lib/ (app/, components/ and the rest build on lib/, not the reverse)`,
+        );
         continue;
       } else continue; // a package or a node: built-in
       const targetFolder = target.split("/")[0];
@@ -96,7 +103,34 @@ export function checkLayers(root) {
       }
       if (RANK.get(targetFolder) >= RANK.get(folder)) {
         const how = RANK.get(targetFolder) === RANK.get(folder) ? "a peer of" : "above";
-        problems.push(`${at}: lib/${folder} imports '${specifier}', and lib/${targetFolder} is ${how} lib/${folder}: move the shared code down, or import only its types`);
+        problems.push(
+          `${at}: lib/${folder} imports '${specifier}', and lib/${targetFolder} is ${how} lib/${folder}: move the shared code down, or import only its types`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+const OUTSIDE = ["app", "components", "tests", "bench", "server.ts", "proxy.ts"];
+
+/** Rule 4: files outside lib/ that reach into it with a relative path. */
+export function checkOutside(root) {
+  const problems = [];
+  const files = OUTSIDE.flatMap((name) => {
+    const full = path.join(root, name);
+    if (!existsSync(full)) return [];
+    return statSync(full).isDirectory() ? sourceFiles(full) : [full];
+  });
+  for (const file of files) {
+    const source = readFileSync(file, "utf8");
+    for (const match of source.matchAll(IMPORT)) {
+      const specifier = match[4] ?? match[5];
+      if (!specifier.startsWith(".")) continue;
+      const target = path.relative(root, path.resolve(path.dirname(file), specifier));
+      if (target === "lib" || target.startsWith(`lib${path.sep}`)) {
+        const line = source.slice(0, match.index).split("\n").length;
+        problems.push(`${path.relative(root, file)}:${line}: imports '${specifier}'; write '@/${target.split(path.sep).join("/")}'`);
       }
     }
   }
@@ -104,7 +138,7 @@ export function checkLayers(root) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const problems = checkLayers(process.cwd());
+  const problems = [...checkLayers(process.cwd()), ...checkOutside(process.cwd())];
   if (problems.length) {
     console.error(`lib/ breaks its layering (scripts/check-layers.mjs):\n  ${problems.join("\n  ")}`);
     process.exit(1);

@@ -13,11 +13,11 @@ generator client {
 
 datasource db {
   provider = "${provider}"
-  // Placeholder: the app connects through a driver adapter built from DATABASE_URL (lib/db).
+  // Placeholder: the app connects through a driver adapter built from DATABASE_URL (lib/platform/db).
   url      = "${provider === "sqlite" ? "file:./unused.db" : "postgresql://localhost/unused"}"
 }
 `;
   mkdirSync(new URL(`../prisma/${folder}`, import.meta.url), { recursive: true });
-  writeFileSync(new URL(`../prisma/${folder}/schema.prisma`, import.meta.url), header + "\n" + models);
+  writeFileSync(new URL(`../prisma/${folder}/schema.prisma`, import.meta.url), `${header}\n${models}`);
 }
 console.log("wrote prisma/sqlite/schema.prisma and prisma/postgres/schema.prisma");

@@ -23,7 +23,10 @@ export function ensureBuild({ quiet = false } = {}) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   ensureBuild();
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "production" },
+  });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

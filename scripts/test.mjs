@@ -16,20 +16,31 @@ function step(message) {
 
 function filesIn(folder) {
   if (!existsSync(folder)) return [];
-  return readdirSync(folder).filter((name) => name.endsWith(".test.ts")).sort().map((name) => path.join(folder, name));
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".test.ts"))
+    .sort()
+    .map((name) => path.join(folder, name));
 }
 
 function reachable(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ host: "127.0.0.1", port, timeout: 1500 });
-    socket.once("connect", () => { socket.destroy(); resolve(true); });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once("error", () => resolve(false));
-    socket.once("timeout", () => { socket.destroy(); resolve(false); });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
 const requested = process.argv.slice(2);
-const files = requested.length ? requested : [...filesIn("tests/unit"), ...filesIn("tests/integration"), ...filesIn("tests/clients"), ...filesIn("tests/e2e")];
+const files = requested.length
+  ? requested
+  : [...filesIn("tests/unit"), ...filesIn("tests/integration"), ...filesIn("tests/clients"), ...filesIn("tests/e2e")];
 const needsBrowser = files.some((file) => file.includes(`tests${path.sep}e2e`) || file.startsWith("tests/e2e"));
 
 step("Checking prerequisites");
@@ -42,7 +53,13 @@ if (needsBrowser && !existsSync(CHROMIUM)) {
   if (process.getuid?.() === 0) {
     console.log("Chromium is missing; installing Debian's chromium package for the browser tests...");
     const update = spawnSync("apt-get", ["update"], { stdio: "inherit" });
-    const install = update.status === 0 ? spawnSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }) : update;
+    const install =
+      update.status === 0
+        ? spawnSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
+            stdio: "inherit",
+            env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+          })
+        : update;
     if (install.status !== 0 || !existsSync(CHROMIUM)) {
       console.error("Could not install chromium with apt-get. Install it (apt-get install -y chromium) and run npm test again.");
       process.exit(1);
@@ -69,6 +86,12 @@ if (!requested.length) {
     process.exit(1);
   }
   console.log("no type errors");
+  step("Lint and format (biome check)");
+  const lint = spawnSync("npx", ["biome", "check", "."], { stdio: "inherit" });
+  if (lint.status !== 0) {
+    console.error("Lint or format problems: see above (`npm run format` rewrites the formatting).");
+    process.exit(1);
+  }
   step("Checking the layering of lib/ (scripts/check-layers.mjs)");
   const layers = spawnSync(process.execPath, ["scripts/check-layers.mjs"], { stdio: "inherit" });
   if (layers.status !== 0) process.exit(1);
@@ -79,8 +102,27 @@ step(`Running ${files.length} test files`);
 mkdirSync("test-results/screenshots", { recursive: true });
 // --test-force-exit: a file whose tests are done ends even if a handle (a socket, a timer) is left open, so one
 // leaked handle cannot hold the run until CI's time limit.
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-force-exit", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", "--test-reporter-destination=test-results/tap.txt", ...files], {
-  stdio: "inherit",
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", GATEWAY_TEST_POSTGRES: postgres ? "1" : "0", GATEWAY_TEST_REDIS: redis ? "1" : "0" },
-});
+const result = spawnSync(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-force-exit",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    "--test-reporter-destination=test-results/tap.txt",
+    ...files,
+  ],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      GATEWAY_TEST_POSTGRES: postgres ? "1" : "0",
+      GATEWAY_TEST_REDIS: redis ? "1" : "0",
+    },
+  },
+);
 process.exit(result.status ?? 1);

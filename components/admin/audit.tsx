@@ -6,13 +6,25 @@ import { dateTime } from "@/lib/portal/format";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading } from "@/components/feedback";
 
-type AuditRow = { id: string; createdAt: string; actor: string; action: string; path: string; targetId: string | null; status: number; detail: Record<string, unknown> };
+type AuditRow = {
+  id: string;
+  createdAt: string;
+  actor: string;
+  action: string;
+  path: string;
+  targetId: string | null;
+  status: number;
+  detail: Record<string, unknown>;
+};
 
 export function AuditAdmin() {
   const rows = useApi<{ data: AuditRow[] }>("/api/admin/audit?limit=500");
   return (
     <>
-      <PageHeader title="Audit log" description="Every change an operator made, through this portal or with the master key, newest first." />
+      <PageHeader
+        title="Audit log"
+        description="Every change an operator made, through this portal or with the master key, newest first."
+      />
       {rows.error ? <LoadError error={rows.error} onRetry={rows.reload} /> : null}
       {!rows.data ? (
         <Loading />
@@ -37,7 +49,11 @@ export function AuditAdmin() {
                     <Table.Td>{row.actor}</Table.Td>
                     <Table.Td>
                       <Code>{row.action}</Code>
-                      {row.targetId ? <Text size="xs" c="dimmed">{row.targetId}</Text> : null}
+                      {row.targetId ? (
+                        <Text size="xs" c="dimmed">
+                          {row.targetId}
+                        </Text>
+                      ) : null}
                     </Table.Td>
                     <Table.Td>
                       <Text size="xs" style={{ wordBreak: "break-word" }}>

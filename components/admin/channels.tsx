@@ -57,14 +57,28 @@ type Draft = {
 };
 
 function draftOf(channel: AdminChannel | null): Draft {
-  if (!channel) return { name: "", type: "openai", baseUrl: "", apiKey: "", models: [], mapping: "", settings: "{}", priority: 0, weight: 1, enabled: true };
+  if (!channel)
+    return {
+      name: "",
+      type: "openai",
+      baseUrl: "",
+      apiKey: "",
+      models: [],
+      mapping: "",
+      settings: "{}",
+      priority: 0,
+      weight: 1,
+      enabled: true,
+    };
   return {
     name: channel.name,
     type: channel.type,
     baseUrl: channel.baseUrl,
     apiKey: "",
     models: channel.models,
-    mapping: Object.entries(channel.modelMapping ?? {}).map(([from, to]) => `${from} = ${to}`).join("\n"),
+    mapping: Object.entries(channel.modelMapping ?? {})
+      .map(([from, to]) => `${from} = ${to}`)
+      .join("\n"),
     settings: JSON.stringify(channel.settings ?? {}, null, 2),
     priority: channel.priority,
     weight: channel.weight,
@@ -100,7 +114,14 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
     if (!channel) return;
     setFetching(true);
     try {
-      setFetched((await api<{ models: string[] }>(`/api/admin/channels/${encodeURIComponent(channel.id)}/fetch-models`, { method: "POST", body: {} })).models);
+      setFetched(
+        (
+          await api<{ models: string[] }>(`/api/admin/channels/${encodeURIComponent(channel.id)}/fetch-models`, {
+            method: "POST",
+            body: {},
+          })
+        ).models,
+      );
     } catch (error) {
       setErrors({ fields: {}, form: (error as Error).message });
     } finally {
@@ -156,8 +177,23 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
       <Stack gap="md">
         <FormError message={errors.form} />
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-          <TextInput label="Name" value={draft.name} onChange={(event) => set({ name: event.currentTarget.value })} error={errors.fields.name} data-autofocus name="name" />
-          <Select label="Type" data={TYPES} value={draft.type} onChange={(type) => set({ type: (type ?? "openai") as Draft["type"] })} allowDeselect={false} error={errors.fields.type} name="type" />
+          <TextInput
+            label="Name"
+            value={draft.name}
+            onChange={(event) => set({ name: event.currentTarget.value })}
+            error={errors.fields.name}
+            data-autofocus
+            name="name"
+          />
+          <Select
+            label="Type"
+            data={TYPES}
+            value={draft.type}
+            onChange={(type) => set({ type: (type ?? "openai") as Draft["type"] })}
+            allowDeselect={false}
+            error={errors.fields.type}
+            name="type"
+          />
         </SimpleGrid>
         {!simulator ? (
           <>
@@ -191,7 +227,8 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
             </Button>
             {fetched ? (
               <Text size="xs" c="dimmed" data-testid="fetched-models">
-                {fetched.length} found; pick them in Models below{fetched.length ? ` (${fetched.slice(0, 4).join(", ")}${fetched.length > 4 ? ", …" : ""})` : ""}.
+                {fetched.length} found; pick them in Models below
+                {fetched.length ? ` (${fetched.slice(0, 4).join(", ")}${fetched.length > 4 ? ", …" : ""})` : ""}.
               </Text>
             ) : null}
           </Group>
@@ -231,8 +268,26 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
           name="settings"
         />
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <NumberInput label="Priority" description="Higher is tried first." value={draft.priority} onChange={(priority) => set({ priority })} min={-1000} max={1000} error={errors.fields.priority} name="priority" />
-          <NumberInput label="Weight" description="Share among equal priority." value={draft.weight} onChange={(weight) => set({ weight })} min={0} max={1000} error={errors.fields.weight} name="weight" />
+          <NumberInput
+            label="Priority"
+            description="Higher is tried first."
+            value={draft.priority}
+            onChange={(priority) => set({ priority })}
+            min={-1000}
+            max={1000}
+            error={errors.fields.priority}
+            name="priority"
+          />
+          <NumberInput
+            label="Weight"
+            description="Share among equal priority."
+            value={draft.weight}
+            onChange={(weight) => set({ weight })}
+            min={0}
+            max={1000}
+            error={errors.fields.weight}
+            name="weight"
+          />
           <Switch label="Enabled" mt={30} checked={draft.enabled} onChange={(event) => set({ enabled: event.currentTarget.checked })} />
         </SimpleGrid>
         <Group justify="flex-end">
@@ -250,7 +305,12 @@ function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChannel | nu
 
 function TestResult({ result }: { result: ChannelTestResult | "running" | undefined }) {
   if (!result) return null;
-  if (result === "running") return <Text size="xs" c="dimmed">Testing…</Text>;
+  if (result === "running")
+    return (
+      <Text size="xs" c="dimmed">
+        Testing…
+      </Text>
+    );
   return (
     <Stack gap={2} data-testid="channel-test-result">
       <Badge color={result.ok ? "teal" : "red"} variant="light" size="sm">
@@ -282,7 +342,10 @@ export function ChannelsAdmin() {
       const result = await api<ChannelTestResult>(`/api/admin/channels/${encodeURIComponent(channel.id)}/test`, { method: "POST" });
       setTests((current) => ({ ...current, [channel.id]: result }));
     } catch (error) {
-      setTests((current) => ({ ...current, [channel.id]: { ok: false, latencyMs: 0, status: 0, model: "", kind: "chat", error: (error as Error).message } }));
+      setTests((current) => ({
+        ...current,
+        [channel.id]: { ok: false, latencyMs: 0, status: 0, model: "", kind: "chat", error: (error as Error).message },
+      }));
     }
   }
 
@@ -292,7 +355,10 @@ export function ChannelsAdmin() {
     for (const model of channel.models) {
       let result: ChannelTestResult;
       try {
-        result = await api<ChannelTestResult>(`/api/admin/channels/${encodeURIComponent(channel.id)}/test`, { method: "POST", body: { model } });
+        result = await api<ChannelTestResult>(`/api/admin/channels/${encodeURIComponent(channel.id)}/test`, {
+          method: "POST",
+          body: { model },
+        });
       } catch (error) {
         result = { ok: false, latencyMs: 0, status: 0, model, kind: "chat", error: (error as Error).message };
       }
@@ -303,7 +369,10 @@ export function ChannelsAdmin() {
   async function toggle(channel: AdminChannel, enabled: boolean) {
     setBusy(channel.id);
     try {
-      await api(`/api/admin/channels/${encodeURIComponent(channel.id)}`, { method: "PATCH", body: { status: enabled ? "enabled" : "disabled" } });
+      await api(`/api/admin/channels/${encodeURIComponent(channel.id)}`, {
+        method: "PATCH",
+        body: { status: enabled ? "enabled" : "disabled" },
+      });
       await channels.reload();
     } catch (error) {
       notifications.show({ color: "red", title: "Could not change the channel", message: (error as Error).message });
@@ -341,7 +410,12 @@ export function ChannelsAdmin() {
         <Loading />
       ) : channels.data && list.length === 0 ? (
         <Card withBorder radius="lg" py={48}>
-          <EmptyState icon={<IconServer size={28} />} variant="light" title="No channels" description="Without a channel no model can be served. Add an upstream, or a simulator channel to work offline." />
+          <EmptyState
+            icon={<IconServer size={28} />}
+            variant="light"
+            title="No channels"
+            description="Without a channel no model can be served. Add an upstream, or a simulator channel to work offline."
+          />
         </Card>
       ) : channels.data ? (
         <Card withBorder radius="lg" p={0}>
@@ -388,7 +462,11 @@ export function ChannelsAdmin() {
                               {model}
                             </Badge>
                           ))}
-                          {channel.models.length > 3 ? <Badge size="xs" variant="light">+{channel.models.length - 3}</Badge> : null}
+                          {channel.models.length > 3 ? (
+                            <Badge size="xs" variant="light">
+                              +{channel.models.length - 3}
+                            </Badge>
+                          ) : null}
                         </Group>
                       </Tooltip>
                     </Table.Td>
@@ -413,12 +491,24 @@ export function ChannelsAdmin() {
                     </Table.Td>
                     <Table.Td>
                       <Stack gap={4} align="flex-start">
-                        <Button size="compact-xs" variant="light" leftSection={<IconPlayerPlay size={12} />} onClick={() => void test(channel)} loading={tests[channel.id] === "running"} aria-label={`Test ${channel.name}`}>
+                        <Button
+                          size="compact-xs"
+                          variant="light"
+                          leftSection={<IconPlayerPlay size={12} />}
+                          onClick={() => void test(channel)}
+                          loading={tests[channel.id] === "running"}
+                          aria-label={`Test ${channel.name}`}
+                        >
                           Test
                         </Button>
                         <TestResult result={tests[channel.id]} />
                         {channel.models.length > 1 ? (
-                          <Button size="compact-xs" variant="subtle" onClick={() => void testEvery(channel)} aria-label={`Test every model of ${channel.name}`}>
+                          <Button
+                            size="compact-xs"
+                            variant="subtle"
+                            onClick={() => void testEvery(channel)}
+                            aria-label={`Test every model of ${channel.name}`}
+                          >
                             Test every model
                           </Button>
                         ) : null}
@@ -426,10 +516,15 @@ export function ChannelsAdmin() {
                           <Stack gap={0} data-testid="channel-test-every">
                             {every[channel.id]!.map((result) => (
                               <Text key={result.model} size="xs" c={result.ok ? "teal.8" : "red"} title={result.error}>
-                                {result.model}: {result.ok ? `OK · ${latency(result.latencyMs)}` : `failed${result.status ? ` · ${result.status}` : ""}`}
+                                {result.model}:{" "}
+                                {result.ok ? `OK · ${latency(result.latencyMs)}` : `failed${result.status ? ` · ${result.status}` : ""}`}
                               </Text>
                             ))}
-                            {every[channel.id]!.length < channel.models.length ? <Text size="xs" c="dimmed">Testing…</Text> : null}
+                            {every[channel.id]!.length < channel.models.length ? (
+                              <Text size="xs" c="dimmed">
+                                Testing…
+                              </Text>
+                            ) : null}
                           </Stack>
                         ) : null}
                       </Stack>
@@ -442,7 +537,12 @@ export function ChannelsAdmin() {
                           </ActionIcon>
                         </Tooltip>
                         <Tooltip label="Delete">
-                          <ActionIcon variant="subtle" color="red" aria-label={`Delete ${channel.name}`} onClick={() => setDeleting(channel)}>
+                          <ActionIcon
+                            variant="subtle"
+                            color="red"
+                            aria-label={`Delete ${channel.name}`}
+                            onClick={() => setDeleting(channel)}
+                          >
                             <IconTrash size={16} />
                           </ActionIcon>
                         </Tooltip>
@@ -456,7 +556,13 @@ export function ChannelsAdmin() {
         </Card>
       ) : null}
 
-      <Modal opened={editing !== null} onClose={() => setEditing(null)} title={<Text fw={600}>{editing === "new" ? "New channel" : "Edit channel"}</Text>} size="lg" centered>
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={<Text fw={600}>{editing === "new" ? "New channel" : "Edit channel"}</Text>}
+        size="lg"
+        centered
+      >
         {editing !== null ? (
           <ChannelForm
             key={editing === "new" ? "new" : editing.id}

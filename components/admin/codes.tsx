@@ -78,10 +78,42 @@ function GenerateForm({ onCreated }: { onCreated: (created: CreatedCodes) => voi
         <Stack gap="md">
           <FormError message={errors.form} />
           <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-            <NumberInput label="Value of each code" prefix="$" min={0.01} decimalScale={2} value={value} onChange={setValue} error={errors.fields.quota} name="quota" />
-            <NumberInput label="Number of codes" min={1} max={1000} value={howMany} onChange={setHowMany} error={errors.fields.count} name="count" />
-            <TextInput label="Expires (optional)" type="date" value={expires} onChange={(event) => setExpires(event.currentTarget.value)} error={errors.fields.expiresAt} name="expiresAt" />
-            <TextInput label="Batch name (optional)" placeholder="e.g. launch-promo" value={batch} onChange={(event) => setBatch(event.currentTarget.value)} error={errors.fields.batch} maxLength={100} name="batch" />
+            <NumberInput
+              label="Value of each code"
+              prefix="$"
+              min={0.01}
+              decimalScale={2}
+              value={value}
+              onChange={setValue}
+              error={errors.fields.quota}
+              name="quota"
+            />
+            <NumberInput
+              label="Number of codes"
+              min={1}
+              max={1000}
+              value={howMany}
+              onChange={setHowMany}
+              error={errors.fields.count}
+              name="count"
+            />
+            <TextInput
+              label="Expires (optional)"
+              type="date"
+              value={expires}
+              onChange={(event) => setExpires(event.currentTarget.value)}
+              error={errors.fields.expiresAt}
+              name="expiresAt"
+            />
+            <TextInput
+              label="Batch name (optional)"
+              placeholder="e.g. launch-promo"
+              value={batch}
+              onChange={(event) => setBatch(event.currentTarget.value)}
+              error={errors.fields.batch}
+              maxLength={100}
+              name="batch"
+            />
           </SimpleGrid>
           <Group justify="flex-end">
             <Button type="submit" loading={saving} leftSection={<IconTicket size={16} />}>
@@ -103,7 +135,18 @@ function CreatedModal({ created, onClose }: { created: CreatedCodes | null; onCl
     { header: "expires_at", value: () => created.expiresAt ?? "" },
   ]);
   return (
-    <Modal opened onClose={onClose} title={<Text fw={600}>{count(created.codes.length)} codes in batch {created.batch}</Text>} size="lg" centered closeOnClickOutside={false}>
+    <Modal
+      opened
+      onClose={onClose}
+      title={
+        <Text fw={600}>
+          {count(created.codes.length)} codes in batch {created.batch}
+        </Text>
+      }
+      size="lg"
+      centered
+      closeOnClickOutside={false}
+    >
       <Stack gap="md">
         <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />}>
           These codes are shown once: only their hashes are stored. Download or copy them now.
@@ -120,7 +163,12 @@ function CreatedModal({ created, onClose }: { created: CreatedCodes | null; onCl
         <Group justify="space-between">
           <Group gap="xs">
             <CopyIcon value={created.codes.join("\n")} label="Copy all codes" />
-            <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => download(`redeem-codes-${created.batch}.csv`, csv)} data-testid="download-codes">
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={() => download(`redeem-codes-${created.batch}.csv`, csv)}
+              data-testid="download-codes"
+            >
               Download CSV
             </Button>
           </Group>
@@ -143,8 +191,14 @@ export function CodesAdmin() {
   async function voidNow() {
     if (!voiding) return;
     try {
-      const result = await api<{ voided: number }>("/api/admin/redeem-codes/void", { body: voiding.batch !== undefined ? { batch: voiding.batch } : { ids: [voiding.code!.id] } });
-      notifications.show({ color: "teal", title: `${result.voided} code${result.voided === 1 ? "" : "s"} voided`, message: "They can no longer be redeemed." });
+      const result = await api<{ voided: number }>("/api/admin/redeem-codes/void", {
+        body: voiding.batch !== undefined ? { batch: voiding.batch } : { ids: [voiding.code!.id] },
+      });
+      notifications.show({
+        color: "teal",
+        title: `${result.voided} code${result.voided === 1 ? "" : "s"} voided`,
+        message: "They can no longer be redeemed.",
+      });
       setVoiding(null);
       await codes.reload();
     } catch (error) {
@@ -177,7 +231,7 @@ export function CodesAdmin() {
         { header: "status", value: (code) => code.status },
         { header: "expires_at", value: (code) => code.expiresAt },
         { header: "redeemed_at", value: (code) => code.redeemedAt },
-        { header: "redeemed_by", value: (code) => (code.redeemedById ? emails.get(code.redeemedById) ?? code.redeemedById : "") },
+        { header: "redeemed_by", value: (code) => (code.redeemedById ? (emails.get(code.redeemedById) ?? code.redeemedById) : "") },
         { header: "created_at", value: (code) => code.createdAt },
       ]),
     );
@@ -185,7 +239,10 @@ export function CodesAdmin() {
 
   return (
     <>
-      <PageHeader title="Redeem codes" description="Codes add balance to the account that redeems them, once. Generate them in batches to sell or give away." />
+      <PageHeader
+        title="Redeem codes"
+        description="Codes add balance to the account that redeems them, once. Generate them in batches to sell or give away."
+      />
       <Grid gap="md" mb="md">
         <Grid.Col span={{ base: 12, lg: 6 }}>
           <GenerateForm
@@ -239,12 +296,27 @@ export function CodesAdmin() {
       <Card withBorder radius="lg" p={0}>
         <Group justify="space-between" p="md" wrap="wrap" gap="sm">
           <Group gap="sm" wrap="wrap">
-            <Select placeholder="All batches" data={batches.map((entry) => entry.batch)} value={batch} onChange={setBatch} clearable searchable aria-label="Batch" w={260} />
+            <Select
+              placeholder="All batches"
+              data={batches.map((entry) => entry.batch)}
+              value={batch}
+              onChange={setBatch}
+              clearable
+              searchable
+              aria-label="Batch"
+              w={260}
+            />
             <SegmentedControl value={status} onChange={setStatus} data={["all", "unused", "used", "disabled"]} aria-label="Status" />
           </Group>
           <Group gap="sm">
             {batch ? (
-              <Button variant="light" color="red" leftSection={<IconBan size={16} />} onClick={() => setVoiding({ batch })} disabled={!all.some((code) => code.batch === batch && code.status === "unused")}>
+              <Button
+                variant="light"
+                color="red"
+                leftSection={<IconBan size={16} />}
+                onClick={() => setVoiding({ batch })}
+                disabled={!all.some((code) => code.batch === batch && code.status === "unused")}
+              >
                 Void this batch
               </Button>
             ) : null}
@@ -257,7 +329,13 @@ export function CodesAdmin() {
         {codes.loading && !codes.data ? (
           <Loading />
         ) : shown.length === 0 ? (
-          <EmptyState py={48} icon={<IconTicket size={28} />} variant="light" title={all.length ? "No code matches" : "No codes yet"} description={all.length ? undefined : "Generate a batch above."} />
+          <EmptyState
+            py={48}
+            icon={<IconTicket size={28} />}
+            variant="light"
+            title={all.length ? "No code matches" : "No codes yet"}
+            description={all.length ? undefined : "Generate a batch above."}
+          />
         ) : (
           <Table.ScrollContainer minWidth={820}>
             <Table verticalSpacing="xs" horizontalSpacing="md" highlightOnHover data-testid="codes-table">
@@ -289,14 +367,22 @@ export function CodesAdmin() {
                     <Table.Td>
                       <StatusBadge status={code.status} />
                     </Table.Td>
-                    <Table.Td>{code.expiresAt ? dateOnly(code.expiresAt) : <Text size="sm" c="dimmed">never</Text>}</Table.Td>
+                    <Table.Td>
+                      {code.expiresAt ? (
+                        dateOnly(code.expiresAt)
+                      ) : (
+                        <Text size="sm" c="dimmed">
+                          never
+                        </Text>
+                      )}
+                    </Table.Td>
                     <Table.Td>
                       {code.redeemedAt ? (
                         <Text size="sm">
                           {dateTime(code.redeemedAt)}
                           <Text span size="xs" c="dimmed">
                             {" "}
-                            by {code.redeemedById ? emails.get(code.redeemedById) ?? code.redeemedById : "?"}
+                            by {code.redeemedById ? (emails.get(code.redeemedById) ?? code.redeemedById) : "?"}
                           </Text>
                         </Text>
                       ) : (
@@ -307,7 +393,12 @@ export function CodesAdmin() {
                     </Table.Td>
                     <Table.Td>
                       {code.status === "unused" ? (
-                        <ActionIcon variant="subtle" color="red" aria-label={`Void code ${code.prefix}`} onClick={() => setVoiding({ code })}>
+                        <ActionIcon
+                          variant="subtle"
+                          color="red"
+                          aria-label={`Void code ${code.prefix}`}
+                          onClick={() => setVoiding({ code })}
+                        >
                           <IconBan size={16} />
                         </ActionIcon>
                       ) : null}

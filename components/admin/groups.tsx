@@ -40,7 +40,9 @@ function GroupForm({ group, onDone }: { group: AdminGroup | null; onDone: () => 
     setSaving(true);
     setErrors(NO_ERRORS);
     try {
-      await api("/api/admin/groups", { body: { name: name.trim(), models, rateLimitPerMinute: typeof limit === "number" && limit > 0 ? limit : null } });
+      await api("/api/admin/groups", {
+        body: { name: name.trim(), models, rateLimitPerMinute: typeof limit === "number" && limit > 0 ? limit : null },
+      });
       notifications.show({ color: "teal", title: group ? "Group saved" : "Group created", message: name });
       onDone();
     } catch (error) {
@@ -54,9 +56,35 @@ function GroupForm({ group, onDone }: { group: AdminGroup | null; onDone: () => 
     <form onSubmit={submit} noValidate aria-label={group ? "Edit group" : "New group"}>
       <Stack gap="md">
         <FormError message={errors.form} />
-        <TextInput label="Name" description="Letters, digits, '.', '_' and '-'." value={name} onChange={(event) => setName(event.currentTarget.value)} error={errors.fields.name} disabled={Boolean(group)} data-autofocus name="name" />
-        <TagsInput label="Models" description="The models keys in this group may call." data={ALL_MODELS} value={models} onChange={setModels} error={errors.fields.models} clearable name="models" />
-        <NumberInput label="Rate limit" description="Requests per minute per key; empty for none." min={1} value={limit} onChange={setLimit} error={errors.fields.rateLimitPerMinute} name="rateLimitPerMinute" />
+        <TextInput
+          label="Name"
+          description="Letters, digits, '.', '_' and '-'."
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          error={errors.fields.name}
+          disabled={Boolean(group)}
+          data-autofocus
+          name="name"
+        />
+        <TagsInput
+          label="Models"
+          description="The models keys in this group may call."
+          data={ALL_MODELS}
+          value={models}
+          onChange={setModels}
+          error={errors.fields.models}
+          clearable
+          name="models"
+        />
+        <NumberInput
+          label="Rate limit"
+          description="Requests per minute per key; empty for none."
+          min={1}
+          value={limit}
+          onChange={setLimit}
+          error={errors.fields.rateLimitPerMinute}
+          name="rateLimitPerMinute"
+        />
         <Group justify="flex-end">
           <Button type="submit" loading={saving}>
             Save group
@@ -83,7 +111,9 @@ function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone: () => 
     setSaving(true);
     setErrors(NO_ERRORS);
     try {
-      await api("/api/admin/prices", { body: { model: model.trim(), ...Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Number(value) || 0])) } });
+      await api("/api/admin/prices", {
+        body: { model: model.trim(), ...Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Number(value) || 0])) },
+      });
       notifications.show({ color: "teal", title: "Price saved", message: `${model}: new requests use it at once.` });
       onDone();
     } catch (error) {
@@ -94,13 +124,30 @@ function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone: () => 
   }
 
   const field = (key: string, label: string) => (
-    <NumberInput label={label} prefix="$" min={0} decimalScale={4} value={values[key]} onChange={(value) => setValues((current) => ({ ...current, [key]: value }))} error={errors.fields[key]} name={key} />
+    <NumberInput
+      label={label}
+      prefix="$"
+      min={0}
+      decimalScale={4}
+      value={values[key]}
+      onChange={(value) => setValues((current) => ({ ...current, [key]: value }))}
+      error={errors.fields[key]}
+      name={key}
+    />
   );
   return (
     <form onSubmit={submit} noValidate aria-label="Price">
       <Stack gap="md">
         <FormError message={errors.form} />
-        <Autocomplete label="Model" data={ALL_MODELS} value={model} onChange={setModel} error={errors.fields.model} disabled={Boolean(price)} name="model" />
+        <Autocomplete
+          label="Model"
+          data={ALL_MODELS}
+          value={model}
+          onChange={setModel}
+          error={errors.fields.model}
+          disabled={Boolean(price)}
+          name="model"
+        />
         <Text size="sm" c="dimmed">
           US dollars per 1 million tokens. A change bumps the price version; requests already reserved keep theirs.
         </Text>
@@ -158,10 +205,17 @@ export function GroupsAdmin() {
         <Tabs.Panel value="groups" pt="md">
           {groups.error ? <LoadError error={groups.error} onRetry={groups.reload} /> : null}
           {!groups.data ? (
-            groups.loading ? <Loading /> : null
+            groups.loading ? (
+              <Loading />
+            ) : null
           ) : groups.data.data.length === 0 ? (
             <Card withBorder radius="lg" py={48}>
-              <EmptyState icon={<IconUsersGroup size={28} />} variant="light" title="No groups" description="Create a group to give keys access to models." />
+              <EmptyState
+                icon={<IconUsersGroup size={28} />}
+                variant="light"
+                title="No groups"
+                description="Create a group to give keys access to models."
+              />
             </Card>
           ) : (
             <Card withBorder radius="lg" p={0}>
@@ -196,7 +250,15 @@ export function GroupsAdmin() {
                             )}
                           </Group>
                         </Table.Td>
-                        <Table.Td>{entry.rateLimitPerMinute ? `${entry.rateLimitPerMinute}/min per key` : <Text size="sm" c="dimmed">none</Text>}</Table.Td>
+                        <Table.Td>
+                          {entry.rateLimitPerMinute ? (
+                            `${entry.rateLimitPerMinute}/min per key`
+                          ) : (
+                            <Text size="sm" c="dimmed">
+                              none
+                            </Text>
+                          )}
+                        </Table.Td>
                         <Table.Td>
                           <Tooltip label="Edit">
                             <ActionIcon variant="subtle" aria-label={`Edit group ${entry.name}`} onClick={() => setGroup(entry)}>
@@ -215,7 +277,9 @@ export function GroupsAdmin() {
         <Tabs.Panel value="prices" pt="md">
           {prices.error ? <LoadError error={prices.error} onRetry={prices.reload} /> : null}
           {!prices.data ? (
-            prices.loading ? <Loading /> : null
+            prices.loading ? (
+              <Loading />
+            ) : null
           ) : (
             <Card withBorder radius="lg" p={0}>
               <Table.ScrollContainer minWidth={720}>
@@ -264,7 +328,12 @@ export function GroupsAdmin() {
         </Tabs.Panel>
       </Tabs>
 
-      <Modal opened={group !== null} onClose={() => setGroup(null)} title={<Text fw={600}>{group === "new" ? "New group" : "Edit group"}</Text>} centered>
+      <Modal
+        opened={group !== null}
+        onClose={() => setGroup(null)}
+        title={<Text fw={600}>{group === "new" ? "New group" : "Edit group"}</Text>}
+        centered
+      >
         {group !== null ? (
           <GroupForm
             group={group === "new" ? null : group}
@@ -275,7 +344,12 @@ export function GroupsAdmin() {
           />
         ) : null}
       </Modal>
-      <Modal opened={price !== null} onClose={() => setPrice(null)} title={<Text fw={600}>{price === "new" ? "New price" : "Edit price"}</Text>} centered>
+      <Modal
+        opened={price !== null}
+        onClose={() => setPrice(null)}
+        title={<Text fw={600}>{price === "new" ? "New price" : "Edit price"}</Text>}
+        centered
+      >
         {price !== null ? (
           <PriceForm
             price={price === "new" ? null : price}

@@ -36,7 +36,10 @@ export function LedgerAdmin() {
   const users = useApi<{ data: AdminUser[] }>("/api/admin/users?limit=1000");
   const channels = useApi<{ data: AdminChannel[] }>("/api/admin/channels");
   const emails = useMemo(() => new Map((users.data?.data ?? []).map((user) => [user.id, user.email])), [users.data]);
-  const simulators = useMemo(() => new Set((channels.data?.data ?? []).filter((channel) => channel.type === "simulator").map((channel) => channel.id)), [channels.data]);
+  const simulators = useMemo(
+    () => new Set((channels.data?.data ?? []).filter((channel) => channel.type === "simulator").map((channel) => channel.id)),
+    [channels.data],
+  );
   const set = (change: Partial<Filters>) => {
     setFilters((current) => ({ ...current, ...change }));
     setOffset(0);
@@ -89,7 +92,15 @@ export function LedgerAdmin() {
             clearable
             searchable
           />
-          <Select label="Model" placeholder="All models" data={ALL_MODELS} value={filters.model} onChange={(model) => set({ model })} clearable searchable />
+          <Select
+            label="Model"
+            placeholder="All models"
+            data={ALL_MODELS}
+            value={filters.model}
+            onChange={(model) => set({ model })}
+            clearable
+            searchable
+          />
           <Select
             label="Type"
             placeholder="All"
@@ -102,7 +113,12 @@ export function LedgerAdmin() {
             onChange={(kind) => set({ kind })}
             clearable
           />
-          <TextInput label="Key id" placeholder="Any key" value={filters.keyId} onChange={(event) => set({ keyId: event.currentTarget.value })} />
+          <TextInput
+            label="Key id"
+            placeholder="Any key"
+            value={filters.keyId}
+            onChange={(event) => set({ keyId: event.currentTarget.value })}
+          />
         </SimpleGrid>
       </Card>
       {rows.error ? <LoadError error={rows.error} onRetry={rows.reload} /> : null}
@@ -110,7 +126,12 @@ export function LedgerAdmin() {
         <Loading />
       ) : rows.data && list.length === 0 ? (
         <Card withBorder radius="lg" py={48}>
-          <EmptyState icon={<IconReceipt size={28} />} variant="light" title={offset ? "No more rows" : "No ledger rows"} description="Requests, top-ups and adjustments appear here as they happen." />
+          <EmptyState
+            icon={<IconReceipt size={28} />}
+            variant="light"
+            title={offset ? "No more rows" : "No ledger rows"}
+            description="Requests, top-ups and adjustments appear here as they happen."
+          />
         </Card>
       ) : rows.data ? (
         <Card withBorder radius="lg" p={0}>
@@ -192,10 +213,22 @@ export function LedgerAdmin() {
               Rows {count(offset + 1)}–{count(offset + list.length)}
             </Text>
             <Group gap="xs">
-              <Button size="xs" variant="default" leftSection={<IconChevronLeft size={14} />} disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconChevronLeft size={14} />}
+                disabled={offset === 0}
+                onClick={() => setOffset(Math.max(0, offset - PAGE))}
+              >
                 Newer
               </Button>
-              <Button size="xs" variant="default" rightSection={<IconChevronRight size={14} />} disabled={list.length < PAGE} onClick={() => setOffset(offset + PAGE)}>
+              <Button
+                size="xs"
+                variant="default"
+                rightSection={<IconChevronRight size={14} />}
+                disabled={list.length < PAGE}
+                onClick={() => setOffset(offset + PAGE)}
+              >
                 Older
               </Button>
             </Group>

@@ -11,7 +11,14 @@ import { FormError, LoadError, Loading } from "@/components/feedback";
 
 type Moderation = { auto: string[]; low: string[]; customised: boolean; updatedAt: string | null };
 
-const lines = (text: string) => [...new Set(text.split("\n").map((line) => line.trim()).filter(Boolean))];
+const lines = (text: string) => [
+  ...new Set(
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean),
+  ),
+];
 
 export function ModerationCard() {
   const moderation = useApi<Moderation>("/api/admin/moderation");
@@ -31,7 +38,11 @@ export function ModerationCard() {
     setErrors(NO_ERRORS);
     try {
       await api("/api/admin/moderation", { body: reset ? { reset: true } : { auto: lines(auto), low: lines(low) } });
-      notifications.show({ color: "teal", title: reset ? "Shipped terms restored" : "Moderation terms saved", message: "Every instance applies them at once." });
+      notifications.show({
+        color: "teal",
+        title: reset ? "Shipped terms restored" : "Moderation terms saved",
+        message: "Every instance applies them at once.",
+      });
       await moderation.reload();
     } catch (error) {
       setErrors(formErrors(error, ["auto", "low"]));
@@ -48,7 +59,9 @@ export function ModerationCard() {
         </Title>
         <Text size="sm" c="dimmed">
           Image prompts containing one of these terms are refused before anything is billed. One term per line.
-          {moderation.data ? ` ${moderation.data.customised ? `Edited ${dateTime(moderation.data.updatedAt)}.` : "These are the shipped terms."}` : ""}
+          {moderation.data
+            ? ` ${moderation.data.customised ? `Edited ${dateTime(moderation.data.updatedAt)}.` : "These are the shipped terms."}`
+            : ""}
         </Text>
         {moderation.error ? <LoadError error={moderation.error} onRetry={moderation.reload} /> : null}
         {!moderation.data ? (
@@ -56,8 +69,26 @@ export function ModerationCard() {
         ) : (
           <>
             <FormError message={errors.form} />
-            <Textarea label="Checked for every request (moderation low and auto)" autosize minRows={3} maxRows={10} value={low} onChange={(event) => setLow(event.currentTarget.value)} error={errors.fields.low} name="low" />
-            <Textarea label="Checked as well for the default moderation (auto)" autosize minRows={3} maxRows={10} value={auto} onChange={(event) => setAuto(event.currentTarget.value)} error={errors.fields.auto} name="auto" />
+            <Textarea
+              label="Checked for every request (moderation low and auto)"
+              autosize
+              minRows={3}
+              maxRows={10}
+              value={low}
+              onChange={(event) => setLow(event.currentTarget.value)}
+              error={errors.fields.low}
+              name="low"
+            />
+            <Textarea
+              label="Checked as well for the default moderation (auto)"
+              autosize
+              minRows={3}
+              maxRows={10}
+              value={auto}
+              onChange={(event) => setAuto(event.currentTarget.value)}
+              error={errors.fields.auto}
+              name="auto"
+            />
             <Group justify="flex-end">
               <Button variant="default" onClick={() => void save(true)} loading={saving === "reset"}>
                 Restore the shipped terms

@@ -20,14 +20,30 @@ export function OutboxAdmin() {
 
   return (
     <>
-      <PageHeader title="Email outbox" description="The latest 200 messages the gateway sent or, without SMTP configured, logged. Reset links in them are secret: handle with care." />
-      <TextInput placeholder="Exact recipient address" leftSection={<IconSearch size={16} />} value={to} onChange={(event) => setTo(event.currentTarget.value)} mb="md" maw={360} aria-label="Filter by recipient" />
+      <PageHeader
+        title="Email outbox"
+        description="The latest 200 messages the gateway sent or, without SMTP configured, logged. Reset links in them are secret: handle with care."
+      />
+      <TextInput
+        placeholder="Exact recipient address"
+        leftSection={<IconSearch size={16} />}
+        value={to}
+        onChange={(event) => setTo(event.currentTarget.value)}
+        mb="md"
+        maw={360}
+        aria-label="Filter by recipient"
+      />
       {mails.error ? <LoadError error={mails.error} onRetry={mails.reload} /> : null}
       {mails.loading && !mails.data ? (
         <Loading />
       ) : mails.data && list.length === 0 ? (
         <Card withBorder radius="lg" py={48}>
-          <EmptyState icon={<IconMail size={28} />} variant="light" title="No messages" description={debounced ? "Nothing was sent to this address." : "Password reset and sign-up mails appear here."} />
+          <EmptyState
+            icon={<IconMail size={28} />}
+            variant="light"
+            title="No messages"
+            description={debounced ? "Nothing was sent to this address." : "Password reset and sign-up mails appear here."}
+          />
         </Card>
       ) : mails.data ? (
         <Card withBorder radius="lg" p={0}>
@@ -54,7 +70,12 @@ export function OutboxAdmin() {
                       <StatusBadge status={mail.status} />
                     </Table.Td>
                     <Table.Td>
-                      <Button size="compact-xs" variant="light" onClick={() => setOpen(mail)} aria-label={`Read message to ${mail.to}: ${mail.subject}`}>
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        onClick={() => setOpen(mail)}
+                        aria-label={`Read message to ${mail.to}: ${mail.subject}`}
+                      >
                         Read
                       </Button>
                     </Table.Td>

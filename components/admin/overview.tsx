@@ -28,11 +28,16 @@ export function OverviewAdmin() {
   const overview = data.data;
   const daily = Number(hours) > 48;
   const points = (overview?.series ?? []).map((point) => ({
-    when: daily ? new Date(point.at).toLocaleDateString() : new Date(point.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
+    when: daily
+      ? new Date(point.at).toLocaleDateString()
+      : new Date(point.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
     Succeeded: point.requests - point.errors,
     Failed: point.errors,
   }));
-  const totals = (overview?.channels ?? []).reduce((sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors, revenue: sum.revenue + row.revenue }), { requests: 0, errors: 0, revenue: 0 });
+  const totals = (overview?.channels ?? []).reduce(
+    (sum, row) => ({ requests: sum.requests + row.requests, errors: sum.errors + row.errors, revenue: sum.revenue + row.revenue }),
+    { requests: 0, errors: 0, revenue: 0 },
+  );
 
   return (
     <>
@@ -47,21 +52,44 @@ export function OverviewAdmin() {
       ) : (
         <Stack gap="md">
           <Group gap="md" wrap="wrap">
-            <Badge size="lg" variant="light">{count(totals.requests)} requests</Badge>
+            <Badge size="lg" variant="light">
+              {count(totals.requests)} requests
+            </Badge>
             <Badge size="lg" variant="light" color={totals.errors ? "red" : "teal"}>
               {totals.requests ? ((totals.errors / totals.requests) * 100).toFixed(1) : "0.0"} % failed
             </Badge>
-            <Badge size="lg" variant="light" color="grape">{usd(totals.revenue)} revenue</Badge>
-            {overview.truncated ? <Text size="xs" c="dimmed">Counted over the newest 200,000 requests of the range.</Text> : null}
+            <Badge size="lg" variant="light" color="grape">
+              {usd(totals.revenue)} revenue
+            </Badge>
+            {overview.truncated ? (
+              <Text size="xs" c="dimmed">
+                Counted over the newest 200,000 requests of the range.
+              </Text>
+            ) : null}
           </Group>
           <Card withBorder radius="lg" padding="lg">
             <Title order={2} fz="lg" mb="md">
               Requests per {daily ? "day" : "hour"}
             </Title>
             {points.length ? (
-              <BarChart h={240} data={points} dataKey="when" type="stacked" series={[{ name: "Succeeded", color: "teal.6" }, { name: "Failed", color: "red.6" }]} gridAxis="y" tickLine="none" role="img" aria-label="Requests over time" />
+              <BarChart
+                h={240}
+                data={points}
+                dataKey="when"
+                type="stacked"
+                series={[
+                  { name: "Succeeded", color: "teal.6" },
+                  { name: "Failed", color: "red.6" },
+                ]}
+                gridAxis="y"
+                tickLine="none"
+                role="img"
+                aria-label="Requests over time"
+              />
             ) : (
-              <Text size="sm" c="dimmed">No requests in this range.</Text>
+              <Text size="sm" c="dimmed">
+                No requests in this range.
+              </Text>
             )}
           </Card>
           <Card withBorder radius="lg" p={0}>

@@ -60,7 +60,10 @@ export function SettingsAdmin() {
 
   return (
     <>
-      <PageHeader title="Settings" description="How people get an account, and what they may choose for their keys. Stored in the database: every instance applies a change at once." />
+      <PageHeader
+        title="Settings"
+        description="How people get an account, and what they may choose for their keys. Stored in the database: every instance applies a change at once."
+      />
       <Stack gap="lg" maw={760}>
         <FormError message={errors.form} />
         <Card withBorder radius="md" padding="lg">
@@ -70,7 +73,11 @@ export function SettingsAdmin() {
             </Title>
             <Switch
               label="People may create their own account"
-              description={current.signupForcedOffByEnvironment ? "GATEWAY_SIGNUP=off in the environment turns sign-up off whatever this says." : "Off: only operators create accounts (Users page)."}
+              description={
+                current.signupForcedOffByEnvironment
+                  ? "GATEWAY_SIGNUP=off in the environment turns sign-up off whatever this says."
+                  : "Off: only operators create accounts (Users page)."
+              }
               checked={signup}
               onChange={(event) => setSignup(event.currentTarget.checked)}
               disabled={current.signupForcedOffByEnvironment}
@@ -90,8 +97,9 @@ export function SettingsAdmin() {
                 ]}
               />
               <Text size="xs" c="dimmed">
-                Automatic means on exactly when the gateway can send mail (SMTP_URL is {current.mailConfigured ? "set" : "not set"}). While it is on, a
-                new account gets a link by email and cannot sign in before opening it. Accounts you create on the Users page count as confirmed.
+                Automatic means on exactly when the gateway can send mail (SMTP_URL is {current.mailConfigured ? "set" : "not set"}). While
+                it is on, a new account gets a link by email and cannot sign in before opening it. Accounts you create on the Users page
+                count as confirmed.
               </Text>
               {verify === "on" && !current.mailConfigured ? (
                 <Alert color="orange" variant="light" icon={<IconInfoCircle size={18} />}>

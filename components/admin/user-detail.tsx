@@ -34,16 +34,25 @@ function Details({ user }: { user: AdminUser }) {
         {!keys.data ? (
           <Loading />
         ) : keys.data.data.length === 0 ? (
-          <Text size="sm" c="dimmed">No keys.</Text>
+          <Text size="sm" c="dimmed">
+            No keys.
+          </Text>
         ) : (
           <Table verticalSpacing={6} data-testid="user-detail-keys">
             <Table.Tbody>
               {keys.data.data.map((key) => (
                 <Table.Tr key={key.id}>
                   <Table.Td>
-                    <Text size="sm" ff="monospace">{key.prefix}…</Text>
+                    <Text size="sm" ff="monospace">
+                      {key.prefix}…
+                    </Text>
                     <Text size="xs" c="dimmed">
-                      {key.name || "Unnamed"} {key.purpose === "playground" ? <Badge size="xs" variant="light" color="violet">playground</Badge> : null}
+                      {key.name || "Unnamed"}{" "}
+                      {key.purpose === "playground" ? (
+                        <Badge size="xs" variant="light" color="violet">
+                          playground
+                        </Badge>
+                      ) : null}
                     </Text>
                   </Table.Td>
                   <Table.Td>{key.unlimited ? "no cap" : `${usd(key.quotaRemaining)} left`}</Table.Td>
@@ -61,7 +70,9 @@ function Details({ user }: { user: AdminUser }) {
         {!usage.data ? (
           <Loading />
         ) : usage.data.data.length === 0 ? (
-          <Text size="sm" c="dimmed">Nothing yet.</Text>
+          <Text size="sm" c="dimmed">
+            Nothing yet.
+          </Text>
         ) : (
           <Table verticalSpacing={6} data-testid="user-detail-usage">
             <Table.Tbody>
@@ -69,7 +80,9 @@ function Details({ user }: { user: AdminUser }) {
                 <Table.Tr key={row.id}>
                   <Table.Td>
                     <Text size="sm">{row.kind === "request" ? row.model : row.kind === "topup" ? "Redeemed a code" : "Adjustment"}</Text>
-                    <Text size="xs" c="dimmed">{dateTime(row.createdAt)}</Text>
+                    <Text size="xs" c="dimmed">
+                      {dateTime(row.createdAt)}
+                    </Text>
                   </Table.Td>
                   <Table.Td ta="right">{usdPrecise(-row.cost)}</Table.Td>
                   <Table.Td>
@@ -86,12 +99,15 @@ function Details({ user }: { user: AdminUser }) {
         {!audit.data ? (
           <Loading />
         ) : audit.data.data.length === 0 ? (
-          <Text size="sm" c="dimmed">None.</Text>
+          <Text size="sm" c="dimmed">
+            None.
+          </Text>
         ) : (
           <Stack gap={4} data-testid="user-detail-audit">
             {audit.data.data.map((row) => (
               <Text size="sm" key={row.id}>
-                {dateTime(row.createdAt)} · {row.actor}: {row.action.replace("/api/admin/users/{id}", "").replace(/^(\w+) $/, "$1 user") || row.action}
+                {dateTime(row.createdAt)} · {row.actor}:{" "}
+                {row.action.replace("/api/admin/users/{id}", "").replace(/^(\w+) $/, "$1 user") || row.action}
               </Text>
             ))}
           </Stack>
@@ -103,7 +119,14 @@ function Details({ user }: { user: AdminUser }) {
 
 export function UserDetailDrawer({ user, onClose }: { user: AdminUser | null; onClose: () => void }) {
   return (
-    <Drawer opened={user !== null} onClose={onClose} position="right" size="lg" title={<Text fw={600}>{user?.email}</Text>} closeButtonProps={{ "aria-label": "Close" }}>
+    <Drawer
+      opened={user !== null}
+      onClose={onClose}
+      position="right"
+      size="lg"
+      title={<Text fw={600}>{user?.email}</Text>}
+      closeButtonProps={{ "aria-label": "Close" }}
+    >
       {user ? <Details user={user} /> : null}
     </Drawer>
   );

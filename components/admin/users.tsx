@@ -21,7 +21,19 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
-import { IconCoin, IconDots, IconListDetails, IconMailForward, IconSearch, IconShieldCheck, IconShieldOff, IconUserOff, IconUserPlus, IconUsers, IconUserCheck } from "@tabler/icons-react";
+import {
+  IconCoin,
+  IconDots,
+  IconListDetails,
+  IconMailForward,
+  IconSearch,
+  IconShieldCheck,
+  IconShieldOff,
+  IconUserOff,
+  IconUserPlus,
+  IconUsers,
+  IconUserCheck,
+} from "@tabler/icons-react";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { dateOnly, usd, usdToMicros } from "@/lib/portal/format";
 import type { AdminUser } from "@/lib/portal/types";
@@ -43,7 +55,10 @@ function AdjustForm({ user, onDone }: { user: AdminUser; onDone: () => void }) {
     }
     setSaving(true);
     try {
-      const result = await api<{ balance: number }>(`/api/admin/users/${encodeURIComponent(user.id)}`, { method: "PATCH", body: { balanceDelta: usdToMicros(amount), ...(note.trim() ? { note: note.trim() } : {}) } });
+      const result = await api<{ balance: number }>(`/api/admin/users/${encodeURIComponent(user.id)}`, {
+        method: "PATCH",
+        body: { balanceDelta: usdToMicros(amount), ...(note.trim() ? { note: note.trim() } : {}) },
+      });
       notifications.show({ color: "teal", title: "Balance adjusted", message: `${user.email} now has ${usd(result.balance)}.` });
       onDone();
     } catch (error) {
@@ -60,8 +75,27 @@ function AdjustForm({ user, onDone }: { user: AdminUser; onDone: () => void }) {
           Current balance of <b>{user.email}</b>: {usd(user.balance)}
         </Text>
         <FormError message={errors.form} />
-        <NumberInput label="Amount" description="Positive adds, negative subtracts. In US dollars." prefix="$" decimalScale={6} allowNegative value={amount} onChange={setAmount} error={errors.fields.balanceDelta} data-autofocus name="amount" />
-        <TextInput label="Note" description="Optional, kept with the ledger row." maxLength={500} value={note} onChange={(event) => setNote(event.currentTarget.value)} error={errors.fields.note} name="note" />
+        <NumberInput
+          label="Amount"
+          description="Positive adds, negative subtracts. In US dollars."
+          prefix="$"
+          decimalScale={6}
+          allowNegative
+          value={amount}
+          onChange={setAmount}
+          error={errors.fields.balanceDelta}
+          data-autofocus
+          name="amount"
+        />
+        <TextInput
+          label="Note"
+          description="Optional, kept with the ledger row."
+          maxLength={500}
+          value={note}
+          onChange={(event) => setNote(event.currentTarget.value)}
+          error={errors.fields.note}
+          name="note"
+        />
         <Group justify="flex-end">
           <Button type="submit" loading={saving}>
             Apply
@@ -99,10 +133,42 @@ function AddUserForm({ onDone }: { onDone: () => void }) {
     <form onSubmit={submit} noValidate aria-label="Add a user">
       <Stack gap="md">
         <FormError message={errors.form} />
-        <TextInput label="Email" type="email" value={email} onChange={(event) => setEmail(event.currentTarget.value)} error={errors.fields.email} data-autofocus name="email" />
-        <PasswordInput label="Password" description="At least 8 characters. Tell the user to change it." value={password} onChange={(event) => setPassword(event.currentTarget.value)} error={errors.fields.password} autoComplete="new-password" name="password" />
-        <Select label="Role" data={["user", "admin"]} value={role} onChange={(value) => setRole(value ?? "user")} allowDeselect={false} error={errors.fields.role} />
-        <NumberInput label="Starting balance" prefix="$" min={0} decimalScale={2} value={quota} onChange={setQuota} error={errors.fields.quota} name="quota" />
+        <TextInput
+          label="Email"
+          type="email"
+          value={email}
+          onChange={(event) => setEmail(event.currentTarget.value)}
+          error={errors.fields.email}
+          data-autofocus
+          name="email"
+        />
+        <PasswordInput
+          label="Password"
+          description="At least 8 characters. Tell the user to change it."
+          value={password}
+          onChange={(event) => setPassword(event.currentTarget.value)}
+          error={errors.fields.password}
+          autoComplete="new-password"
+          name="password"
+        />
+        <Select
+          label="Role"
+          data={["user", "admin"]}
+          value={role}
+          onChange={(value) => setRole(value ?? "user")}
+          allowDeselect={false}
+          error={errors.fields.role}
+        />
+        <NumberInput
+          label="Starting balance"
+          prefix="$"
+          min={0}
+          decimalScale={2}
+          value={quota}
+          onChange={setQuota}
+          error={errors.fields.quota}
+          name="quota"
+        />
         <Group justify="flex-end">
           <Button type="submit" loading={saving}>
             Add user
@@ -116,12 +182,21 @@ function AddUserForm({ onDone }: { onDone: () => void }) {
 export function UsersAdmin({ selfId }: { selfId: string }) {
   const [search, setSearch] = useState("");
   const [debounced] = useDebouncedValue(search, 250);
-  const users = useApi<{ data: AdminUser[] }>(`/api/admin/users?limit=500${debounced.trim() ? `&q=${encodeURIComponent(debounced.trim())}` : ""}`);
+  const users = useApi<{ data: AdminUser[] }>(
+    `/api/admin/users?limit=500${debounced.trim() ? `&q=${encodeURIComponent(debounced.trim())}` : ""}`,
+  );
   const [adjusting, setAdjusting] = useState<AdminUser | null>(null);
   const [adding, setAdding] = useState(false);
   const [viewing, setViewing] = useState<AdminUser | null>(null);
   /** A confirmed action: a change to the user (PATCH), or one of the operator tools (POST to a sub-path). */
-  const [confirm, setConfirm] = useState<{ user: AdminUser; text: string; danger?: boolean; change?: { status?: string; role?: string }; tool?: "reset-2fa" | "send-reset"; done: string } | null>(null);
+  const [confirm, setConfirm] = useState<{
+    user: AdminUser;
+    text: string;
+    danger?: boolean;
+    change?: { status?: string; role?: string };
+    tool?: "reset-2fa" | "send-reset";
+    done: string;
+  } | null>(null);
 
   async function apply() {
     if (!confirm) return;
@@ -149,7 +224,15 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
           </Button>
         }
       />
-      <TextInput placeholder="Search by email" leftSection={<IconSearch size={16} />} value={search} onChange={(event) => setSearch(event.currentTarget.value)} mb="md" maw={360} aria-label="Search users by email" />
+      <TextInput
+        placeholder="Search by email"
+        leftSection={<IconSearch size={16} />}
+        value={search}
+        onChange={(event) => setSearch(event.currentTarget.value)}
+        mb="md"
+        maw={360}
+        aria-label="Search users by email"
+      />
       {users.error ? <LoadError error={users.error} onRetry={users.reload} /> : null}
       {users.loading && !users.data ? (
         <Loading />
@@ -181,7 +264,11 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                       <Text size="sm" fw={500}>
                         {user.email}
                       </Text>
-                      {user.id === selfId ? <Text size="xs" c="dimmed">you</Text> : null}
+                      {user.id === selfId ? (
+                        <Text size="xs" c="dimmed">
+                          you
+                        </Text>
+                      ) : null}
                     </Table.Td>
                     <Table.Td>
                       <Badge variant="light" color={user.role === "admin" ? "violet" : "gray"} size="sm">
@@ -194,7 +281,17 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                     <Table.Td ta="right" fw={500}>
                       {usd(user.balance)}
                     </Table.Td>
-                    <Table.Td>{user.totpEnabled ? <Badge color="teal" variant="light" size="sm">on</Badge> : <Text size="sm" c="dimmed">off</Text>}</Table.Td>
+                    <Table.Td>
+                      {user.totpEnabled ? (
+                        <Badge color="teal" variant="light" size="sm">
+                          on
+                        </Badge>
+                      ) : (
+                        <Text size="sm" c="dimmed">
+                          off
+                        </Text>
+                      )}
+                    </Table.Td>
                     <Table.Td>{dateOnly(user.createdAt)}</Table.Td>
                     <Table.Td>
                       <Menu position="bottom-end" withinPortal>
@@ -210,11 +307,33 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                           <Menu.Item leftSection={<IconCoin size={16} />} onClick={() => setAdjusting(user)}>
                             Adjust balance
                           </Menu.Item>
-                          <Menu.Item leftSection={<IconMailForward size={16} />} onClick={() => setConfirm({ user, tool: "send-reset", done: "Reset link sent", text: `Mail ${user.email} a link to choose a new password? You will not see the link or the password.` })}>
+                          <Menu.Item
+                            leftSection={<IconMailForward size={16} />}
+                            onClick={() =>
+                              setConfirm({
+                                user,
+                                tool: "send-reset",
+                                done: "Reset link sent",
+                                text: `Mail ${user.email} a link to choose a new password? You will not see the link or the password.`,
+                              })
+                            }
+                          >
                             Send a password reset link
                           </Menu.Item>
                           {user.totpEnabled ? (
-                            <Menu.Item color="red" leftSection={<IconShieldOff size={16} />} onClick={() => setConfirm({ user, tool: "reset-2fa", danger: true, done: "Two-factor authentication reset", text: `Turn two-factor authentication off for ${user.email}? Do this only when you have confirmed who is asking (a lost phone). Their sessions end; they sign in with the password and can set 2FA up again.` })}>
+                            <Menu.Item
+                              color="red"
+                              leftSection={<IconShieldOff size={16} />}
+                              onClick={() =>
+                                setConfirm({
+                                  user,
+                                  tool: "reset-2fa",
+                                  danger: true,
+                                  done: "Two-factor authentication reset",
+                                  text: `Turn two-factor authentication off for ${user.email}? Do this only when you have confirmed who is asking (a lost phone). Their sessions end; they sign in with the password and can set 2FA up again.`,
+                                })
+                              }
+                            >
                               Reset two-factor authentication
                             </Menu.Item>
                           ) : null}
@@ -222,16 +341,48 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                             <>
                               <Menu.Item
                                 leftSection={<IconShieldCheck size={16} />}
-                                onClick={() => setConfirm({ user, change: { role: user.role === "admin" ? "user" : "admin" }, done: "Role changed", text: user.role === "admin" ? `Remove operator rights from ${user.email}?` : `Make ${user.email} an operator (admin)?` })}
+                                onClick={() =>
+                                  setConfirm({
+                                    user,
+                                    change: { role: user.role === "admin" ? "user" : "admin" },
+                                    done: "Role changed",
+                                    text:
+                                      user.role === "admin"
+                                        ? `Remove operator rights from ${user.email}?`
+                                        : `Make ${user.email} an operator (admin)?`,
+                                  })
+                                }
                               >
                                 {user.role === "admin" ? "Remove admin role" : "Make admin"}
                               </Menu.Item>
                               {user.status === "active" ? (
-                                <Menu.Item color="red" leftSection={<IconUserOff size={16} />} onClick={() => setConfirm({ user, change: { status: "disabled" }, danger: true, done: "User disabled", text: `Disable ${user.email}? Their sessions end and their keys stop working.` })}>
+                                <Menu.Item
+                                  color="red"
+                                  leftSection={<IconUserOff size={16} />}
+                                  onClick={() =>
+                                    setConfirm({
+                                      user,
+                                      change: { status: "disabled" },
+                                      danger: true,
+                                      done: "User disabled",
+                                      text: `Disable ${user.email}? Their sessions end and their keys stop working.`,
+                                    })
+                                  }
+                                >
                                   Disable
                                 </Menu.Item>
                               ) : (
-                                <Menu.Item leftSection={<IconUserCheck size={16} />} onClick={() => setConfirm({ user, change: { status: "active" }, done: "User enabled", text: `Enable ${user.email} again?` })}>
+                                <Menu.Item
+                                  leftSection={<IconUserCheck size={16} />}
+                                  onClick={() =>
+                                    setConfirm({
+                                      user,
+                                      change: { status: "active" },
+                                      done: "User enabled",
+                                      text: `Enable ${user.email} again?`,
+                                    })
+                                  }
+                                >
                                   Enable
                                 </Menu.Item>
                               )}

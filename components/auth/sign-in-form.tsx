@@ -13,7 +13,15 @@ const INVALID_CODE = "Invalid authentication code";
 /** The start of SIGN_IN_MESSAGES.unverified (lib/accounts/sign-in.ts): said only after the right password. */
 const UNVERIFIED = "Confirm your email first";
 
-export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false }: { callbackUrl: string; initialEmail?: string; afterReset?: boolean }) {
+export function SignInForm({
+  callbackUrl,
+  initialEmail = "",
+  afterReset = false,
+}: {
+  callbackUrl: string;
+  initialEmail?: string;
+  afterReset?: boolean;
+}) {
   const [email, setEmail] = useState(initialEmail);
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
@@ -68,7 +76,11 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
 
   async function resend() {
     try {
-      const response = await fetch("/api/user/verify-email/resend", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
+      const response = await fetch("/api/user/verify-email/resend", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email }),
+      });
       const body = (await response.json().catch(() => null)) as { message?: string; error?: { message?: string } } | null;
       setResent(body?.message ?? body?.error?.message ?? "Could not send a new link. Try again later.");
     } catch {
@@ -83,7 +95,9 @@ export function SignInForm({ callbackUrl, initialEmail = "", afterReset = false 
           {needsCode ? "Two-step verification" : "Sign in"}
         </Title>
         <Text size="sm" c="dimmed">
-          {needsCode ? "Your account is protected with two-factor authentication." : "Welcome back. Sign in to manage your keys, usage and balance."}
+          {needsCode
+            ? "Your account is protected with two-factor authentication."
+            : "Welcome back. Sign in to manage your keys, usage and balance."}
         </Text>
       </Stack>
       {afterReset ? (

@@ -31,7 +31,16 @@ import { SimulatorBadge } from "@/components/feedback";
 import { SnippetCard } from "./snippet-card";
 import { CostLine, RunError, SourceBadge, type SendRequest } from "./shared";
 
-type Shown = ChatTurn & { id: number; streaming?: boolean; simulated?: boolean; inputTokens?: number; outputTokens?: number; cost?: number | null; latencyMs?: number; failed?: boolean };
+type Shown = ChatTurn & {
+  id: number;
+  streaming?: boolean;
+  simulated?: boolean;
+  inputTokens?: number;
+  outputTokens?: number;
+  cost?: number | null;
+  latencyMs?: number;
+  failed?: boolean;
+};
 
 const SIMULATED_PREFIX = "(simulated)";
 
@@ -63,6 +72,7 @@ export function ChatPanel({
   const body = protocol === "chat" ? chatBody(model, system, nextTurns, tokens) : messagesBody(model, system, nextTurns, tokens);
   const origin = useBaseUrl();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll to the end whenever a turn is added or grows
   useEffect(() => {
     viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
   }, [turns]);
@@ -83,9 +93,15 @@ export function ChatPanel({
     setStreaming(true);
     const started = performance.now();
     const update = (change: Partial<Shown> | ((turn: Shown) => Partial<Shown>)) =>
-      setTurns((current) => current.map((turn) => (turn.id === answerId ? { ...turn, ...(typeof change === "function" ? change(turn) : change) } : turn)));
+      setTurns((current) =>
+        current.map((turn) => (turn.id === answerId ? { ...turn, ...(typeof change === "function" ? change(turn) : change) } : turn)),
+      );
     try {
-      const response = await sendRequest(protocol === "chat" ? "/v1/chat/completions" : "/v1/messages", JSON.stringify(requestBody), controller.signal);
+      const response = await sendRequest(
+        protocol === "chat" ? "/v1/chat/completions" : "/v1/messages",
+        JSON.stringify(requestBody),
+        controller.signal,
+      );
       if (!response.ok) {
         setError(await errorFrom(response));
         update({ streaming: false, failed: true, content: "" });
@@ -119,7 +135,11 @@ export function ChatPanel({
           }
         }
       });
-      update((turn) => ({ streaming: false, latencyMs: Math.round(performance.now() - started), simulated: turn.simulated || turn.content.startsWith(SIMULATED_PREFIX) }));
+      update((turn) => ({
+        streaming: false,
+        latencyMs: Math.round(performance.now() - started),
+        simulated: turn.simulated || turn.content.startsWith(SIMULATED_PREFIX),
+      }));
       void findLedgerRow(requestId, model)
         .then((row) => update({ cost: row ? row.cost : null }))
         .catch(() => update({ cost: null }));
@@ -150,9 +170,19 @@ export function ChatPanel({
               onChange={(event) => setSystem(event.currentTarget.value)}
               name="system"
             />
-            <NumberInput label="Max tokens" description="Upper bound of each answer (and of what is reserved for it)." min={1} max={100000} value={maxTokens} onChange={setMaxTokens} name="max_tokens" />
+            <NumberInput
+              label="Max tokens"
+              description="Upper bound of each answer (and of what is reserved for it)."
+              min={1}
+              max={100000}
+              value={maxTokens}
+              onChange={setMaxTokens}
+              name="max_tokens"
+            />
             <Text size="xs" c="dimmed">
-              {protocol === "chat" ? "Sent to /v1/chat/completions with Authorization: Bearer." : "Sent to /v1/messages with the x-api-key header."}
+              {protocol === "chat"
+                ? "Sent to /v1/chat/completions with Authorization: Bearer."
+                : "Sent to /v1/messages with the x-api-key header."}
             </Text>
           </Stack>
         </Card>
@@ -168,7 +198,13 @@ export function ChatPanel({
                 <SourceBadge source={source} />
               </Group>
               <Tooltip label="Clear the conversation">
-                <ActionIcon variant="subtle" color="gray" aria-label="Clear the conversation" onClick={() => setTurns([])} disabled={streaming || turns.length === 0}>
+                <ActionIcon
+                  variant="subtle"
+                  color="gray"
+                  aria-label="Clear the conversation"
+                  onClick={() => setTurns([])}
+                  disabled={streaming || turns.length === 0}
+                >
                   <IconTrash size={16} />
                 </ActionIcon>
               </Tooltip>

@@ -13,13 +13,33 @@ import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
 import { asPng, MaskEditor } from "./mask-editor";
-import { CostLine, ImageCard, RunError, RunningLine, useImageResults, useRun, wasStopped, type ImageAnswer, type SendRequest } from "./shared";
+import {
+  CostLine,
+  ImageCard,
+  RunError,
+  RunningLine,
+  useImageResults,
+  useRun,
+  wasStopped,
+  type ImageAnswer,
+  type SendRequest,
+} from "./shared";
 
 /** The spec's limit of input images per edit. */
 const MAX_IMAGES = 16;
 const FIELD_PARAMS = ["prompt", "size", "quality", "output_format", "output_compression", "image", "mask"];
 
-export function EditPanel({ model, source, send, onKeyRejected }: { model: string; source: ModelSource | undefined; send: SendRequest; onKeyRejected: () => void }) {
+export function EditPanel({
+  model,
+  source,
+  send,
+  onKeyRejected,
+}: {
+  model: string;
+  source: ModelSource | undefined;
+  send: SendRequest;
+  onKeyRejected: () => void;
+}) {
   const [prompt, setPrompt] = useState("Make it look like a winter evening");
   const [settings, setSettings] = useState<ImageSettings>(DEFAULT_IMAGE_SETTINGS);
   const [images, setImages] = useState<File[]>([]);
@@ -73,7 +93,11 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
         return;
       }
       const answer = (await response.json()) as ImageAnswer;
-      add(answer, response.headers.get("x-request-id"), { format: settings.format, label: prompt.slice(0, 40) || "edit", latencyMs: Math.round(performance.now() - started) });
+      add(answer, response.headers.get("x-request-id"), {
+        format: settings.format,
+        label: prompt.slice(0, 40) || "edit",
+        latencyMs: Math.round(performance.now() - started),
+      });
     } catch (caught) {
       if (wasStopped(caught)) setStopped(true);
       else setError(caught as Error);
@@ -101,7 +125,16 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
                 clearable
                 name="image"
               />
-              <Textarea label="What to change" autosize minRows={2} maxRows={6} value={prompt} onChange={(event) => setPrompt(event.currentTarget.value)} error={fieldErrors.prompt} name="prompt" />
+              <Textarea
+                label="What to change"
+                autosize
+                minRows={2}
+                maxRows={6}
+                value={prompt}
+                onChange={(event) => setPrompt(event.currentTarget.value)}
+                error={fieldErrors.prompt}
+                name="prompt"
+              />
               <Stack gap={4}>
                 <Text size="sm" fw={500} id="mask-label">
                   Mask
@@ -117,7 +150,16 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
                   ]}
                 />
                 {maskMode === "upload" ? (
-                  <FileInput label="Mask file" description="A PNG with an alpha channel, the size of the first image: transparent where it may change." accept="image/png" value={mask} onChange={setMask} error={fieldErrors.mask} name="mask" clearable />
+                  <FileInput
+                    label="Mask file"
+                    description="A PNG with an alpha channel, the size of the first image: transparent where it may change."
+                    accept="image/png"
+                    value={mask}
+                    onChange={setMask}
+                    error={fieldErrors.mask}
+                    name="mask"
+                    clearable
+                  />
                 ) : null}
                 {maskMode === "draw" && images[0] ? <MaskEditor base={images[0]} onMask={setMask} /> : null}
                 {maskMode !== "none" && mask ? (
@@ -125,7 +167,11 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
                     Mask ready
                   </Badge>
                 ) : null}
-                {fieldErrors.mask && maskMode !== "upload" ? <Text size="xs" c="red">{fieldErrors.mask}</Text> : null}
+                {fieldErrors.mask && maskMode !== "upload" ? (
+                  <Text size="xs" c="red">
+                    {fieldErrors.mask}
+                  </Text>
+                ) : null}
               </Stack>
               <ImageControls value={settings} onChange={setSettings} serverErrors={fieldErrors} />
               {run.running ? (
@@ -149,7 +195,12 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
           <RunError error={error} onRenewKey={onKeyRejected} />
           {results.length === 0 ? (
             <Card withBorder radius="lg" py={56}>
-              <EmptyState icon={<IconPhotoEdit size={28} />} variant="light" title={run.running ? "Editing…" : "Your edits appear here"} description="Upload an image, say what to change, and optionally mark where." />
+              <EmptyState
+                icon={<IconPhotoEdit size={28} />}
+                variant="light"
+                title={run.running ? "Editing…" : "Your edits appear here"}
+                description="Upload an image, say what to change, and optionally mark where."
+              />
             </Card>
           ) : (
             results.map((result) => (
@@ -158,7 +209,14 @@ export function EditPanel({ model, source, send, onKeyRejected }: { model: strin
               </ImageCard>
             ))
           )}
-          <SnippetCard snippets={buildEditSnippets(origin, fields, images.length ? images.map((image) => image.name) : ["image.png"], maskMode !== "none" ? "mask.png" : null)} />
+          <SnippetCard
+            snippets={buildEditSnippets(
+              origin,
+              fields,
+              images.length ? images.map((image) => image.name) : ["image.png"],
+              maskMode !== "none" ? "mask.png" : null,
+            )}
+          />
         </Stack>
       </Grid.Col>
     </Grid>

@@ -12,7 +12,15 @@ export function sizeProblem(size: string): string | null {
   return check.ok ? null : check.message.replace(/^Invalid size '[^']*': /, "").replace(/^./, (first) => first.toUpperCase());
 }
 
-export function ImageControls({ value, onChange, serverErrors = {} }: { value: ImageSettings; onChange: (next: ImageSettings) => void; serverErrors?: Record<string, string> }) {
+export function ImageControls({
+  value,
+  onChange,
+  serverErrors = {},
+}: {
+  value: ImageSettings;
+  onChange: (next: ImageSettings) => void;
+  serverErrors?: Record<string, string>;
+}) {
   const set = (change: Partial<ImageSettings>) => onChange({ ...value, ...change });
   const problem = sizeProblem(value.size);
   const check = problem ? null : checkImageSize(value.size.trim());
@@ -23,10 +31,12 @@ export function ImageControls({ value, onChange, serverErrors = {} }: { value: I
       <Autocomplete
         label="Size"
         description={
-          check && check.ok ? (
+          check?.ok ? (
             <Group gap={6} component="span">
               <span>
-                {check.auto ? "auto: the model picks (1024×1024 here)" : `${check.width}×${check.height} px · ${((check.width * check.height) / 1_000_000).toFixed(2)} MP`}
+                {check.auto
+                  ? "auto: the model picks (1024×1024 here)"
+                  : `${check.width}×${check.height} px · ${((check.width * check.height) / 1_000_000).toFixed(2)} MP`}
               </span>
               {check.experimental ? (
                 <Badge size="xs" color="orange" variant="light" component="span">
@@ -58,14 +68,28 @@ export function ImageControls({ value, onChange, serverErrors = {} }: { value: I
           value={value.quality}
           onChange={(quality) => set({ quality: quality as Quality })}
         />
-        {serverErrors.quality ? <Text c="red" size="xs">{serverErrors.quality}</Text> : null}
+        {serverErrors.quality ? (
+          <Text c="red" size="xs">
+            {serverErrors.quality}
+          </Text>
+        ) : null}
       </Stack>
       <Stack gap={4}>
         <Text size="sm" fw={500} id="format-label">
           Format
         </Text>
-        <SegmentedControl aria-labelledby="format-label" fullWidth data={["png", "jpeg", "webp"]} value={value.format} onChange={(format) => set({ format: format as OutputFormat })} />
-        {serverErrors.output_format ? <Text c="red" size="xs">{serverErrors.output_format}</Text> : null}
+        <SegmentedControl
+          aria-labelledby="format-label"
+          fullWidth
+          data={["png", "jpeg", "webp"]}
+          value={value.format}
+          onChange={(format) => set({ format: format as OutputFormat })}
+        />
+        {serverErrors.output_format ? (
+          <Text c="red" size="xs">
+            {serverErrors.output_format}
+          </Text>
+        ) : null}
       </Stack>
       <Stack gap={4}>
         <Group justify="space-between">
@@ -89,7 +113,11 @@ export function ImageControls({ value, onChange, serverErrors = {} }: { value: I
           label={(compression) => `${compression}%`}
           data-testid="compression-slider"
         />
-        {serverErrors.output_compression ? <Text c="red" size="xs">{serverErrors.output_compression}</Text> : null}
+        {serverErrors.output_compression ? (
+          <Text c="red" size="xs">
+            {serverErrors.output_compression}
+          </Text>
+        ) : null}
       </Stack>
       <Select
         label="Moderation"

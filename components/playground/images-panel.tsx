@@ -12,11 +12,31 @@ import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, ImageCard, RunError, RunningLine, useImageResults, useRun, wasStopped, type ImageAnswer, type SendRequest } from "./shared";
+import {
+  CostLine,
+  ImageCard,
+  RunError,
+  RunningLine,
+  useImageResults,
+  useRun,
+  wasStopped,
+  type ImageAnswer,
+  type SendRequest,
+} from "./shared";
 
 const FIELD_PARAMS = ["prompt", "size", "quality", "output_format", "output_compression", "moderation"];
 
-export function ImagesPanel({ model, source, send, onKeyRejected }: { model: string; source: ModelSource | undefined; send: SendRequest; onKeyRejected: () => void }) {
+export function ImagesPanel({
+  model,
+  source,
+  send,
+  onKeyRejected,
+}: {
+  model: string;
+  source: ModelSource | undefined;
+  send: SendRequest;
+  onKeyRejected: () => void;
+}) {
   const [prompt, setPrompt] = useState("A lighthouse on a rocky coast at sunset, watercolor");
   const [settings, setSettings] = useState<ImageSettings>(DEFAULT_IMAGE_SETTINGS);
   const run_ = useRun();
@@ -50,7 +70,11 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
         return;
       }
       const answer = (await response.json()) as ImageAnswer;
-      add(answer, response.headers.get("x-request-id"), { format: settings.format, label: prompt.slice(0, 40) || "image", latencyMs: Math.round(performance.now() - started) });
+      add(answer, response.headers.get("x-request-id"), {
+        format: settings.format,
+        label: prompt.slice(0, 40) || "image",
+        latencyMs: Math.round(performance.now() - started),
+      });
     } catch (caught) {
       // Stopped by the user: nothing was charged (the gateway releases a cut request's reservation).
       if (wasStopped(caught)) setStopped(true);
@@ -109,7 +133,11 @@ export function ImagesPanel({ model, source, send, onKeyRejected }: { model: str
                 icon={running ? <IconSparkles size={28} /> : <IconPhoto size={28} />}
                 variant="light"
                 title={running ? `Generating… ${(run_.elapsedMs / 1000).toFixed(0)} s` : "Your images appear here"}
-                description={running ? "Complex prompts can take up to two minutes." : "Pick a size, quality and format, then generate. Each image is billed by its tokens."}
+                description={
+                  running
+                    ? "Complex prompts can take up to two minutes."
+                    : "Pick a size, quality and format, then generate. Each image is billed by its tokens."
+                }
               />
             </Card>
           ) : (

@@ -13,7 +13,9 @@ export async function asPng(file: File): Promise<File> {
   canvas.width = bitmap.width;
   canvas.height = bitmap.height;
   canvas.getContext("2d")!.drawImage(bitmap, 0, 0);
-  const blob = await new Promise<Blob>((resolve, reject) => canvas.toBlob((value) => (value ? resolve(value) : reject(new Error("Could not convert the image to PNG"))), "image/png"));
+  const blob = await new Promise<Blob>((resolve, reject) =>
+    canvas.toBlob((value) => (value ? resolve(value) : reject(new Error("Could not convert the image to PNG"))), "image/png"),
+  );
   return new File([blob], `${file.name.replace(/\.[^.]+$/, "") || "image"}.png`, { type: "image/png" });
 }
 
@@ -56,7 +58,8 @@ export function MaskEditor({ base, onMask }: { base: File; onMask: (mask: File |
   }
 
   function clear() {
-    overlay.current?.getContext("2d")!.clearRect(0, 0, overlay.current.width, overlay.current.height);
+    const canvas = overlay.current;
+    if (canvas) canvas.getContext("2d")?.clearRect(0, 0, canvas.width, canvas.height);
     setPainted(false);
     onMask(null);
   }

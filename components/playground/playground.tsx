@@ -5,7 +5,22 @@
 // Or with a key the user pastes (kept in memory only, sent straight to /v1).
 import { useCallback, useState } from "react";
 import Link from "next/link";
-import { Alert, Anchor, Badge, Button, Card, Code, Grid, Group, PasswordInput, SegmentedControl, Select, Stack, Text, useMatches } from "@mantine/core";
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Grid,
+  Group,
+  PasswordInput,
+  SegmentedControl,
+  Select,
+  Stack,
+  Text,
+  useMatches,
+} from "@mantine/core";
 import { IconAlertTriangle, IconKey, IconRefresh } from "@tabler/icons-react";
 import { api, useApi } from "@/lib/portal/api";
 import { usd } from "@/lib/portal/format";
@@ -37,7 +52,9 @@ export function Playground({ sources }: { userId: string; sources: Record<string
   const keyInfo = useApi<PlaygroundKeyInfo>("/api/user/playground");
   const catalog = useApi<{ data: UserModel[] }>("/api/user/models");
   const [endpoint, setEndpoint] = useState<EndpointId>("images");
-  const [models, setModels] = useState<Record<EndpointId, string>>(() => Object.fromEntries(ENDPOINTS.map((entry) => [entry.id, entry.models[0]!])) as Record<EndpointId, string>);
+  const [models, setModels] = useState<Record<EndpointId, string>>(
+    () => Object.fromEntries(ENDPOINTS.map((entry) => [entry.id, entry.models[0]!])) as Record<EndpointId, string>,
+  );
   const [mode, setMode] = useState<"playground" | "paste">("playground");
   const [pasted, setPasted] = useState("");
   const [pastedError, setPastedError] = useState<string | null>(null);
@@ -59,19 +76,29 @@ export function Playground({ sources }: { userId: string; sources: Record<string
         }
         setPastedError(null);
         const response = await fetch(path, { method: "POST", headers: authHeaders(kind, key), body, signal });
-        void response.clone().body?.pipeTo(new WritableStream()).catch(() => undefined).finally(() => void reloadSelf());
+        void response
+          .clone()
+          .body?.pipeTo(new WritableStream())
+          .catch(() => undefined)
+          .finally(() => void reloadSelf());
         return response;
       }
       const query = group ? `?group=${encodeURIComponent(group)}` : "";
       // A form (an image edit) goes as multipart with the portal's header (lib/auth/cross-site.ts); the rest as JSON.
       const headers: Record<string, string> =
-        typeof body === "string" ? { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) } : { "x-gateway-portal": "1" };
+        typeof body === "string"
+          ? { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) }
+          : { "x-gateway-portal": "1" };
       const response = await fetch(`/api/user/playground${path}${query}`, { method: "POST", headers, body, signal });
       // What is left of the cap and of the balance, once the run is settled (the answer is read by the panel).
-      void response.clone().body?.pipeTo(new WritableStream()).catch(() => undefined).finally(() => {
-        void reloadKey();
-        void reloadSelf();
-      });
+      void response
+        .clone()
+        .body?.pipeTo(new WritableStream())
+        .catch(() => undefined)
+        .finally(() => {
+          void reloadKey();
+          void reloadSelf();
+        });
       return response;
     },
     [group, mode, pasted, reloadKey, reloadSelf],
@@ -98,7 +125,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
   const offered = (id: EndpointId): string[] => {
     const entry = ENDPOINTS.find((candidate) => candidate.id === id)!;
     const listed = catalog.data?.data.filter((item) => item.endpoints.includes(entry.path)).map((item) => item.id);
-    return listed && listed.length ? listed : entry.models;
+    return listed?.length ? listed : entry.models;
   };
   const choices = offered(endpoint);
   const model = choices.includes(models[endpoint]) ? models[endpoint] : choices[0]!;
@@ -197,16 +224,25 @@ export function Playground({ sources }: { userId: string; sources: Record<string
               ) : (
                 <Group gap={6} justify="space-between" wrap="nowrap">
                   <Text size="xs" c={keyError ? "red" : "dimmed"} data-testid="playground-key-status">
-                    {keyError
-                      ? keyError
-                      : keyInfo.data?.key
-                        ? <>
-                            <Code>{keyInfo.data.key.prefix}…</Code> · {usd(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)} cap left
-                          </>
-                        : `Through your session; made on the first run, with a ${usd(keyInfo.data?.cap ?? 2_000_000)} spending cap. Its secret never leaves the server.`}
+                    {keyError ? (
+                      keyError
+                    ) : keyInfo.data?.key ? (
+                      <>
+                        <Code>{keyInfo.data.key.prefix}…</Code> · {usd(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)} cap
+                        left
+                      </>
+                    ) : (
+                      `Through your session; made on the first run, with a ${usd(keyInfo.data?.cap ?? 2_000_000)} spending cap. Its secret never leaves the server.`
+                    )}
                   </Text>
                   {keyInfo.data?.key ? (
-                    <Button size="compact-xs" variant="subtle" leftSection={<IconRefresh size={12} />} onClick={() => void renew()} loading={renewing}>
+                    <Button
+                      size="compact-xs"
+                      variant="subtle"
+                      leftSection={<IconRefresh size={12} />}
+                      onClick={() => void renew()}
+                      loading={renewing}
+                    >
                       Renew
                     </Button>
                   ) : null}

@@ -76,7 +76,9 @@ function describe(event: StreamEvent, imageNumber: number): { title: string; det
     case "response.in_progress":
       return { title: "Processing started" };
     case "response.output_item.added":
-      return item.type === "image_generation_call" ? { title: `Image ${imageNumber}: tool call started` } : { title: `Output item added (${str(item.type) ?? "item"})` };
+      return item.type === "image_generation_call"
+        ? { title: `Image ${imageNumber}: tool call started` }
+        : { title: `Output item added (${str(item.type) ?? "item"})` };
     case "response.image_generation_call.in_progress":
       return { title: `Image ${imageNumber}: in progress` };
     case "response.image_generation_call.generating":
@@ -85,7 +87,11 @@ function describe(event: StreamEvent, imageNumber: number): { title: string; det
       return { title: `Image ${imageNumber}: received`, color: "teal" };
     case "response.output_item.done":
       return item.type === "image_generation_call"
-        ? { title: `Image ${imageNumber}: done`, detail: str(item.revised_prompt) ? `Revised prompt: ${str(item.revised_prompt)}` : undefined, color: "teal" }
+        ? {
+            title: `Image ${imageNumber}: done`,
+            detail: str(item.revised_prompt) ? `Revised prompt: ${str(item.revised_prompt)}` : undefined,
+            color: "teal",
+          }
         : { title: `Output item done (${str(item.type) ?? "item"})` };
     case "response.completed":
       return { title: "Completed", color: "teal" };
@@ -103,7 +109,17 @@ function errorText(payload: Record<string, unknown>): string {
   return response?.error?.message ?? error?.message ?? str(payload.message) ?? "The run failed";
 }
 
-export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: string; source: ModelSource | undefined; send: SendRequest; onKeyRejected: () => void }) {
+export function ResponsesPanel({
+  model,
+  source,
+  send,
+  onKeyRejected,
+}: {
+  model: string;
+  source: ModelSource | undefined;
+  send: SendRequest;
+  onKeyRejected: () => void;
+}) {
   const [instructions, setInstructions] = useState(DEFAULT_INSTRUCTIONS);
   const [prompt, setPrompt] = useState("Draw a cozy reading corner with a cat asleep on a stack of books");
   const [action, setAction] = useState("auto");
@@ -130,6 +146,7 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
     return () => clearInterval(timer);
   }, [state]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll to the end whenever an entry is added or grows
   useEffect(() => {
     viewport.current?.scrollTo({ top: viewport.current.scrollHeight, behavior: "smooth" });
   }, [entries]);
@@ -158,7 +175,10 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
     const imageKeys: string[] = [];
     const imageOf = (payload: Record<string, unknown>): { key: string; number: number } => {
       const item = payload.item as Record<string, unknown> | undefined;
-      const key = str(payload.item_id) ?? str(item?.id) ?? (payload.output_index !== undefined ? `index-${String(payload.output_index)}` : imageKeys.at(-1) ?? "image-1");
+      const key =
+        str(payload.item_id) ??
+        str(item?.id) ??
+        (payload.output_index !== undefined ? `index-${String(payload.output_index)}` : (imageKeys.at(-1) ?? "image-1"));
       let index = imageKeys.indexOf(key);
       if (index < 0) {
         imageKeys.push(key);
@@ -173,7 +193,10 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
       if (!response.ok) {
         const failure = await errorFrom(response);
         // "tools[0].size" → the size field, "input[0]" → the input field.
-        const field = failure.param?.split(".").at(-1)?.replace(/\[\d+\]$/, "");
+        const field = failure.param
+          ?.split(".")
+          .at(-1)
+          ?.replace(/\[\d+\]$/, "");
         if (field && FIELD_PARAMS.includes(field)) setFieldErrors({ [field]: fieldMessage(failure.message) });
         else setError(failure);
         setState("failed");
@@ -188,7 +211,8 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
           // Consecutive heartbeats fold into one line that counts them and shows the latest elapsed time.
           setEntries((current) => {
             const last = current.at(-1);
-            if (last?.type === "keepalive") return [...current.slice(0, -1), { ...last, heartbeats: (last.heartbeats ?? 1) + 1, atMs: time }];
+            if (last?.type === "keepalive")
+              return [...current.slice(0, -1), { ...last, heartbeats: (last.heartbeats ?? 1) + 1, atMs: time }];
             return [...current, { key: `e${sequence++}`, type: "keepalive", title: "Heartbeat", atMs: time, heartbeats: 1 }];
           });
           return;
@@ -197,7 +221,10 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
           setText((current) => current + (str(payload.delta) ?? ""));
           return;
         }
-        const imageEvent = event.type.startsWith("response.image_generation_call") || (event.type.startsWith("response.output_item") && (payload.item as Record<string, unknown> | undefined)?.type === "image_generation_call");
+        const imageEvent =
+          event.type.startsWith("response.image_generation_call") ||
+          (event.type.startsWith("response.output_item") &&
+            (payload.item as Record<string, unknown> | undefined)?.type === "image_generation_call");
         const image = imageEvent ? imageOf(payload) : { key: "", number: 0 };
         const description = describe(event, image.number);
         setEntries((current) => [...current, { key: `e${sequence++}`, type: event.type, atMs: time, ...description }]);
@@ -212,25 +239,53 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
             quality: str(payload.quality),
             latencyMs: time,
           };
-          setImages((current) => (current.some((entry) => entry.key === image.key) ? current.map((entry) => (entry.key === image.key ? { ...entry, ...shown, revisedPrompt: entry.revisedPrompt } : entry)) : [...current, shown]));
+          setImages((current) =>
+            current.some((entry) => entry.key === image.key)
+              ? current.map((entry) => (entry.key === image.key ? { ...entry, ...shown, revisedPrompt: entry.revisedPrompt } : entry))
+              : [...current, shown],
+          );
         }
         if (event.type === "response.output_item.done" && imageEvent) {
           const item = payload.item as Record<string, unknown>;
           setImages((current) => {
             const existing = current.find((entry) => entry.key === image.key);
             const revisedPrompt = str(item.revised_prompt);
-            if (existing) return current.map((entry) => (entry.key === image.key ? { ...entry, revisedPrompt, size: entry.size ?? str(item.size), quality: entry.quality ?? str(item.quality) } : entry));
+            if (existing)
+              return current.map((entry) =>
+                entry.key === image.key
+                  ? { ...entry, revisedPrompt, size: entry.size ?? str(item.size), quality: entry.quality ?? str(item.quality) }
+                  : entry,
+              );
             // No partial image came for it, but the closed item carries the result.
             const result = str(item.result);
             return result
-              ? [...current, { key: image.key, b64: result, format: str(item.output_format) ?? settings.format, label: `image-${image.number}`, revisedPrompt, size: str(item.size), quality: str(item.quality), latencyMs: time }]
+              ? [
+                  ...current,
+                  {
+                    key: image.key,
+                    b64: result,
+                    format: str(item.output_format) ?? settings.format,
+                    label: `image-${image.number}`,
+                    revisedPrompt,
+                    size: str(item.size),
+                    quality: str(item.quality),
+                    latencyMs: time,
+                  },
+                ]
               : current;
           });
         }
         if (event.type === "response.completed") {
           completed = true;
-          const done = (payload.response ?? {}) as { usage?: Record<string, unknown>; tool_usage?: { image_gen?: Record<string, unknown> } };
-          setSummary({ textInput: num(done.usage?.input_tokens), textOutput: num(done.usage?.output_tokens), imageOutput: num(done.tool_usage?.image_gen?.output_tokens) });
+          const done = (payload.response ?? {}) as {
+            usage?: Record<string, unknown>;
+            tool_usage?: { image_gen?: Record<string, unknown> };
+          };
+          setSummary({
+            textInput: num(done.usage?.input_tokens),
+            textOutput: num(done.usage?.output_tokens),
+            imageOutput: num(done.tool_usage?.image_gen?.output_tokens),
+          });
         }
         if (event.type === "response.failed" || event.type === "error") {
           failed = true;
@@ -245,12 +300,23 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
         setError(new Error("The stream ended before the response completed."));
       }
       void findLedgerRow(requestId, model)
-        .then((row) => setSummary((current) => (current ? { ...current, cost: row ? row.cost : null } : row ? { textInput: row.textInputTokens, textOutput: row.textOutputTokens, imageOutput: row.imageOutputTokens, cost: row.cost } : null)))
+        .then((row) =>
+          setSummary((current) =>
+            current
+              ? { ...current, cost: row ? row.cost : null }
+              : row
+                ? { textInput: row.textInputTokens, textOutput: row.textOutputTokens, imageOutput: row.imageOutputTokens, cost: row.cost }
+                : null,
+          ),
+        )
         .catch(() => setSummary((current) => (current ? { ...current, cost: null } : current)));
     } catch (caught) {
       if (controller.signal.aborted) {
         setState("stopped");
-        setEntries((current) => [...current, { key: `stop-${Date.now()}`, type: "stopped", title: "Stopped by you", atMs: at(), color: "gray" }]);
+        setEntries((current) => [
+          ...current,
+          { key: `stop-${Date.now()}`, type: "stopped", title: "Stopped by you", atMs: at(), color: "gray" },
+        ]);
       } else {
         setError(caught as Error);
         setState("failed");
@@ -262,7 +328,17 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
 
   const running = state === "running";
   const bullet = (entry: Entry) =>
-    entry.type === "keepalive" ? <IconHeartbeat size={12} /> : entry.type === "response.image_generation_call.partial_image" ? <IconPhoto size={12} /> : entry.color === "red" ? <IconX size={12} /> : entry.type === "response.completed" ? <IconCheck size={12} /> : <IconCircleDot size={12} />;
+    entry.type === "keepalive" ? (
+      <IconHeartbeat size={12} />
+    ) : entry.type === "response.image_generation_call.partial_image" ? (
+      <IconPhoto size={12} />
+    ) : entry.color === "red" ? (
+      <IconX size={12} />
+    ) : entry.type === "response.completed" ? (
+      <IconCheck size={12} />
+    ) : (
+      <IconCircleDot size={12} />
+    );
 
   return (
     <Grid gap="md">
@@ -312,7 +388,13 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
               />
               <ImageControls value={settings} onChange={setSettings} serverErrors={fieldErrors} />
               {running ? (
-                <Button size="md" color="red" variant="light" leftSection={<IconPlayerStop size={18} />} onClick={() => abort.current?.abort()}>
+                <Button
+                  size="md"
+                  color="red"
+                  variant="light"
+                  leftSection={<IconPlayerStop size={18} />}
+                  onClick={() => abort.current?.abort()}
+                >
                   Stop
                 </Button>
               ) : (
@@ -347,7 +429,11 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
                 </Group>
                 <Group gap="xs">
                   {running ? <Loader size="xs" /> : null}
-                  <Badge variant="light" color={state === "done" ? "teal" : state === "failed" ? "red" : state === "stopped" ? "gray" : "indigo"} data-testid="run-state">
+                  <Badge
+                    variant="light"
+                    color={state === "done" ? "teal" : state === "failed" ? "red" : state === "stopped" ? "gray" : "indigo"}
+                    data-testid="run-state"
+                  >
                     {state === "running" ? "streaming" : state}
                   </Badge>
                   <Badge variant="default" data-testid="run-elapsed">
@@ -406,7 +492,8 @@ export function ResponsesPanel({ model, source, send, onKeyRejected }: { model: 
                         <IconCheck size={14} />
                       </ThemeIcon>
                       <Text size="sm">
-                        Text model: {count(summary.textInput)} in / {count(summary.textOutput)} out · image tool: {count(summary.imageOutput)} tokens
+                        Text model: {count(summary.textInput)} in / {count(summary.textOutput)} out · image tool:{" "}
+                        {count(summary.imageOutput)} tokens
                       </Text>
                     </Group>
                     <CostLine cost={summary.cost} pending={summary.cost === undefined} />

@@ -23,7 +23,14 @@ export function RunError({ error, onRenewKey }: { error: ApiError | Error | null
   if (!error) return null;
   const code = "code" in error ? (error as ApiError).code : "";
   return (
-    <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title="The request failed" role="alert" data-testid="run-error">
+    <Alert
+      color="red"
+      variant="light"
+      icon={<IconAlertTriangle size={18} />}
+      title="The request failed"
+      role="alert"
+      data-testid="run-error"
+    >
       <Stack gap="xs">
         <Text size="sm">{error.message}</Text>
         {MONEY_CODES.has(code) ? (
@@ -105,11 +112,29 @@ export function ImageCard({ image, source, children }: { image: ShownImage; sour
       <Stack gap={6} mt="sm">
         <Group gap={6} wrap="wrap">
           <SourceBadge source={source} />
-          {image.size ? <Badge variant="default" tt="none">{image.size}</Badge> : null}
-          {image.quality ? <Badge variant="default" tt="none">{image.quality}</Badge> : null}
-          <Badge variant="default" tt="none">{image.format}</Badge>
-          {image.tokens !== undefined ? <Badge variant="default" tt="none">{count(image.tokens)} image tokens</Badge> : null}
-          {image.latencyMs !== undefined ? <Badge variant="default" tt="none">{formatSeconds(image.latencyMs)}</Badge> : null}
+          {image.size ? (
+            <Badge variant="default" tt="none">
+              {image.size}
+            </Badge>
+          ) : null}
+          {image.quality ? (
+            <Badge variant="default" tt="none">
+              {image.quality}
+            </Badge>
+          ) : null}
+          <Badge variant="default" tt="none">
+            {image.format}
+          </Badge>
+          {image.tokens !== undefined ? (
+            <Badge variant="default" tt="none">
+              {count(image.tokens)} image tokens
+            </Badge>
+          ) : null}
+          {image.latencyMs !== undefined ? (
+            <Badge variant="default" tt="none">
+              {formatSeconds(image.latencyMs)}
+            </Badge>
+          ) : null}
         </Group>
         {image.revisedPrompt ? (
           <Text size="sm">
@@ -121,7 +146,14 @@ export function ImageCard({ image, source, children }: { image: ShownImage; sour
         ) : null}
         <Group justify="space-between" wrap="wrap">
           <div>{children}</div>
-          <Button size="xs" variant="default" component="a" href={src} download={`${image.label.replace(/[^\w-]+/g, "-")}.${image.format === "jpeg" ? "jpg" : image.format}`} leftSection={<IconDownload size={14} />}>
+          <Button
+            size="xs"
+            variant="default"
+            component="a"
+            href={src}
+            download={`${image.label.replace(/[^\w-]+/g, "-")}.${image.format === "jpeg" ? "jpg" : image.format}`}
+            leftSection={<IconDownload size={14} />}
+          >
             Download
           </Button>
         </Group>
@@ -198,7 +230,8 @@ export type ImageAnswer = {
 /** The last six images of a panel: `add` shows an answer at once and fills in its cost once the ledger has it. */
 export function useImageResults(model: string) {
   const [results, setResults] = useState<ImageResult[]>([]);
-  const setCost = (id: number, cost: number | null) => setResults((current) => current.map((result) => (result.id === id ? { ...result, cost } : result)));
+  const setCost = (id: number, cost: number | null) =>
+    setResults((current) => current.map((result) => (result.id === id ? { ...result, cost } : result)));
   function add(answer: ImageAnswer, requestId: string | null, shown: { format: string; label: string; latencyMs: number }) {
     const item = answer.data[0];
     const id = Date.now();

@@ -21,7 +21,15 @@ import {
   Title,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconCalendarMonth, IconChartBar, IconCircleCheck, IconCircleDashed, IconClockHour4, IconSparkles, IconWallet } from "@tabler/icons-react";
+import {
+  IconCalendarMonth,
+  IconChartBar,
+  IconCircleCheck,
+  IconCircleDashed,
+  IconClockHour4,
+  IconSparkles,
+  IconWallet,
+} from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, useApi } from "@/lib/portal/api";
 import { count, dateTime, usd, usdPrecise, utcDay } from "@/lib/portal/format";
@@ -40,14 +48,30 @@ function rangeStart(now: Date): Date {
 
 /** Every UTC day of the last 30, oldest first, so the chart has no gaps on days without requests. */
 function lastDays(now: Date): string[] {
-  return Array.from({ length: DAYS }, (_unused, index) => utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (DAYS - 1 - index)))));
+  return Array.from({ length: DAYS }, (_unused, index) =>
+    utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (DAYS - 1 - index)))),
+  );
 }
 
 function shortDay(day: string): string {
   return new Date(`${day}T00:00:00Z`).toLocaleDateString("en-GB", { month: "short", day: "numeric", timeZone: "UTC" });
 }
 
-function StatCard({ label, value, hint, icon, loading, testId }: { label: string; value: string; hint?: string; icon: React.ReactNode; loading: boolean; testId?: string }) {
+function StatCard({
+  label,
+  value,
+  hint,
+  icon,
+  loading,
+  testId,
+}: {
+  label: string;
+  value: string;
+  hint?: string;
+  icon: React.ReactNode;
+  loading: boolean;
+  testId?: string;
+}) {
   return (
     <Card withBorder padding="lg" radius="lg">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -55,7 +79,13 @@ function StatCard({ label, value, hint, icon, loading, testId }: { label: string
           <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
             {label}
           </Text>
-          {loading ? <Skeleton h={30} w={120} /> : <Text fz={28} fw={700} lh={1.2} data-testid={testId}>{value}</Text>}
+          {loading ? (
+            <Skeleton h={30} w={120} />
+          ) : (
+            <Text fz={28} fw={700} lh={1.2} data-testid={testId}>
+              {value}
+            </Text>
+          )}
           {hint ? (
             <Text size="xs" c="dimmed">
               {hint}
@@ -82,7 +112,12 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
   const [byModelError, setByModelError] = useState<Error | null>(null);
 
   useEffect(() => {
-    if (welcome) notifications.show({ title: "Welcome to Model Gateway", message: "Your account is ready. Redeem a code to add balance, then create a key.", color: "indigo" });
+    if (welcome)
+      notifications.show({
+        title: "Welcome to Model Gateway",
+        message: "Your account is ready. Redeem a code to add balance, then create a key.",
+        color: "indigo",
+      });
   }, [welcome]);
 
   const days = useMemo(() => lastDays(now), [now]);
@@ -155,10 +190,38 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
       {usage.error ? <LoadError error={usage.error} onRetry={usage.reload} /> : null}
 
       <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
-        <StatCard label="Balance" value={usd(self.data?.balance ?? 0)} hint="Available for requests" icon={<IconWallet size={22} />} loading={loading} testId="stat-balance" />
-        <StatCard label="Spent today" value={usdPrecise(spentToday)} hint={`UTC ${today}`} icon={<IconClockHour4 size={22} />} loading={usage.loading && !usage.data} testId="stat-today" />
-        <StatCard label="Spent this month" value={usd(spentMonth)} hint={new Date(`${today}T00:00:00Z`).toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" })} icon={<IconCalendarMonth size={22} />} loading={usage.loading && !usage.data} testId="stat-month" />
-        <StatCard label="Requests" value={count(totalRequests)} hint="Since the start of the charts below" icon={<IconChartBar size={22} />} loading={usage.loading && !usage.data} testId="stat-requests" />
+        <StatCard
+          label="Balance"
+          value={usd(self.data?.balance ?? 0)}
+          hint="Available for requests"
+          icon={<IconWallet size={22} />}
+          loading={loading}
+          testId="stat-balance"
+        />
+        <StatCard
+          label="Spent today"
+          value={usdPrecise(spentToday)}
+          hint={`UTC ${today}`}
+          icon={<IconClockHour4 size={22} />}
+          loading={usage.loading && !usage.data}
+          testId="stat-today"
+        />
+        <StatCard
+          label="Spent this month"
+          value={usd(spentMonth)}
+          hint={new Date(`${today}T00:00:00Z`).toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" })}
+          icon={<IconCalendarMonth size={22} />}
+          loading={usage.loading && !usage.data}
+          testId="stat-month"
+        />
+        <StatCard
+          label="Requests"
+          value={count(totalRequests)}
+          hint="Since the start of the charts below"
+          icon={<IconChartBar size={22} />}
+          loading={usage.loading && !usage.data}
+          testId="stat-requests"
+        />
       </SimpleGrid>
 
       {!allDone && self.data && keys.data && usage.data ? (
@@ -170,7 +233,11 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
             {steps.map((step) => (
               <Group key={step.label} justify="space-between" wrap="wrap" gap="xs">
                 <Group gap="sm" wrap="nowrap">
-                  {step.done ? <IconCircleCheck size={20} color="var(--mantine-color-teal-6)" /> : <IconCircleDashed size={20} color="var(--mantine-color-gray-5)" />}
+                  {step.done ? (
+                    <IconCircleCheck size={20} color="var(--mantine-color-teal-6)" />
+                  ) : (
+                    <IconCircleDashed size={20} color="var(--mantine-color-gray-5)" />
+                  )}
                   <Text size="sm" td={step.done ? "line-through" : undefined} c={step.done ? "dimmed" : undefined}>
                     {step.label}
                   </Text>

@@ -42,11 +42,39 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
     <form onSubmit={submit} noValidate aria-label="Edit key">
       <Stack gap="md">
         <FormError message={errors.form} />
-        <TextInput label="Name" value={name} onChange={(event) => setName(event.currentTarget.value)} error={errors.fields.name} name="name" data-autofocus />
-        <TextInput label="Expires" description="Empty: never." type="date" value={expires} onChange={(event) => setExpires(event.currentTarget.value)} error={errors.fields.expiresAt} name="expiresAt" />
-        <Checkbox label="No spending cap (your balance still bounds it)" checked={unlimited} onChange={(event) => setUnlimited(event.currentTarget.checked)} />
+        <TextInput
+          label="Name"
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          error={errors.fields.name}
+          name="name"
+          data-autofocus
+        />
+        <TextInput
+          label="Expires"
+          description="Empty: never."
+          type="date"
+          value={expires}
+          onChange={(event) => setExpires(event.currentTarget.value)}
+          error={errors.fields.expiresAt}
+          name="expiresAt"
+        />
+        <Checkbox
+          label="No spending cap (your balance still bounds it)"
+          checked={unlimited}
+          onChange={(event) => setUnlimited(event.currentTarget.checked)}
+        />
         {!unlimited ? (
-          <NumberInput label="Spending cap left (USD)" min={0} decimalScale={6} prefix="$" value={cap} onChange={setCap} error={errors.fields.quota} name="quota" />
+          <NumberInput
+            label="Spending cap left (USD)"
+            min={0}
+            decimalScale={6}
+            prefix="$"
+            value={cap}
+            onChange={setCap}
+            error={errors.fields.quota}
+            name="quota"
+          />
         ) : null}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>

@@ -54,7 +54,17 @@ function expiryFrom(preset: string, custom: string): string | null | "invalid" {
   return new Date(Date.now() + Number(preset) * 86_400_000).toISOString();
 }
 
-function CreateKeyModal({ opened, onClose, groups, onCreated }: { opened: boolean; onClose: () => void; groups: string[]; onCreated: (key: CreatedKey) => void }) {
+function CreateKeyModal({
+  opened,
+  onClose,
+  groups,
+  onCreated,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  groups: string[];
+  onCreated: (key: CreatedKey) => void;
+}) {
   const [name, setName] = useState("");
   const [group, setGroup] = useState<string | null>(groups.includes("default") ? "default" : (groups[0] ?? null));
   const [unlimited, setUnlimited] = useState(true);
@@ -68,7 +78,8 @@ function CreateKeyModal({ opened, onClose, groups, onCreated }: { opened: boolea
     event.preventDefault();
     const fields: Record<string, string> = {};
     if (!group) fields.group = "Choose a group";
-    if (!unlimited && (typeof quota !== "number" || quota <= 0)) fields.quota = "Enter a spending limit above $0, or make the key unlimited";
+    if (!unlimited && (typeof quota !== "number" || quota <= 0))
+      fields.quota = "Enter a spending limit above $0, or make the key unlimited";
     const expiresAt = expiryFrom(preset, custom);
     if (expiresAt === "invalid") fields.expiresAt = "Choose a date";
     setErrors({ fields, form: null });
@@ -144,7 +155,15 @@ function CreateKeyModal({ opened, onClose, groups, onCreated }: { opened: boolea
               {errors.fields.quota}
             </Text>
           ) : null}
-          <Select label="Expires" data={EXPIRY_PRESETS} value={preset} onChange={(value) => setPreset(value ?? "never")} allowDeselect={false} error={preset !== "custom" ? errors.fields.expiresAt : undefined} name="expiry" />
+          <Select
+            label="Expires"
+            data={EXPIRY_PRESETS}
+            value={preset}
+            onChange={(value) => setPreset(value ?? "never")}
+            allowDeselect={false}
+            error={preset !== "custom" ? errors.fields.expiresAt : undefined}
+            name="expiry"
+          />
           {preset === "custom" ? (
             <TextInput
               type="date"
@@ -173,7 +192,14 @@ function CreateKeyModal({ opened, onClose, groups, onCreated }: { opened: boolea
 function NewKeyModal({ created, onClose }: { created: CreatedKey | null; onClose: () => void }) {
   const base = useBaseUrl();
   return (
-    <Modal opened={created !== null} onClose={onClose} title={<Text fw={600}>Your new API key</Text>} centered size="lg" closeOnClickOutside={false}>
+    <Modal
+      opened={created !== null}
+      onClose={onClose}
+      title={<Text fw={600}>Your new API key</Text>}
+      centered
+      size="lg"
+      closeOnClickOutside={false}
+    >
       {created ? (
         <Stack gap="md">
           <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />}>
@@ -209,7 +235,11 @@ export function KeysPage() {
   async function setPaused(key: ApiKey, paused: boolean) {
     try {
       await api(`/api/user/keys/${encodeURIComponent(key.id)}`, { method: "PATCH", body: { status: paused ? "disabled" : "active" } });
-      notifications.show({ color: "teal", title: paused ? "Key paused" : "Key resumed", message: paused ? `${key.name || key.prefix} is refused until you resume it.` : `${key.name || key.prefix} works again.` });
+      notifications.show({
+        color: "teal",
+        title: paused ? "Key paused" : "Key resumed",
+        message: paused ? `${key.name || key.prefix} is refused until you resume it.` : `${key.name || key.prefix} works again.`,
+      });
       await keys.reload();
     } catch (error) {
       notifications.show({ color: "red", title: "Could not change the key", message: (error as Error).message });
@@ -243,7 +273,11 @@ export function KeysPage() {
 
   return (
     <>
-      <PageHeader title="API keys" description="Keys let your programs call the gateway's /v1 endpoints. Each key spends from your balance." actions={createButton} />
+      <PageHeader
+        title="API keys"
+        description="Keys let your programs call the gateway's /v1 endpoints. Each key spends from your balance."
+        actions={createButton}
+      />
       {keys.error ? <LoadError error={keys.error} onRetry={keys.reload} /> : null}
       {keys.loading && !keys.data ? (
         <Loading label="Loading your keys…" />
@@ -282,7 +316,11 @@ export function KeysPage() {
                     <Table.Td>
                       <Group gap={6} wrap="nowrap">
                         <Text size="sm" fw={500}>
-                          {key.name || <Text span c="dimmed" size="sm">Unnamed</Text>}
+                          {key.name || (
+                            <Text span c="dimmed" size="sm">
+                              Unnamed
+                            </Text>
+                          )}
                         </Text>
                         {key.purpose === "playground" || key.name === LEGACY_PLAYGROUND_KEY_NAME ? (
                           <Badge size="xs" variant="light" color="violet">
@@ -299,7 +337,15 @@ export function KeysPage() {
                         {key.group}
                       </Badge>
                     </Table.Td>
-                    <Table.Td>{key.unlimited ? <Text size="sm" c="dimmed">No limit</Text> : usd(key.quotaRemaining)}</Table.Td>
+                    <Table.Td>
+                      {key.unlimited ? (
+                        <Text size="sm" c="dimmed">
+                          No limit
+                        </Text>
+                      ) : (
+                        usd(key.quotaRemaining)
+                      )}
+                    </Table.Td>
                     <Table.Td>
                       <Tooltip label={key.expiresAt ? new Date(key.expiresAt).toLocaleString() : "Never expires"} disabled={!key.expiresAt}>
                         <Text size="sm">{key.expiresAt ? dateOnly(key.expiresAt) : "Never"}</Text>
@@ -318,19 +364,32 @@ export function KeysPage() {
                         {key.purpose !== "playground" && (key.status === "active" || key.status === "disabled") ? (
                           <>
                             <Tooltip label="Edit name, expiry and cap">
-                              <ActionIcon variant="subtle" aria-label={`Edit key ${key.name || key.prefix}`} onClick={() => setEditing(key)}>
+                              <ActionIcon
+                                variant="subtle"
+                                aria-label={`Edit key ${key.name || key.prefix}`}
+                                onClick={() => setEditing(key)}
+                              >
                                 <IconPencil size={16} />
                               </ActionIcon>
                             </Tooltip>
                             <Tooltip label={key.status === "active" ? "Pause: refused until resumed" : "Resume"}>
-                              <ActionIcon variant="subtle" aria-label={`${key.status === "active" ? "Pause" : "Resume"} key ${key.name || key.prefix}`} onClick={() => void setPaused(key, key.status === "active")}>
+                              <ActionIcon
+                                variant="subtle"
+                                aria-label={`${key.status === "active" ? "Pause" : "Resume"} key ${key.name || key.prefix}`}
+                                onClick={() => void setPaused(key, key.status === "active")}
+                              >
                                 {key.status === "active" ? <IconPlayerPause size={16} /> : <IconPlayerPlay size={16} />}
                               </ActionIcon>
                             </Tooltip>
                           </>
                         ) : null}
                         <Tooltip label="Revoke key">
-                          <ActionIcon variant="subtle" color="red" aria-label={`Revoke key ${key.name || key.prefix}`} onClick={() => setRevoking(key)}>
+                          <ActionIcon
+                            variant="subtle"
+                            color="red"
+                            aria-label={`Revoke key ${key.name || key.prefix}`}
+                            onClick={() => setRevoking(key)}
+                          >
                             <IconTrash size={16} />
                           </ActionIcon>
                         </Tooltip>
@@ -370,7 +429,8 @@ export function KeysPage() {
         {revoking ? (
           <Stack gap="md">
             <Text size="sm">
-              <b>{revoking.name || "Unnamed key"}</b> (<Code>{revoking.prefix}…</Code>) stops working at once. Programs that use it get 401 errors. This cannot be undone.
+              <b>{revoking.name || "Unnamed key"}</b> (<Code>{revoking.prefix}…</Code>) stops working at once. Programs that use it get 401
+              errors. This cannot be undone.
             </Text>
             <FormError message={revokeError} />
             <Group justify="flex-end">

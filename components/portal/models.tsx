@@ -76,7 +76,11 @@ function ModelCard({ model, base }: { model: UserModel; base: string }) {
             </Text>
           </Stack>
           <Group gap={4}>
-            {model.source === "simulator" ? <SimulatorBadge size="xs" /> : model.source === "mixed" ? <SimulatorBadge size="xs" mixed /> : null}
+            {model.source === "simulator" ? (
+              <SimulatorBadge size="xs" />
+            ) : model.source === "mixed" ? (
+              <SimulatorBadge size="xs" mixed />
+            ) : null}
             {model.endpoints.map((endpoint) => (
               <Badge key={endpoint} size="xs" variant="light" color="gray" tt="none">
                 {endpoint}
@@ -118,9 +122,15 @@ function ModelCard({ model, base }: { model: UserModel; base: string }) {
             <Fact label="Input, per 1M tokens" value={perMillion(price.textInput)} />
             <Fact label="Output, per 1M tokens" value={perMillion(price.textOutput)} />
             <Fact label="Context window" value={`${count(model.contextWindow)} tokens`} />
-            <Fact label="Cached input" value={price.cacheRead === 1 ? "full price" : `${perMillion(price.textInput * price.cacheRead)} per 1M`} />
+            <Fact
+              label="Cached input"
+              value={price.cacheRead === 1 ? "full price" : `${perMillion(price.textInput * price.cacheRead)} per 1M`}
+            />
             {price.tier ? (
-              <Fact label={`Over ${count(price.tier.threshold)} input tokens`} value={`${perMillion(price.tier.textInput)} in / ${perMillion(price.tier.textOutput)} out`} />
+              <Fact
+                label={`Over ${count(price.tier.threshold)} input tokens`}
+                value={`${perMillion(price.tier.textInput)} in / ${perMillion(price.tier.textOutput)} out`}
+              />
             ) : null}
             {Object.entries(price.toolPrices).map(([tool, micros]) => (
               <Fact key={tool} label={tool.replace(/_/g, " ")} value={`${usdPrecise(micros)} per use`} />

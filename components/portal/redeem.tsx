@@ -42,7 +42,10 @@ export function RedeemPage() {
 
   return (
     <>
-      <PageHeader title="Redeem a code" description="A redeem code adds its value to your balance once. Codes look like GW-XXXXX-XXXXX-XXXXX-XXXXX." />
+      <PageHeader
+        title="Redeem a code"
+        description="A redeem code adds its value to your balance once. Codes look like GW-XXXXX-XXXXX-XXXXX-XXXXX."
+      />
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Card withBorder radius="lg" padding="lg">
@@ -50,7 +53,14 @@ export function RedeemPage() {
               <Stack gap="md">
                 <FormError message={errors.form} />
                 {added ? (
-                  <Alert color="teal" variant="light" icon={<IconCircleCheck size={18} />} title={`Added ${usd(added.quota)}`} role="status" data-testid="redeem-result">
+                  <Alert
+                    color="teal"
+                    variant="light"
+                    icon={<IconCircleCheck size={18} />}
+                    title={`Added ${usd(added.quota)}`}
+                    role="status"
+                    data-testid="redeem-result"
+                  >
                     Your balance is now <b>{usd(added.balance)}</b>.
                   </Alert>
                 ) : null}

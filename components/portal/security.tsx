@@ -53,7 +53,12 @@ function BackupCodes({ codes, email, onDone }: { codes: string[]; email: string;
       <Group justify="space-between" wrap="wrap">
         <Group gap="xs">
           <CopyIcon value={codes.join("\n")} label="Copy all codes" />
-          <Button variant="default" size="xs" leftSection={<IconDownload size={14} />} onClick={() => download("model-gateway-backup-codes.txt", text, "text/plain;charset=utf-8")}>
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconDownload size={14} />}
+            onClick={() => download("model-gateway-backup-codes.txt", text, "text/plain;charset=utf-8")}
+          >
             Download .txt
           </Button>
         </Group>
@@ -119,7 +124,11 @@ function TwoFactorCard({ self, reload }: { self: Self; reload: () => Promise<voi
     try {
       await api("/api/user/2fa/disable", { body: { code: disableCode.trim() } });
       setDisableCode("");
-      notifications.show({ color: "orange", title: "Two-factor authentication is off", message: "Signing in now needs only your password." });
+      notifications.show({
+        color: "orange",
+        title: "Two-factor authentication is off",
+        message: "Signing in now needs only your password.",
+      });
       await reload();
     } catch (error) {
       setErrors(formErrors(error, ["disableCode"], { code: "disableCode" }));
@@ -195,7 +204,8 @@ function TwoFactorCard({ self, reload }: { self: Self; reload: () => Promise<voi
       <Card withBorder radius="lg" padding="lg">
         {header}
         <Text size="sm" mb="md">
-          Protect your account with a second step at sign-in: a 6-digit code from an authenticator app such as 1Password, Google Authenticator or Aegis.
+          Protect your account with a second step at sign-in: a 6-digit code from an authenticator app such as 1Password, Google
+          Authenticator or Aegis.
         </Text>
         <FormError message={startError} />
         <Button onClick={() => void start()} loading={starting} mt={startError ? "md" : 0}>
@@ -311,9 +321,31 @@ function PasswordCard({ self }: { self: Self }) {
       <form onSubmit={submit} noValidate aria-label="Change password">
         <Stack gap="sm" maw={420}>
           <FormError message={errors.form} />
-          <PasswordInput label="Current password" autoComplete="current-password" value={current} onChange={(event) => setCurrent(event.currentTarget.value)} error={errors.fields.current} name="current" />
-          <PasswordInput label="New password" description="At least 8 characters." autoComplete="new-password" value={next} onChange={(event) => setNext(event.currentTarget.value)} error={errors.fields.next} name="next" />
-          <PasswordInput label="Repeat the new password" autoComplete="new-password" value={confirm} onChange={(event) => setConfirm(event.currentTarget.value)} error={errors.fields.confirm} name="confirm" />
+          <PasswordInput
+            label="Current password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(event) => setCurrent(event.currentTarget.value)}
+            error={errors.fields.current}
+            name="current"
+          />
+          <PasswordInput
+            label="New password"
+            description="At least 8 characters."
+            autoComplete="new-password"
+            value={next}
+            onChange={(event) => setNext(event.currentTarget.value)}
+            error={errors.fields.next}
+            name="next"
+          />
+          <PasswordInput
+            label="Repeat the new password"
+            autoComplete="new-password"
+            value={confirm}
+            onChange={(event) => setConfirm(event.currentTarget.value)}
+            error={errors.fields.confirm}
+            name="confirm"
+          />
           <Group>
             <Button type="submit" variant="default" loading={submitting}>
               Change password
@@ -330,8 +362,26 @@ type SessionRow = { id: string; createdAt: string; expiresAt: string; userAgent:
 /** "Mozilla/5.0 (X11; Linux x86_64) … Chrome/131.0 …" → "Chrome on Linux": enough to recognise a browser. */
 function browserName(userAgent: string): string {
   if (!userAgent) return "Unknown browser";
-  const browser = /Edg\//.test(userAgent) ? "Edge" : /Firefox\//.test(userAgent) ? "Firefox" : /Chrom(e|ium)\//.test(userAgent) ? "Chrome" : /Safari\//.test(userAgent) ? "Safari" : "A browser";
-  const system = /Android/.test(userAgent) ? "Android" : /iPhone|iPad/.test(userAgent) ? "iOS" : /Windows/.test(userAgent) ? "Windows" : /Mac OS X/.test(userAgent) ? "macOS" : /Linux/.test(userAgent) ? "Linux" : null;
+  const browser = /Edg\//.test(userAgent)
+    ? "Edge"
+    : /Firefox\//.test(userAgent)
+      ? "Firefox"
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? "Chrome"
+        : /Safari\//.test(userAgent)
+          ? "Safari"
+          : "A browser";
+  const system = /Android/.test(userAgent)
+    ? "Android"
+    : /iPhone|iPad/.test(userAgent)
+      ? "iOS"
+      : /Windows/.test(userAgent)
+        ? "Windows"
+        : /Mac OS X/.test(userAgent)
+          ? "macOS"
+          : /Linux/.test(userAgent)
+            ? "Linux"
+            : null;
   return system ? `${browser} on ${system}` : browser;
 }
 
@@ -350,7 +400,11 @@ function SessionsCard() {
       notifications.show({ color: "teal", title: "Signed out", message: `${browserName(row.userAgent)} is signed out.` });
       await sessions.reload();
     } catch (error) {
-      notifications.show({ color: "red", title: "Could not sign that session out", message: error instanceof Error ? error.message : String(error) });
+      notifications.show({
+        color: "red",
+        title: "Could not sign that session out",
+        message: error instanceof Error ? error.message : String(error),
+      });
     } finally {
       setBusy(null);
     }
@@ -363,7 +417,11 @@ function SessionsCard() {
       await api("/api/user/sessions/revoke-all", { method: "POST" });
       window.location.assign("/sign-in");
     } catch (error) {
-      notifications.show({ color: "red", title: "Could not sign out everywhere", message: error instanceof Error ? error.message : String(error) });
+      notifications.show({
+        color: "red",
+        title: "Could not sign out everywhere",
+        message: error instanceof Error ? error.message : String(error),
+      });
       setBusy(null);
     }
   }
@@ -381,14 +439,21 @@ function SessionsCard() {
       </Text>
       {sessions.error ? <LoadError error={sessions.error} onRetry={sessions.reload} /> : null}
       {!sessions.data ? (
-        sessions.loading ? <Loading /> : null
+        sessions.loading ? (
+          <Loading />
+        ) : null
       ) : (
         <Stack gap="xs" data-testid="sessions">
           {sessions.data.data.map((row) => (
             <Group key={row.id} justify="space-between" wrap="wrap" gap="xs" data-testid="session-row">
               <Stack gap={0} style={{ minWidth: 0 }}>
                 <Text size="sm" fw={500}>
-                  {browserName(row.userAgent)} {row.current ? <Badge size="xs" variant="light" ml={4}>this browser</Badge> : null}
+                  {browserName(row.userAgent)}{" "}
+                  {row.current ? (
+                    <Badge size="xs" variant="light" ml={4}>
+                      this browser
+                    </Badge>
+                  ) : null}
                 </Text>
                 <Text size="xs" c="dimmed">
                   Signed in {relative(row.createdAt)}
@@ -418,7 +483,9 @@ export function SecurityPage() {
       <PageHeader title="Security" description="How you sign in to the portal. API keys are managed on the Keys page." />
       {self.error ? <LoadError error={self.error} onRetry={self.reload} /> : null}
       {!self.data ? (
-        self.loading ? <Loading /> : null
+        self.loading ? (
+          <Loading />
+        ) : null
       ) : (
         <Stack gap="md">
           <TwoFactorCard self={self.data} reload={self.reload} />

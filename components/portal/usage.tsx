@@ -2,27 +2,14 @@
 // Usage: the account's ledger as a filterable, paginated table (model, tokens by kind, cost, status, latency) with
 // CSV export of everything the filters match. Reads /api/user/usage, which only ever returns the user's own rows.
 import { useMemo, useState } from "react";
-import {
-  Button,
-  Card,
-  Code,
-  EmptyState,
-  Group,
-  Pagination,
-  Select,
-  SimpleGrid,
-  Table,
-  Text,
-  TextInput,
-  Tooltip,
-} from "@mantine/core";
+import { Button, Card, Code, EmptyState, Group, Pagination, Select, SimpleGrid, Table, Text, TextInput, Tooltip } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconDownload, IconFilterOff, IconReceipt } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, fieldMessage, useApi } from "@/lib/portal/api";
 import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
 import { download, signedUsd, toCsv, type CsvColumn } from "@/lib/portal/csv";
-import type { ApiKey, UsagePage, UsageRow } from "@/lib/portal/types";
+import type { ApiKey, UsagePage as UsagePageData, UsageRow } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading, StatusBadge } from "@/components/feedback";
 
@@ -84,7 +71,7 @@ export function UsagePage() {
   const [pageSize, setPageSize] = useState(50);
   const [exporting, setExporting] = useState(false);
   const path = query(filters, pageSize, (page - 1) * pageSize);
-  const usage = useApi<UsagePage>(path);
+  const usage = useApi<UsagePageData>(path);
   const keys = useApi<{ data: ApiKey[] }>("/api/user/keys");
 
   const set = (change: Partial<Filters>) => {
@@ -93,7 +80,10 @@ export function UsagePage() {
   };
   const filtered = JSON.stringify(filters) !== JSON.stringify(EMPTY);
   const fieldError = (name: string) => (usage.error?.param === name ? fieldMessage(usage.error.message) : undefined);
-  const modelOptions = useMemo(() => [...new Set([...ALL_MODELS, ...(usage.data?.data.map((row) => row.model).filter(Boolean) ?? [])])], [usage.data]);
+  const modelOptions = useMemo(
+    () => [...new Set([...ALL_MODELS, ...(usage.data?.data.map((row) => row.model).filter(Boolean) ?? [])])],
+    [usage.data],
+  );
   const keyOptions = (keys.data?.data ?? []).map((key) => ({ value: key.id, label: `${key.name || "Unnamed"} (${key.prefix}…)` }));
   const total = usage.data?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / pageSize));
@@ -103,12 +93,17 @@ export function UsagePage() {
     try {
       const rows: UsageRow[] = [];
       for (let offset = 0; offset < Math.min(total, EXPORT_MAX); offset += EXPORT_PAGE) {
-        const chunk = await api<UsagePage>(query(filters, EXPORT_PAGE, offset));
+        const chunk = await api<UsagePageData>(query(filters, EXPORT_PAGE, offset));
         rows.push(...chunk.data);
         if (chunk.data.length < EXPORT_PAGE) break;
       }
       download(`usage-${new Date().toISOString().slice(0, 10)}.csv`, toCsv(rows, USAGE_CSV));
-      if (total > EXPORT_MAX) notifications.show({ color: "orange", title: "Export shortened", message: `The first ${count(EXPORT_MAX)} rows were exported; narrow the filters for the rest.` });
+      if (total > EXPORT_MAX)
+        notifications.show({
+          color: "orange",
+          title: "Export shortened",
+          message: `The first ${count(EXPORT_MAX)} rows were exported; narrow the filters for the rest.`,
+        });
     } catch (error) {
       notifications.show({ color: "red", title: "Export failed", message: (error as Error).message });
     } finally {
@@ -122,14 +117,29 @@ export function UsagePage() {
         title="Usage"
         description="Every request, top-up and adjustment on your account, newest first. Costs are in US dollars."
         actions={
-          <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => void exportCsv()} loading={exporting} disabled={!total}>
+          <Button
+            variant="default"
+            leftSection={<IconDownload size={16} />}
+            onClick={() => void exportCsv()}
+            loading={exporting}
+            disabled={!total}
+          >
             Export CSV
           </Button>
         }
       />
       <Card withBorder radius="lg" padding="md" mb="md">
         <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 6 }} spacing="sm">
-          <Select label="Model" placeholder="All models" data={modelOptions} value={filters.model} onChange={(model) => set({ model })} clearable searchable error={fieldError("model")} />
+          <Select
+            label="Model"
+            placeholder="All models"
+            data={modelOptions}
+            value={filters.model}
+            onChange={(model) => set({ model })}
+            clearable
+            searchable
+            error={fieldError("model")}
+          />
           <Select
             label="Type"
             placeholder="All"
@@ -143,10 +153,39 @@ export function UsagePage() {
             clearable
             error={fieldError("kind")}
           />
-          <Select label="Status" placeholder="All" data={["success", "error", "cancelled", "refused"]} value={filters.status} onChange={(status) => set({ status })} clearable error={fieldError("status")} />
-          <Select label="Key" placeholder="All keys" data={keyOptions} value={filters.keyId} onChange={(keyId) => set({ keyId })} clearable searchable error={fieldError("keyId")} />
-          <TextInput label="From (UTC)" type="date" value={filters.from} onChange={(event) => set({ from: event.currentTarget.value })} error={fieldError("from")} />
-          <TextInput label="To (UTC, inclusive)" type="date" value={filters.to} onChange={(event) => set({ to: event.currentTarget.value })} error={fieldError("to")} />
+          <Select
+            label="Status"
+            placeholder="All"
+            data={["success", "error", "cancelled", "refused"]}
+            value={filters.status}
+            onChange={(status) => set({ status })}
+            clearable
+            error={fieldError("status")}
+          />
+          <Select
+            label="Key"
+            placeholder="All keys"
+            data={keyOptions}
+            value={filters.keyId}
+            onChange={(keyId) => set({ keyId })}
+            clearable
+            searchable
+            error={fieldError("keyId")}
+          />
+          <TextInput
+            label="From (UTC)"
+            type="date"
+            value={filters.from}
+            onChange={(event) => set({ from: event.currentTarget.value })}
+            error={fieldError("from")}
+          />
+          <TextInput
+            label="To (UTC, inclusive)"
+            type="date"
+            value={filters.to}
+            onChange={(event) => set({ to: event.currentTarget.value })}
+            error={fieldError("to")}
+          />
         </SimpleGrid>
         {filtered ? (
           <Group justify="flex-end" mt="sm">
@@ -157,7 +196,9 @@ export function UsagePage() {
         ) : null}
       </Card>
 
-      {usage.error && !["model", "kind", "status", "keyId", "from", "to"].includes(usage.error.param ?? "") ? <LoadError error={usage.error} onRetry={usage.reload} /> : null}
+      {usage.error && !["model", "kind", "status", "keyId", "from", "to"].includes(usage.error.param ?? "") ? (
+        <LoadError error={usage.error} onRetry={usage.reload} />
+      ) : null}
       {usage.loading && !usage.data ? (
         <Loading label="Loading usage…" />
       ) : usage.data && usage.data.data.length === 0 ? (
@@ -166,7 +207,11 @@ export function UsagePage() {
             icon={<IconReceipt size={28} />}
             variant="light"
             title={filtered ? "Nothing matches these filters" : "No usage yet"}
-            description={filtered ? "Try a wider date range or clear the filters." : "Requests made with your keys, and codes you redeem, are listed here."}
+            description={
+              filtered
+                ? "Try a wider date range or clear the filters."
+                : "Requests made with your keys, and codes you redeem, are listed here."
+            }
           />
         </Card>
       ) : usage.data ? (
@@ -235,7 +280,14 @@ export function UsagePage() {
                 size="xs"
                 allowDeselect={false}
               />
-              <Pagination total={pages} value={page} onChange={setPage} size="sm" withEdges getControlProps={(control) => ({ "aria-label": `${control} page` })} />
+              <Pagination
+                total={pages}
+                value={page}
+                onChange={setPage}
+                size="sm"
+                withEdges
+                getControlProps={(control) => ({ "aria-label": `${control} page` })}
+              />
             </Group>
           </Group>
         </Card>

@@ -44,7 +44,10 @@ export const REDEEM_GUESSES_PER_ADDRESS = 30;
 /** Live (not deleted) keys one user may hold. */
 export const MAX_KEYS_PER_USER = 50;
 
-const email = z.email("must be an email address").max(320).transform((value) => value.trim().toLowerCase());
+const email = z
+  .email("must be an email address")
+  .max(320)
+  .transform((value) => value.trim().toLowerCase());
 const quota = z.number().int("must be a whole number of micro-USD").min(0).max(Number.MAX_SAFE_INTEGER);
 
 async function readSetting(key: string): Promise<unknown> {
@@ -160,7 +163,10 @@ export const createKeySchema = z
     unlimited: z.boolean().default(false),
     expiresAt: futureDate.nullable().optional(),
   })
-  .refine((body) => body.unlimited || body.quota !== undefined, { message: "give a quota (micro-USD) or unlimited: true", path: ["quota"] });
+  .refine((body) => body.unlimited || body.quota !== undefined, {
+    message: "give a quota (micro-USD) or unlimited: true",
+    path: ["quota"],
+  });
 
 export const listKeys = sessionRoute(async (_request, _params, { user }) => {
   const keys = await db().apiKey.findMany({ where: { userId: user.id, deletedAt: null }, orderBy: { createdAt: "desc" } });
@@ -171,15 +177,23 @@ export const createKey = sessionRoute(async (request, _params, { user }) => {
   const body = await readBody(request, createKeySchema, ACCOUNT_BODY_LIMIT_BYTES);
   const groups = await allowedGroups(user);
   if (!groups.includes(body.group)) {
-    throw new GatewayError("invalid_request", `Group '${body.group}' is not open to you; choose one of: ${groups.join(", ") || "(none)"}`, { param: "group" });
+    throw new GatewayError("invalid_request", `Group '${body.group}' is not open to you; choose one of: ${groups.join(", ") || "(none)"}`, {
+      param: "group",
+    });
   }
   const live = await db().apiKey.count({ where: { userId: user.id, deletedAt: null } });
   if (live >= MAX_KEYS_PER_USER) throw new GatewayError("conflict", `You have ${live} keys, the most allowed; delete one first`);
   const { key, hash, prefix } = newApiKey();
   const row = await db().apiKey.create({
     data: {
-      keyHash: hash, prefix, name: body.name, userId: user.id, group: body.group, quotaRemaining: BigInt(body.unlimited ? 0 : body.quota ?? 0),
-      unlimited: body.unlimited, expiresAt: body.expiresAt ?? null,
+      keyHash: hash,
+      prefix,
+      name: body.name,
+      userId: user.id,
+      group: body.group,
+      quotaRemaining: BigInt(body.unlimited ? 0 : (body.quota ?? 0)),
+      unlimited: body.unlimited,
+      expiresAt: body.expiresAt ?? null,
     },
   });
   // The full key is in this answer only; it is stored as its SHA-256.
@@ -205,7 +219,8 @@ export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
   // One lookup with both conditions: another user's key and a missing key answer the same 404.
   const key = await db().apiKey.findFirst({ where: { id: params.id ?? "", userId: user.id, deletedAt: null } });
   if (!key) throw new GatewayError("not_found", "No key with this id");
-  if (key.purpose === "playground") throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
+  if (key.purpose === "playground")
+    throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
   return json(publicKey(await applyKeyChange(key, body)));
 });
 
@@ -213,7 +228,10 @@ async function deleteOwnKey(user: UserRow, id: string): Promise<Response> {
   // One lookup with both conditions: a key of another user and a missing key answer the same 404.
   const key = await db().apiKey.findFirst({ where: { id, userId: user.id, deletedAt: null } });
   if (!key) throw new GatewayError("not_found", "No key with this id");
-  const deleted = await db().apiKey.updateMany({ where: { id: key.id, userId: user.id, deletedAt: null }, data: { deletedAt: new Date(), status: "disabled" } });
+  const deleted = await db().apiKey.updateMany({
+    where: { id: key.id, userId: user.id, deletedAt: null },
+    data: { deletedAt: new Date(), status: "disabled" },
+  });
   if (deleted.count === 0) throw new GatewayError("not_found", "No key with this id");
   publish({ type: "key.changed", keyHash: key.keyHash, keyId: key.id });
   return json({ id: key.id, deleted: true });
@@ -241,7 +259,8 @@ export const deleteKeyByQuery = sessionRoute(async (request, _params, { user }) 
       id = typeof body === "object" && body !== null ? (body as { id?: unknown }).id : undefined;
     }
   }
-  if (id === undefined || id === null) throw new GatewayError("invalid_request", "Give the key's id: DELETE /api/user/keys/{id}, ?id=, or a body {\"id\": …}", { param: "id" });
+  if (id === undefined || id === null)
+    throw new GatewayError("invalid_request", 'Give the key\'s id: DELETE /api/user/keys/{id}, ?id=, or a body {"id": …}', { param: "id" });
   return deleteOwnKey(user, parseWith(z.object({ id: keyId }), { id }).id);
 });
 
@@ -268,8 +287,14 @@ export const usageQuery = z
 const DEFAULT_DAILY_DAYS = 30;
 
 type DailyRow = {
-  day: string; requests: unknown; spent: unknown; credited: unknown;
-  textInputTokens: unknown; textOutputTokens: unknown; imageInputTokens: unknown; imageOutputTokens: unknown;
+  day: string;
+  requests: unknown;
+  spent: unknown;
+  credited: unknown;
+  textInputTokens: unknown;
+  textOutputTokens: unknown;
+  imageInputTokens: unknown;
+  imageOutputTokens: unknown;
 };
 
 export const usage = sessionRoute(async (request, _params, { user }) => {
@@ -294,7 +319,8 @@ export const usage = sessionRoute(async (request, _params, { user }) => {
   ]);
 
   const dailyTo = query.to ?? new Date();
-  const dailyFrom = query.from ?? new Date(Date.UTC(dailyTo.getUTCFullYear(), dailyTo.getUTCMonth(), dailyTo.getUTCDate() - (DEFAULT_DAILY_DAYS - 1)));
+  const dailyFrom =
+    query.from ?? new Date(Date.UTC(dailyTo.getUTCFullYear(), dailyTo.getUTCMonth(), dailyTo.getUTCDate() - (DEFAULT_DAILY_DAYS - 1)));
   const sql = SqlHelpers.sql;
   const filters = [
     sql`"userId" = ${user.id}`,
@@ -323,19 +349,37 @@ export const usage = sessionRoute(async (request, _params, { user }) => {
 
   return json({
     data: rows.map((row) => ({
-      id: row.id, kind: row.kind, requestId: row.requestId, keyId: row.keyId, keyPrefix: row.keyPrefix, endpoint: row.endpoint,
-      model: row.model, textInputTokens: row.textInputTokens, textOutputTokens: row.textOutputTokens,
-      imageInputTokens: row.imageInputTokens, imageOutputTokens: row.imageOutputTokens, cost: Number(row.cost),
-      status: row.status, httpStatus: row.httpStatus, error: row.error, latencyMs: row.latencyMs, stream: row.stream,
+      id: row.id,
+      kind: row.kind,
+      requestId: row.requestId,
+      keyId: row.keyId,
+      keyPrefix: row.keyPrefix,
+      endpoint: row.endpoint,
+      model: row.model,
+      textInputTokens: row.textInputTokens,
+      textOutputTokens: row.textOutputTokens,
+      imageInputTokens: row.imageInputTokens,
+      imageOutputTokens: row.imageOutputTokens,
+      cost: Number(row.cost),
+      status: row.status,
+      httpStatus: row.httpStatus,
+      error: row.error,
+      latencyMs: row.latencyMs,
+      stream: row.stream,
       createdAt: row.createdAt,
     })),
     total,
     limit: query.limit,
     offset: query.offset,
     daily: daily.map((row) => ({
-      date: row.day, requests: Number(row.requests), spent: Number(row.spent), credited: Number(row.credited),
-      textInputTokens: Number(row.textInputTokens), textOutputTokens: Number(row.textOutputTokens),
-      imageInputTokens: Number(row.imageInputTokens), imageOutputTokens: Number(row.imageOutputTokens),
+      date: row.day,
+      requests: Number(row.requests),
+      spent: Number(row.spent),
+      credited: Number(row.credited),
+      textInputTokens: Number(row.textInputTokens),
+      textOutputTokens: Number(row.textOutputTokens),
+      imageInputTokens: Number(row.imageInputTokens),
+      imageOutputTokens: Number(row.imageOutputTokens),
     })),
     dailyRange: { from: dailyFrom, to: dailyTo },
   });
@@ -362,7 +406,10 @@ export const topup = sessionOrKeyRoute(async (request, _params, caller) => {
   const userBucket = `redeem:user:${caller.userId}`;
   const addressBucket = addressCounter("redeem", caller.address);
   // Guessing is hopeless (codes carry ~117 random bits), but each guess costs a transaction: bound it.
-  for (const [bucket, limit] of [[userBucket, REDEEM_GUESSES], [addressBucket, REDEEM_GUESSES_PER_ADDRESS]] as const) {
+  for (const [bucket, limit] of [
+    [userBucket, REDEEM_GUESSES],
+    [addressBucket, REDEEM_GUESSES_PER_ADDRESS],
+  ] as const) {
     if (!bucket) continue;
     const decision = await peekEvents(bucket, limit);
     if (!decision.allowed) throw lockedError(decision);

@@ -51,7 +51,12 @@ export const listUserModels = sessionRoute(async (_request, _params, { user }) =
         entry.kind === "image"
           ? COMMON_SIZES.map((size) => {
               const [width, height] = size.split("x").map(Number) as [number, number];
-              return { size, ...Object.fromEntries(QUALITIES.map((quality) => [quality, costMicros(imageOutputTokens(width, height, quality), price.imageOutput)])) };
+              return {
+                size,
+                ...Object.fromEntries(
+                  QUALITIES.map((quality) => [quality, costMicros(imageOutputTokens(width, height, quality), price.imageOutput)]),
+                ),
+              };
             })
           : null,
     });

@@ -11,7 +11,14 @@ import { sessionRoute } from "./route";
 
 function shown(row: PlaygroundKeyRow | null) {
   if (!row) return null;
-  return { id: row.id, prefix: row.prefix, group: row.group, cap: PLAYGROUND_CAP_MICROS, remaining: Number(row.quotaRemaining), createdAt: row.createdAt };
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    group: row.group,
+    cap: PLAYGROUND_CAP_MICROS,
+    remaining: Number(row.quotaRemaining),
+    createdAt: row.createdAt,
+  };
 }
 
 export const playgroundKey = sessionRoute(async (_request, _params, { user }) => {
@@ -28,7 +35,11 @@ export const renewPlayground = sessionRoute(async (request, _params, { user }) =
   const current = await findPlaygroundKey(user.id);
   const group = body.group ?? current?.group ?? (groups.includes("default") ? "default" : groups[0]);
   if (!group || !groups.includes(group)) {
-    throw new GatewayError("invalid_request", `Group '${group ?? ""}' is not open to you; choose one of: ${groups.join(", ") || "(none)"}`, { param: "group" });
+    throw new GatewayError(
+      "invalid_request",
+      `Group '${group ?? ""}' is not open to you; choose one of: ${groups.join(", ") || "(none)"}`,
+      { param: "group" },
+    );
   }
   return json({ key: shown(await renewPlaygroundKey(user.id, group)), cap: PLAYGROUND_CAP_MICROS });
 });

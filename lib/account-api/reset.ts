@@ -22,9 +22,13 @@ export const RESET_REQUESTS_PER_ADDRESS = 30;
 /** Refused reset attempts (bad, used or expired tokens) per address per 15 minutes. */
 export const RESET_FAILURES_PER_ADDRESS = 30;
 
-export const RESET_REQUEST_MESSAGE = "If an account uses this email, a link to choose a new password is on its way. It works once, for 30 minutes.";
+export const RESET_REQUEST_MESSAGE =
+  "If an account uses this email, a link to choose a new password is on its way. It works once, for 30 minutes.";
 
-const email = z.email("must be an email address").max(320).transform((value) => value.trim().toLowerCase());
+const email = z
+  .email("must be an email address")
+  .max(320)
+  .transform((value) => value.trim().toLowerCase());
 
 // ------------------------------------------------------------------------------------------------------ request
 
@@ -101,11 +105,18 @@ export const resetPassword = publicRoute(async (request, _params, context) => {
     where: { id: found.userId, passwordChangedAt: found.user.passwordChangedAt },
     // sessionVersion: every session of the user ends. totpEnabled is left alone: a reset never removes 2FA. The mailed
     // token proves control of the address, so an unconfirmed one counts as confirmed from now on.
-    data: { passwordHash, passwordChangedAt: changedAt, sessionVersion: { increment: 1 }, emailVerifiedAt: found.user.emailVerifiedAt ?? changedAt },
+    data: {
+      passwordHash,
+      passwordChangedAt: changedAt,
+      sessionVersion: { increment: 1 },
+      emailVerifiedAt: found.user.emailVerifiedAt ?? changedAt,
+    },
   });
   if (changed.count === 0) throw await refuse("superseded");
   publish({ type: "user.changed", userId: found.userId });
   // Proven control of the mailbox: lift a sign-in lockout so the new password can be used at once.
   await recordSignInSuccess({ email: found.user.email, ip: context.address });
-  return json(generated ? { email: found.user.email, passwordGenerated: true, password } : { email: found.user.email, passwordGenerated: false });
+  return json(
+    generated ? { email: found.user.email, passwordGenerated: true, password } : { email: found.user.email, passwordGenerated: false },
+  );
 });

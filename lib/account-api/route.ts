@@ -86,9 +86,17 @@ export function sessionOrKeyRoute(handler: (request: Request, params: Params, ca
       }
       const principal = await findKey(sha256(match[1]!));
       if (!principal || principal.deleted) throw new GatewayError("invalid_api_key", "Invalid API key");
-      if (principal.status !== "active" || principal.userStatus !== "active") throw new GatewayError("disabled_api_key", "This API key is disabled");
-      if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) throw new GatewayError("expired_api_key", "This API key has expired");
-      return handler(request, params, { ...context, userId: principal.userId, via: "key", keyId: principal.keyId, keyPrefix: principal.prefix });
+      if (principal.status !== "active" || principal.userStatus !== "active")
+        throw new GatewayError("disabled_api_key", "This API key is disabled");
+      if (principal.expiresAt !== null && principal.expiresAt <= Date.now())
+        throw new GatewayError("expired_api_key", "This API key has expired");
+      return handler(request, params, {
+        ...context,
+        userId: principal.userId,
+        via: "key",
+        keyId: principal.keyId,
+        keyPrefix: principal.prefix,
+      });
     }
     if (request.headers.has("x-api-key")) throw new GatewayError("wrong_auth_scheme", "Send the key as 'Authorization: Bearer sk-…'");
     const user = await readSessionRecord(request);
@@ -107,5 +115,7 @@ export function inBackground(what: string, work: () => Promise<unknown>): void {
 
 /** 429 with the lockout message and Retry-After. */
 export function lockedError(decision: Extract<ThrottleDecision, { allowed: false }>): GatewayError {
-  return new GatewayError("locked", lockedMessage(decision.retryAfterSeconds), { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+  return new GatewayError("locked", lockedMessage(decision.retryAfterSeconds), {
+    headers: { "retry-after": String(decision.retryAfterSeconds) },
+  });
 }

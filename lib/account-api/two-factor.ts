@@ -55,7 +55,10 @@ async function answerWithFreshSession(user: { id: string; sessionId: string }, b
 export const setupTwoFactor = sessionRoute(
   async (_request, _params, { user }) => {
     if (user.totpEnabled) {
-      throw new GatewayError("conflict", "Two-factor authentication is already on. Turn it off (with a current code) before setting up another authenticator.");
+      throw new GatewayError(
+        "conflict",
+        "Two-factor authentication is already on. Turn it off (with a current code) before setting up another authenticator.",
+      );
     }
     const secret = newTotpSecret();
     const stored = await db().user.updateMany({

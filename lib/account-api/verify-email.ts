@@ -21,10 +21,14 @@ const VERIFY_MAILS_PER_ACCOUNT = 3;
 /** Resend requests and refused tokens per client address per 15 minutes. */
 const VERIFY_REQUESTS_PER_ADDRESS = 30;
 
-export const RESEND_MESSAGE = "If an account with this email is waiting for confirmation, a new link is on its way. It works once, for 24 hours.";
+export const RESEND_MESSAGE =
+  "If an account with this email is waiting for confirmation, a new link is on its way. It works once, for 24 hours.";
 export const VERIFY_REFUSAL = "This confirmation link is not valid, used or expired. Ask for a new one on the sign-in page.";
 
-const email = z.email("must be an email address").max(320).transform((value) => value.trim().toLowerCase());
+const email = z
+  .email("must be an email address")
+  .max(320)
+  .transform((value) => value.trim().toLowerCase());
 
 export function verifyLink(token: string, address: string): string {
   return `${env().appUrl}/verify-email?${new URLSearchParams({ token, email: address })}`;
@@ -35,7 +39,9 @@ export async function sendVerificationMail(user: { id: string; email: string }):
   const decision = await countEvent(accountCounter("verify-mail", user.email), VERIFY_MAILS_PER_ACCOUNT);
   if (!decision.allowed) return;
   const now = new Date();
-  await db().emailVerificationToken.deleteMany({ where: { userId: user.id, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] } });
+  await db().emailVerificationToken.deleteMany({
+    where: { userId: user.id, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] },
+  });
   const token = randomToken(43);
   await db().emailVerificationToken.create({
     data: { userId: user.id, tokenHash: sha256(token), expiresAt: new Date(now.getTime() + VERIFY_TOKEN_TTL_MS) },

@@ -21,7 +21,9 @@ const GROUP_LENGTH = 4;
 
 /** Lowercase, without spaces or dashes (including the Unicode dashes a word processor or phone may substitute). */
 export function normaliseBackupCode(input: string): string {
-  return String(input).toLowerCase().replace(/[\s\-\u2010-\u2015\u2212]+/g, "");
+  return String(input)
+    .toLowerCase()
+    .replace(/[\s\-\u2010-\u2015\u2212]+/g, "");
 }
 
 export function hashBackupCode(input: string, secret: string): string {

@@ -26,7 +26,7 @@ export async function sendResetMail(address: string): Promise<void> {
     return;
   }
   const user = await db().user.findUnique({ where: { email: address } });
-  if (!user || user.status !== "active") return;
+  if (user?.status !== "active") return;
   const now = new Date();
   // Housekeeping: the user's spent and expired tokens are of no further use.
   await db().passwordResetToken.deleteMany({ where: { userId: user.id, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] } });

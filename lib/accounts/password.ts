@@ -67,7 +67,12 @@ export async function verifyPassword(plain: string, encoded: string): Promise<bo
 export function needsRehash(encoded: string): boolean {
   const parsed = parse(encoded);
   if (!parsed) return true;
-  return parsed.N !== SCRYPT_PARAMETERS.N || parsed.r !== SCRYPT_PARAMETERS.r || parsed.p !== SCRYPT_PARAMETERS.p || parsed.key.length !== KEY_BYTES;
+  return (
+    parsed.N !== SCRYPT_PARAMETERS.N ||
+    parsed.r !== SCRYPT_PARAMETERS.r ||
+    parsed.p !== SCRYPT_PARAMETERS.p ||
+    parsed.key.length !== KEY_BYTES
+  );
 }
 
 /**

@@ -37,7 +37,10 @@ export async function consumeTotp(userId: string, secret: string, code: string, 
 export async function consumeBackupCode(userId: string, code: string): Promise<boolean> {
   const normalised = normaliseBackupCode(code);
   if (normalised.length === 0 || normalised.length > 64) return false;
-  const used = await db().backupCode.updateMany({ where: { userId, codeHash: hashBackupCode(normalised, env().secret), usedAt: null }, data: { usedAt: new Date() } });
+  const used = await db().backupCode.updateMany({
+    where: { userId, codeHash: hashBackupCode(normalised, env().secret), usedAt: null },
+    data: { usedAt: new Date() },
+  });
   return used.count > 0;
 }
 

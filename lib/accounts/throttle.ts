@@ -1,4 +1,4 @@
-// Sign-in and second-factor throttling (security item 12, OWASP ASVS v5 6.3) on top of lib/runtime/limiter.
+// Sign-in and second-factor throttling (security item 12, OWASP ASVS v5 6.3) on top of lib/platform/limiter.ts.
 //
 // Policy, per 15-minute window (opened by the first counted attempt). The client address is the one from
 // lib/platform/http/client-address.ts (the real client behind trusted proxies, not the load balancer):
@@ -56,7 +56,9 @@ export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterS
 type Stage = "signin" | "2fa";
 
 export function normaliseEmail(email: string): string {
-  return String(email ?? "").trim().toLowerCase();
+  return String(email ?? "")
+    .trim()
+    .toLowerCase();
 }
 
 /** The bucket for a client address (lib/platform/http/cidr.ts): IPv4 per address, IPv6 per /64. */
@@ -209,6 +211,7 @@ export async function peekEvents(bucket: string, limit: number, windowMs = THROT
 export function lockedMessage(retryAfterSeconds: number): string {
   // Words only: a raw timestamp means nothing to a person (and is in the wrong time zone); Retry-After has the number.
   const wait = Math.max(1, Math.ceil(retryAfterSeconds));
-  const relative = wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${Math.ceil(wait / 60)} minute${Math.ceil(wait / 60) === 1 ? "" : "s"}`;
+  const relative =
+    wait < 60 ? `${wait} second${wait === 1 ? "" : "s"}` : `${Math.ceil(wait / 60)} minute${Math.ceil(wait / 60) === 1 ? "" : "s"}`;
   return `Too many attempts. Try again in ${relative}.`;
 }

@@ -17,7 +17,8 @@ export function auditDetail(request: Request, detail: Record<string, unknown>): 
 /** "/api/admin/users/ck123/reset-2fa" with {id: "ck123"} → "/api/admin/users/{id}/reset-2fa". */
 function routeOf(pathname: string, params: Record<string, string>): string {
   let route = pathname;
-  for (const [name, value] of Object.entries(params)) if (value) route = route.replace(`/${encodeURIComponent(value)}`, `/{${name}}`).replace(`/${value}`, `/{${name}}`);
+  for (const [name, value] of Object.entries(params))
+    if (value) route = route.replace(`/${encodeURIComponent(value)}`, `/{${name}}`).replace(`/${value}`, `/{${name}}`);
   return route;
 }
 

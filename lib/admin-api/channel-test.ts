@@ -35,7 +35,16 @@ export type ChannelTestResult = {
 };
 
 function channelFromRow(row: {
-  id: string; name: string; type: string; baseUrl: string; apiKey: string; models: unknown; modelMapping: unknown; settings: unknown; priority: number; weight: number;
+  id: string;
+  name: string;
+  type: string;
+  baseUrl: string;
+  apiKey: string;
+  models: unknown;
+  modelMapping: unknown;
+  settings: unknown;
+  priority: number;
+  weight: number;
 }): Channel {
   return {
     id: row.id,
@@ -58,7 +67,10 @@ function channelFromRow(row: {
  */
 function describeFailure(failure: UpstreamFailure): { status: number; error: string } {
   const upstream = /^upstream_(\d{3})$/.exec(failure.cause);
-  return { status: upstream ? Number(upstream[1]) : failure.status, error: failure.disable ? `${failure.disable} (${failure.message.replace(/^The /, "the ")})` : failure.message };
+  return {
+    status: upstream ? Number(upstream[1]) : failure.status,
+    error: failure.disable ? `${failure.disable} (${failure.message.replace(/^The /, "the ")})` : failure.message,
+  };
 }
 
 /** Reads a successful answer to the end (a test's latency includes the whole body) and reports its status. */
@@ -79,7 +91,9 @@ export const testChannel = adminRoute(async (request, params) => {
   const declared = Number(request.headers.get("content-length") ?? "0");
   const requested = declared > 0 ? (await readBody(request, testSchema)).model : undefined;
   if (requested && !channel.models.has(requested)) {
-    throw new GatewayError("invalid_request", `This channel does not serve '${requested}'; it serves ${models.join(", ")}`, { param: "model" });
+    throw new GatewayError("invalid_request", `This channel does not serve '${requested}'; it serves ${models.join(", ")}`, {
+      param: "model",
+    });
   }
   // The model asked for; else a text model when the channel serves one (cheapest to ask), else its image model at the
   // lowest quality.
@@ -112,7 +126,14 @@ export const testChannel = adminRoute(async (request, params) => {
       });
       if (outcome.ok) {
         const drained = await drain(outcome.response);
-        result = { ok: !drained.error, latencyMs: elapsed(), status: drained.status, model: textModel, kind, ...(drained.error ? { error: drained.error } : {}) };
+        result = {
+          ok: !drained.error,
+          latencyMs: elapsed(),
+          status: drained.status,
+          model: textModel,
+          kind,
+          ...(drained.error ? { error: drained.error } : {}),
+        };
       } else {
         result = { ok: false, latencyMs: elapsed(), model: textModel, kind, ...describeFailure(outcome) };
       }
@@ -144,7 +165,9 @@ export const testChannel = adminRoute(async (request, params) => {
       status: timedOut ? 504 : 502,
       model: (textModel ?? imageModel)!,
       kind: textModel ? providerOf(channel.type).nativeText : "image",
-      error: timedOut ? `No answer within ${CHANNEL_TEST_TIMEOUT_MS / 1000} s` : `The request failed: ${(error as Error).message ?? String(error)}`.slice(0, 500),
+      error: timedOut
+        ? `No answer within ${CHANNEL_TEST_TIMEOUT_MS / 1000} s`
+        : `The request failed: ${(error as Error).message ?? String(error)}`.slice(0, 500),
     };
   } finally {
     clearTimeout(timer);

@@ -45,7 +45,10 @@ const modelList = z.array(z.string().trim().min(1).max(200)).max(500);
 // ------------------------------------------------------------------------------------------------------ users
 
 export const createUserSchema = z.object({
-  email: z.email().max(320).transform((value) => value.toLowerCase()),
+  email: z
+    .email()
+    .max(320)
+    .transform((value) => value.toLowerCase()),
   password: z.string(),
   role: z.enum(["user", "admin"]).default("user"),
   quota: quota.default(0),
@@ -59,7 +62,13 @@ export const createUser = adminRoute(async (request) => {
   if (existing) throw new GatewayError("conflict", "A user with this email already exists", { param: "email" });
   const user = await db().user.create({
     // Made by the operator: the address counts as confirmed.
-    data: { email: body.email, passwordHash: await hashPassword(body.password), role: body.role, balance: BigInt(body.quota), emailVerifiedAt: new Date() },
+    data: {
+      email: body.email,
+      passwordHash: await hashPassword(body.password),
+      role: body.role,
+      balance: BigInt(body.quota),
+      emailVerifiedAt: new Date(),
+    },
   });
   return json({ id: user.id, email: user.email, role: user.role, quota: Number(user.balance) }, 201);
 });
@@ -76,8 +85,14 @@ export const listUsers = adminRoute(async (request) => {
   });
   return json({
     data: users.map((user) => ({
-      id: user.id, email: user.email, role: user.role, status: user.status, balance: Number(user.balance),
-      totpEnabled: user.totpEnabled, emailVerified: user.emailVerifiedAt !== null, createdAt: user.createdAt,
+      id: user.id,
+      email: user.email,
+      role: user.role,
+      status: user.status,
+      balance: Number(user.balance),
+      totpEnabled: user.totpEnabled,
+      emailVerified: user.emailVerifiedAt !== null,
+      createdAt: user.createdAt,
     })),
   });
 });
@@ -104,11 +119,31 @@ export const updateUser = adminRoute(async (request, params) => {
   let balance = Number(user.balance);
   if (body.balanceDelta) {
     balance = await moneyStore().credit(user.id, body.balanceDelta, {
-      kind: "adjust", requestId: requestIdOf(request), userId: user.id, keyId: null, keyPrefix: null, endpoint: "/api/admin/users",
-      model: "", channelId: null, channelName: null, textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0,
-      imageOutputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reserved: 0, overReservation: 0, priceVersion: 0, status: "success",
-      httpStatus: 200, error: null, latencyMs: 0,
-      stream: false, detail: body.note ? { note: body.note } : null, createdAt: new Date(),
+      kind: "adjust",
+      requestId: requestIdOf(request),
+      userId: user.id,
+      keyId: null,
+      keyPrefix: null,
+      endpoint: "/api/admin/users",
+      model: "",
+      channelId: null,
+      channelName: null,
+      textInputTokens: 0,
+      textOutputTokens: 0,
+      imageInputTokens: 0,
+      imageOutputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reserved: 0,
+      overReservation: 0,
+      priceVersion: 0,
+      status: "success",
+      httpStatus: 200,
+      error: null,
+      latencyMs: 0,
+      stream: false,
+      detail: body.note ? { note: body.note } : null,
+      createdAt: new Date(),
     });
   }
   const updated = await db().user.findUniqueOrThrow({ where: { id: user.id } });
@@ -136,11 +171,21 @@ export const createKey = adminRoute(async (request) => {
   const { key, hash, prefix } = newApiKey();
   const row = await db().apiKey.create({
     data: {
-      keyHash: hash, prefix, name: body.name, userId: user.id, group: body.group, quotaRemaining: BigInt(body.quota),
-      unlimited: body.unlimited, expiresAt: body.expiresAt ?? null, rateLimitPerMinute: body.rateLimitPerMinute ?? null,
+      keyHash: hash,
+      prefix,
+      name: body.name,
+      userId: user.id,
+      group: body.group,
+      quotaRemaining: BigInt(body.quota),
+      unlimited: body.unlimited,
+      expiresAt: body.expiresAt ?? null,
+      rateLimitPerMinute: body.rateLimitPerMinute ?? null,
     },
   });
-  return json({ id: row.id, key, prefix, name: row.name, group: row.group, quota: body.quota, unlimited: row.unlimited, expiresAt: row.expiresAt }, 201);
+  return json(
+    { id: row.id, key, prefix, name: row.name, group: row.group, quota: body.quota, unlimited: row.unlimited, expiresAt: row.expiresAt },
+    201,
+  );
 });
 
 export const listKeys = adminRoute(async (request) => {
@@ -182,7 +227,12 @@ export const deleteKey = adminRoute(async (_request, params) => {
 // ----------------------------------------------------------------------------------------------------- groups
 
 export const groupSchema = z.object({
-  name: z.string().trim().min(1).max(100).regex(/^[\w.-]+$/, "may hold letters, digits, '.', '_' and '-'"),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[\w.-]+$/, "may hold letters, digits, '.', '_' and '-'"),
   models: modelList,
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
@@ -201,7 +251,9 @@ export const upsertGroup = adminRoute(async (request) => {
 
 export const listGroups = adminRoute(async () => {
   const groups = await db().group.findMany({ orderBy: { name: "asc" } });
-  return json({ data: groups.map((group) => ({ id: group.id, name: group.name, models: group.models, rateLimitPerMinute: group.rateLimitPerMinute })) });
+  return json({
+    data: groups.map((group) => ({ id: group.id, name: group.name, models: group.models, rateLimitPerMinute: group.rateLimitPerMinute })),
+  });
 });
 
 // --------------------------------------------------------------------------------------------------- channels
@@ -209,7 +261,10 @@ export const listGroups = adminRoute(async () => {
 const channelFields = {
   name: z.string().trim().min(1).max(100),
   type: z.enum(CHANNEL_TYPES),
-  baseUrl: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500).transform((value) => value.replace(/\/+$/, "")),
+  baseUrl: z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL" })
+    .max(500)
+    .transform((value) => value.replace(/\/+$/, "")),
   apiKey: z.string().max(2000),
   models: modelList.min(1, "a channel serves at least one model"),
   modelMapping: z.record(z.string().min(1).max(200), z.string().min(1).max(200)),
@@ -230,15 +285,25 @@ export const createChannelSchema = z
     weight: channelFields.weight.default(1),
     status: channelFields.status.default("enabled"),
   })
-  .refine((body) => !providerOf(body.type).needsBaseUrl || Boolean(body.baseUrl), { message: "baseUrl is required for this channel type", path: ["baseUrl"] });
+  .refine((body) => !providerOf(body.type).needsBaseUrl || Boolean(body.baseUrl), {
+    message: "baseUrl is required for this channel type",
+    path: ["baseUrl"],
+  });
 
 export const createChannel = adminRoute(async (request) => {
   const body = await readBody(request, createChannelSchema);
   const channel = await db().channel.create({
     data: {
-      name: body.name, type: body.type, baseUrl: body.baseUrl ?? "", apiKey: encrypt(body.apiKey ?? "", env().secret),
-      models: body.models, modelMapping: body.modelMapping, settings: body.settings as object, priority: body.priority,
-      weight: body.weight, status: body.status,
+      name: body.name,
+      type: body.type,
+      baseUrl: body.baseUrl ?? "",
+      apiKey: encrypt(body.apiKey ?? "", env().secret),
+      models: body.models,
+      modelMapping: body.modelMapping,
+      settings: body.settings as object,
+      priority: body.priority,
+      weight: body.weight,
+      status: body.status,
     },
   });
   publish({ type: "channels.changed" });
@@ -291,8 +356,20 @@ export const listChannels = adminRoute(async () => {
 });
 
 export function publicChannel(channel: {
-  id: string; name: string; type: string; baseUrl: string; apiKey: string; models: unknown; modelMapping: unknown; settings: unknown;
-  priority: number; weight: number; status: string; disabledReason: string | null; createdAt: Date; updatedAt: Date;
+  id: string;
+  name: string;
+  type: string;
+  baseUrl: string;
+  apiKey: string;
+  models: unknown;
+  modelMapping: unknown;
+  settings: unknown;
+  priority: number;
+  weight: number;
+  status: string;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }) {
   // The upstream key never leaves the server; the operator sees only whether one is set.
   const { apiKey, ...rest } = channel;
@@ -318,12 +395,21 @@ export const priceSchema = z
     tierTextInput: price.nullable().optional(),
     tierTextOutput: price.nullable().optional(),
     // micro-USD per use of a server tool, by tool name (web_search, web_fetch, code_execution, ...).
-    toolPrices: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names are lowercase words such as web_search"), z.number().int().min(0).max(100_000_000)).optional(),
+    toolPrices: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names are lowercase words such as web_search"),
+        z.number().int().min(0).max(100_000_000),
+      )
+      .optional(),
   })
   .refine(
     (body) => {
       const tier = [body.tierThreshold, body.tierTextInput, body.tierTextOutput];
-      return tier.every((value) => value === undefined) || tier.every((value) => value === null) || tier.every((value) => typeof value === "number");
+      return (
+        tier.every((value) => value === undefined) ||
+        tier.every((value) => value === null) ||
+        tier.every((value) => typeof value === "number")
+      );
     },
     { message: "set tierThreshold, tierTextInput and tierTextOutput together (or all three to null)", path: ["tierThreshold"] },
   );
@@ -355,14 +441,22 @@ export const codesSchema = z.object({
 export const createRedeemCodes = adminRoute(async (request) => {
   const body = await readBody(request, codesSchema);
   if (body.expiresAt && body.expiresAt.getTime() <= Date.now()) {
-    throw new GatewayError("invalid_request", "This expiry is in the past: the codes could never be redeemed. Choose a later date, or none.", { param: "expiresAt" });
+    throw new GatewayError(
+      "invalid_request",
+      "This expiry is in the past: the codes could never be redeemed. Choose a later date, or none.",
+      { param: "expiresAt" },
+    );
   }
   auditDetail(request, { count: body.count, quota: body.quota, batch: body.batch ?? null });
   const batch = body.batch || `batch-${new Date().toISOString().slice(0, 10)}-${randomToken(6)}`;
   const codes = Array.from({ length: body.count }, () => newRedeemCode());
   await db().redeemCode.createMany({
     data: codes.map((code) => ({
-      codeHash: redeemCodeHash(code), prefix: code.slice(0, 8), batch, quota: BigInt(body.quota), expiresAt: body.expiresAt ?? null,
+      codeHash: redeemCodeHash(code),
+      prefix: code.slice(0, 8),
+      batch,
+      quota: BigInt(body.quota),
+      expiresAt: body.expiresAt ?? null,
     })),
   });
   return json({ batch, codes, quota: body.quota, expiresAt: body.expiresAt ?? null }, 201);
@@ -373,8 +467,15 @@ export const listRedeemCodes = adminRoute(async (request) => {
   const rows = await db().redeemCode.findMany({ where: { batch }, orderBy: { createdAt: "desc" }, take: 5000 });
   return json({
     data: rows.map((row) => ({
-      id: row.id, prefix: row.prefix, batch: row.batch, quota: Number(row.quota), status: row.status, expiresAt: row.expiresAt,
-      redeemedById: row.redeemedById, redeemedAt: row.redeemedAt, createdAt: row.createdAt,
+      id: row.id,
+      prefix: row.prefix,
+      batch: row.batch,
+      quota: Number(row.quota),
+      status: row.status,
+      expiresAt: row.expiresAt,
+      redeemedById: row.redeemedById,
+      redeemedAt: row.redeemedAt,
+      createdAt: row.createdAt,
     })),
   });
 });
@@ -403,5 +504,14 @@ export const listUsage = adminRoute(async (request) => {
 export const listOutbox = adminRoute(async (request) => {
   const to = new URL(request.url).searchParams.get("to")?.toLowerCase() || undefined;
   const rows = await db().emailOutbox.findMany({ where: { to }, orderBy: { createdAt: "desc" }, take: 200 });
-  return json({ data: rows.map((row) => ({ id: row.id, to: row.to, subject: row.subject, text: row.text, status: row.status, createdAt: row.createdAt })) });
+  return json({
+    data: rows.map((row) => ({
+      id: row.id,
+      to: row.to,
+      subject: row.subject,
+      text: row.text,
+      status: row.status,
+      createdAt: row.createdAt,
+    })),
+  });
 });

@@ -17,10 +17,12 @@ export const getModeration = adminRoute(async () => json(view(await readModerati
 export const updateModeration = adminRoute(async (request) => {
   const body = await readBody(request, moderationUpdateSchema);
   if (body.reset) {
-    if (body.auto || body.low) throw new GatewayError("invalid_request", "Send either 'reset: true' or new lists, not both", { param: "reset" });
+    if (body.auto || body.low)
+      throw new GatewayError("invalid_request", "Send either 'reset: true' or new lists, not both", { param: "reset" });
     return json(view(await saveModeration(null)));
   }
-  if (!body.auto && !body.low) throw new GatewayError("invalid_request", "Nothing to change: send 'auto' and/or 'low' (arrays of terms), or 'reset: true'");
+  if (!body.auto && !body.low)
+    throw new GatewayError("invalid_request", "Nothing to change: send 'auto' and/or 'low' (arrays of terms), or 'reset: true'");
   const current = await readModeration();
   return json(view(await saveModeration({ auto: body.auto ?? current.terms.auto, low: body.low ?? current.terms.low })));
 });

@@ -25,7 +25,10 @@ export const resetUserTwoFactor = adminRoute(async (request, params) => {
   if (!user) throw new GatewayError("not_found", "No user with this id");
   if (!user.totpEnabled && !user.totpSecret) throw new GatewayError("conflict", "Two-factor authentication is not on for this user");
   await db().$transaction([
-    db().user.update({ where: { id: user.id }, data: { totpEnabled: false, totpSecret: null, totpLastStep: null, sessionVersion: { increment: 1 } } }),
+    db().user.update({
+      where: { id: user.id },
+      data: { totpEnabled: false, totpSecret: null, totpLastStep: null, sessionVersion: { increment: 1 } },
+    }),
     db().backupCode.deleteMany({ where: { userId: user.id } }),
   ]);
   publish({ type: "user.changed", userId: user.id });
@@ -43,7 +46,10 @@ export const sendUserResetLink = adminRoute(async (request, params) => {
 });
 
 export const voidCodesSchema = z
-  .object({ batch: z.string().trim().min(1).max(100).optional(), ids: z.array(z.string().trim().min(1).max(100)).min(1).max(5000).optional() })
+  .object({
+    batch: z.string().trim().min(1).max(100).optional(),
+    ids: z.array(z.string().trim().min(1).max(100)).min(1).max(5000).optional(),
+  })
   .refine((body) => Boolean(body.batch) !== Boolean(body.ids), { message: "give either a batch or a list of code ids", path: ["batch"] });
 
 export const voidCodes = adminRoute(async (request) => {
@@ -73,7 +79,8 @@ export const fetchChannelModels = adminRoute(async (_request, params) => {
     throw new GatewayError("upstream_error", `Could not reach ${url}: ${(error as Error).message}`);
   }
   const text = await response.text();
-  if (!response.ok) throw new GatewayError("upstream_error", `The upstream answered ${response.status} to GET ${url}: ${text.slice(0, 300)}`);
+  if (!response.ok)
+    throw new GatewayError("upstream_error", `The upstream answered ${response.status} to GET ${url}: ${text.slice(0, 300)}`);
   let ids: string[];
   try {
     const body = JSON.parse(text) as { data?: { id?: unknown }[] };
@@ -130,7 +137,11 @@ export const overview = adminRoute(async (request) => {
     since,
     truncated: rows.length === OVERVIEW_ROWS,
     channels: [...channels.values()]
-      .map(({ latencies, ...stats }) => ({ ...stats, errorRate: stats.requests ? stats.errors / stats.requests : 0, latencyP50: median(latencies) }))
+      .map(({ latencies, ...stats }) => ({
+        ...stats,
+        errorRate: stats.requests ? stats.errors / stats.requests : 0,
+        latencyP50: median(latencies),
+      }))
       .sort((a, b) => b.requests - a.requests),
     series: [...series.entries()].sort(([a], [b]) => a - b).map(([at, point]) => ({ at: new Date(at), ...point })),
   });

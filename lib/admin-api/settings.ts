@@ -36,7 +36,11 @@ export const getSettings = adminRoute(async () => json(await current()));
 export const updateSettings = adminRoute(async (request) => {
   const body = await readBody(request, settingsSchema);
   if (body.signupEnabled !== undefined) {
-    await db().setting.upsert({ where: { key: "signup.enabled" }, create: { key: "signup.enabled", value: body.signupEnabled }, update: { value: body.signupEnabled } });
+    await db().setting.upsert({
+      where: { key: "signup.enabled" },
+      create: { key: "signup.enabled", value: body.signupEnabled },
+      update: { value: body.signupEnabled },
+    });
   }
   if (body.verifyEmail === null) await db().setting.deleteMany({ where: { key: VERIFY_EMAIL_SETTING } });
   else if (body.verifyEmail !== undefined) {
@@ -44,7 +48,11 @@ export const updateSettings = adminRoute(async (request) => {
     await db().setting.upsert({ where: { key: VERIFY_EMAIL_SETTING }, create: { key: VERIFY_EMAIL_SETTING, value }, update: { value } });
   }
   if (body.userGroups) {
-    await db().setting.upsert({ where: { key: "user.groups" }, create: { key: "user.groups", value: body.userGroups }, update: { value: body.userGroups } });
+    await db().setting.upsert({
+      where: { key: "user.groups" },
+      create: { key: "user.groups", value: body.userGroups },
+      update: { value: body.userGroups },
+    });
   }
   publish({ type: "settings.changed" });
   return json(await current());

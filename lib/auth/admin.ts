@@ -20,7 +20,8 @@ export async function requireAdmin(request: Request): Promise<AdminActor> {
     if (master && safeEqual(sha256(token), sha256(master))) return { kind: "master" };
     if (KEY_PATTERN.test(token)) {
       const principal = await findKey(sha256(token));
-      if (principal && !principal.deleted) throw new GatewayError("forbidden", "API keys cannot use the operator API; it needs the master key or an admin session");
+      if (principal && !principal.deleted)
+        throw new GatewayError("forbidden", "API keys cannot use the operator API; it needs the master key or an admin session");
     }
     throw new GatewayError("unauthenticated", "Invalid operator credentials");
   }

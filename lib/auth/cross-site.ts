@@ -27,7 +27,7 @@ export function checkCookieWrite(request: Request, options: { allowMultipart?: b
       throw refused();
     }
     // The configured public address, or (when none is configured) the host the request was sent to.
-    const allowed = env().APP_URL ? new URL(env().appUrl).host : request.headers.get("host") ?? "";
+    const allowed = env().APP_URL ? new URL(env().appUrl).host : (request.headers.get("host") ?? "");
     if (host !== allowed) throw refused();
   } else if (fetchSite !== null && fetchSite !== "same-origin" && fetchSite !== "none") {
     throw refused();
@@ -35,7 +35,8 @@ export function checkCookieWrite(request: Request, options: { allowMultipart?: b
   const declared = Number(request.headers.get("content-length") ?? "0");
   const hasBody = declared > 0 || request.headers.has("transfer-encoding");
   const contentType = request.headers.get("content-type") ?? "";
-  if (options.allowMultipart && /^multipart\/form-data(\s*;|$)/i.test(contentType) && request.headers.get("x-gateway-portal") === "1") return;
+  if (options.allowMultipart && /^multipart\/form-data(\s*;|$)/i.test(contentType) && request.headers.get("x-gateway-portal") === "1")
+    return;
   if (hasBody && !/^application\/json(\s*;|$)/i.test(contentType)) {
     throw new GatewayError("unsupported_media_type", "Send the body as JSON with 'Content-Type: application/json'");
   }

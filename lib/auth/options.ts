@@ -2,7 +2,15 @@
 // The same secret and cookie name are used by lib/auth/session.ts to read sessions outside Next.js.
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { authSecret, clientAddressFrom, revokeSession, SESSION_MAX_AGE_SECONDS, sessionIsLive, startSession, usesSecureCookies } from "./session";
+import {
+  authSecret,
+  clientAddressFrom,
+  revokeSession,
+  SESSION_MAX_AGE_SECONDS,
+  sessionIsLive,
+  startSession,
+  usesSecureCookies,
+} from "./session";
 import { signInWithPassword } from "@/lib/accounts/sign-in";
 import { db } from "@/lib/platform/db/client";
 import { log } from "@/lib/platform/log";
@@ -50,7 +58,7 @@ export function authOptions(): NextAuthOptions {
           const headers = (request?.headers ?? {}) as Record<string, string | string[] | undefined>;
           const address = clientAddressFrom((name) => {
             const value = headers[name];
-            return Array.isArray(value) ? value.join(",") : value ?? null;
+            return Array.isArray(value) ? value.join(",") : (value ?? null);
           });
           const user = await signInWithPassword({
             email: credentials?.email ?? "",

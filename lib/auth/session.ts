@@ -104,14 +104,19 @@ export async function startSession(userId: string, details: { userAgent?: string
   });
   // Housekeeping: the user's ended sessions are of no further use.
   void db()
-    .session.deleteMany({ where: { userId, OR: [{ expiresAt: { lte: new Date() } }, { revokedAt: { lte: new Date(Date.now() - 24 * 3600_000) } }] } })
+    .session.deleteMany({
+      where: { userId, OR: [{ expiresAt: { lte: new Date() } }, { revokedAt: { lte: new Date(Date.now() - 24 * 3600_000) } }] },
+    })
     .catch(() => undefined);
   return session.id;
 }
 
 /** Ends one session (sign-out). Returns whether it was live. */
 export async function revokeSession(sessionId: string, userId?: string): Promise<boolean> {
-  const result = await db().session.updateMany({ where: { id: sessionId, revokedAt: null, ...(userId ? { userId } : {}) }, data: { revokedAt: new Date() } });
+  const result = await db().session.updateMany({
+    where: { id: sessionId, revokedAt: null, ...(userId ? { userId } : {}) },
+    data: { revokedAt: new Date() },
+  });
   return result.count > 0;
 }
 
@@ -152,7 +157,10 @@ export async function sessionCookieFor(
 export function clientAddressFrom(header: (name: string) => string | null | undefined): string | null {
   const own = header("x-gateway-client-address")?.trim();
   if (own) return own;
-  const hops = (header("x-forwarded-for") ?? "").split(",").map((part) => part.trim()).filter(Boolean);
+  const hops = (header("x-forwarded-for") ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
   const socket = hops.pop();
   return socket ? clientAddress(socket, hops.join(",")) || null : null;
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { cached } from "@/lib/platform/cached";
 import { publish } from "@/lib/platform/events";
-import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, MESSAGE_MODELS, TEXT_MODEL } from "./models";
+import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, type MESSAGE_MODELS, TEXT_MODEL } from "./models";
 
 export type ModelKind = "text" | "image";
 
@@ -47,18 +47,50 @@ export const LONG_CONTEXT_WINDOW = 1_000_000;
 function builtIns(): CatalogEntry[] {
   const entries: CatalogEntry[] = [
     {
-      id: IMAGE_MODEL, kind: "image", displayName: "Std Image 2", created: 1_745_971_200, ownedBy: "gateway", endpoints: IMAGE_ENDPOINTS,
-      contextWindow: 32_000, defaultOutputTokens: 0, maxOutputTokens: 0, aliases: [], systemInMessages: false,
+      id: IMAGE_MODEL,
+      kind: "image",
+      displayName: "Std Image 2",
+      created: 1_745_971_200,
+      ownedBy: "gateway",
+      endpoints: IMAGE_ENDPOINTS,
+      contextWindow: 32_000,
+      defaultOutputTokens: 0,
+      maxOutputTokens: 0,
+      aliases: [],
+      systemInMessages: false,
     },
     {
-      id: TEXT_MODEL, kind: "text", displayName: "Std 5.5", created: 1_764_547_200, ownedBy: "gateway", endpoints: [...TEXT_ENDPOINTS, "/v1/responses"],
-      contextWindow: 400_000, defaultOutputTokens: 4_096, maxOutputTokens: 128_000, aliases: [], systemInMessages: true,
+      id: TEXT_MODEL,
+      kind: "text",
+      displayName: "Std 5.5",
+      created: 1_764_547_200,
+      ownedBy: "gateway",
+      endpoints: [...TEXT_ENDPOINTS, "/v1/responses"],
+      contextWindow: 400_000,
+      defaultOutputTokens: 4_096,
+      maxOutputTokens: 128_000,
+      aliases: [],
+      systemInMessages: true,
     },
   ];
   for (const [id, model] of Object.entries(MESSAGE_DEFAULTS)) {
-    const base = { kind: "text" as const, created: model.created, ownedBy: "gateway", endpoints: TEXT_ENDPOINTS, defaultOutputTokens: 4_096, maxOutputTokens: model.maxOutputTokens, systemInMessages: true };
+    const base = {
+      kind: "text" as const,
+      created: model.created,
+      ownedBy: "gateway",
+      endpoints: TEXT_ENDPOINTS,
+      defaultOutputTokens: 4_096,
+      maxOutputTokens: model.maxOutputTokens,
+      systemInMessages: true,
+    };
     entries.push({ ...base, id, displayName: model.name, contextWindow: BASE_CONTEXT_WINDOW, aliases: [] });
-    entries.push({ ...base, id: `${id}${LONG_CONTEXT_SUFFIX}`, displayName: `${model.name} (1M context)`, contextWindow: LONG_CONTEXT_WINDOW, aliases: [] });
+    entries.push({
+      ...base,
+      id: `${id}${LONG_CONTEXT_SUFFIX}`,
+      displayName: `${model.name} (1M context)`,
+      contextWindow: LONG_CONTEXT_WINDOW,
+      aliases: [],
+    });
   }
   return entries;
 }
@@ -69,7 +101,9 @@ export const catalogOverrideSchema = z.strictObject({
   displayName: z.string().trim().min(1).max(200).optional(),
   created: z.number().int().min(0).optional(),
   ownedBy: z.string().trim().min(1).max(100).optional(),
-  endpoints: z.array(z.enum(["/v1/chat/completions", "/v1/messages", "/v1/images/generations", "/v1/images/edits", "/v1/responses"])).optional(),
+  endpoints: z
+    .array(z.enum(["/v1/chat/completions", "/v1/messages", "/v1/images/generations", "/v1/images/edits", "/v1/responses"]))
+    .optional(),
   contextWindow: z.number().int().min(1).max(100_000_000).optional(),
   defaultOutputTokens: z.number().int().min(0).max(10_000_000).optional(),
   maxOutputTokens: z.number().int().min(0).max(10_000_000).optional(),
@@ -83,8 +117,17 @@ const SETTING_KEY = "catalog";
 /** An operator-added model with a price but no catalog entry: a text model with cautious limits. */
 function genericEntry(id: string): CatalogEntry {
   return {
-    id, kind: "text", displayName: id, created: 0, ownedBy: "operator", endpoints: TEXT_ENDPOINTS,
-    contextWindow: 128_000, defaultOutputTokens: 4_096, maxOutputTokens: 32_768, aliases: [], systemInMessages: true,
+    id,
+    kind: "text",
+    displayName: id,
+    created: 0,
+    ownedBy: "operator",
+    endpoints: TEXT_ENDPOINTS,
+    contextWindow: 128_000,
+    defaultOutputTokens: 4_096,
+    maxOutputTokens: 32_768,
+    aliases: [],
+    systemInMessages: true,
   };
 }
 

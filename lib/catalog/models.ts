@@ -4,12 +4,7 @@ export const TEXT_MODEL = "std-5.5";
 export const MESSAGE_MODELS = ["msg-haiku-4-5-20251001", "msg-sonnet-4-6", "msg-opus-4-6"] as const;
 export const LONG_CONTEXT_SUFFIX = "[1m]";
 
-export const ALL_MODELS = [
-  IMAGE_MODEL,
-  TEXT_MODEL,
-  ...MESSAGE_MODELS,
-  ...MESSAGE_MODELS.map((model) => `${model}${LONG_CONTEXT_SUFFIX}`),
-];
+export const ALL_MODELS = [IMAGE_MODEL, TEXT_MODEL, ...MESSAGE_MODELS, ...MESSAGE_MODELS.map((model) => `${model}${LONG_CONTEXT_SUFFIX}`)];
 
 export function splitLongContext(model: string): { base: string; longContext: boolean } {
   return model.endsWith(LONG_CONTEXT_SUFFIX)

@@ -3,8 +3,8 @@
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
 import { decrypt } from "@/lib/platform/crypto";
-import { singleton } from "@/lib/platform/singleton";
-import { publish, subscribe } from "@/lib/platform/events";
+import { cached } from "@/lib/platform/cached";
+import { publish } from "@/lib/platform/events";
 import { log } from "@/lib/platform/log";
 
 import type { ChannelType } from "@/lib/providers";
@@ -24,19 +24,6 @@ export type Channel = {
   weight: number;
 };
 
-const TTL_MS = 30_000;
-type State = { channels: Channel[] | null; loaded: number; loading: Promise<Channel[]> | null };
-
-function state(): State {
-  return singleton("gateway.channels", () => {
-    const value: State = { channels: null, loaded: 0, loading: null };
-    subscribe((event) => {
-      if (event.type === "channels.changed") value.loaded = 0;
-    });
-    return value;
-  });
-}
-
 async function load(): Promise<Channel[]> {
   const rows = await db().channel.findMany({ where: { status: "enabled" } });
   const secret = env().secret;
@@ -54,18 +41,8 @@ async function load(): Promise<Channel[]> {
   }));
 }
 
-async function enabledChannels(): Promise<Channel[]> {
-  const current = state();
-  if (current.channels && Date.now() - current.loaded < TTL_MS) return current.channels;
-  current.loading ??= load()
-    .then((channels) => {
-      current.channels = channels;
-      current.loaded = Date.now();
-      return channels;
-    })
-    .finally(() => (current.loading = null));
-  return current.loading;
-}
+/** The enabled channels, kept 30 s and reloaded at once after a change (lib/platform/cached.ts). */
+const enabledChannels = cached("gateway.channels", "channels.changed", load);
 
 /** Candidates in the order to try them. */
 export async function channelsFor(model: string, random: () => number = Math.random): Promise<Channel[]> {
@@ -102,6 +79,8 @@ export function upstreamModel(channel: Channel, publicModel: string, baseModel: 
 /** An upstream that refuses the channel's own key (401/403) is switched off until an operator looks at it. */
 export async function disableChannel(channel: Channel, reason: string): Promise<void> {
   log.warn("disabling channel", { channel: channel.name, channelId: channel.id, reason });
-  await db().channel.update({ where: { id: channel.id }, data: { status: "disabled", disabledReason: reason.slice(0, 500) } }).catch((error) => log.error("could not disable channel", { error }));
+  await db()
+    .channel.update({ where: { id: channel.id }, data: { status: "disabled", disabledReason: reason.slice(0, 500) } })
+    .catch((error) => log.error("could not disable channel", { error }));
   publish({ type: "channels.changed" });
 }

@@ -32,8 +32,15 @@ function anthropicPage(entries: CatalogEntry[], url: URL) {
   let start = 0;
   let end = entries.length;
   if (after !== null) start = entries.findIndex((entry) => entry.id === after) + 1;
-  if (before !== null) end = Math.max(0, entries.findIndex((entry) => entry.id === before));
-  const page = before !== null && after === null ? entries.slice(Math.max(start, end - limit), end) : entries.slice(start, Math.min(end, start + limit));
+  if (before !== null)
+    end = Math.max(
+      0,
+      entries.findIndex((entry) => entry.id === before),
+    );
+  const page =
+    before !== null && after === null
+      ? entries.slice(Math.max(start, end - limit), end)
+      : entries.slice(start, Math.min(end, start + limit));
   const data = page.map(anthropicModel);
   const hasMore = before !== null && after === null ? end - limit > start : start + limit < end;
   return { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
@@ -56,19 +63,28 @@ export const retrieveModel = gatewayRoute({ endpoint: "/v1/models/{id}", dialect
   const entry = (await allowedModels(context)).find((candidate) => candidate.id === id);
   if (!entry) {
     const shown = id.length > 100 ? `${id.slice(0, 100)}…` : id;
-    throw new GatewayError("model_not_found", `The model '${shown}' does not exist or this key may not use it; GET /v1/models lists the models it may use`, { param: "model" });
+    throw new GatewayError(
+      "model_not_found",
+      `The model '${shown}' does not exist or this key may not use it; GET /v1/models lists the models it may use`,
+      { param: "model" },
+    );
   }
   return json(context.dialect === "anthropic" ? anthropicModel(entry) : openaiModel(entry));
 });
 
 const countSchema = z.looseObject({
   model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
-  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() }), { message: "must be an array of messages" }).min(1, "must hold at least one message"),
+  messages: z
+    .array(z.looseObject({ role: z.string(), content: z.unknown() }), { message: "must be an array of messages" })
+    .min(1, "must hold at least one message"),
 });
 
 /** The gateway's best estimate of the input (not the reservation's upper bound, docs/billing.md); free. */
-export const countTokens = gatewayRoute({ endpoint: "/v1/messages/count_tokens", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
-  const body = parseWith(countSchema, await readJsonObject(context.request));
-  await authoriseModel(context.principal, body.model);
-  return json({ input_tokens: countMessagesInputTokens(body as never) });
-});
+export const countTokens = gatewayRoute(
+  { endpoint: "/v1/messages/count_tokens", dialect: "anthropic", scheme: "x-api-key" },
+  async (context) => {
+    const body = parseWith(countSchema, await readJsonObject(context.request));
+    await authoriseModel(context.principal, body.model);
+    return json({ input_tokens: countMessagesInputTokens(body as never) });
+  },
+);

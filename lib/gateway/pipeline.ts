@@ -45,22 +45,32 @@ export function extractKey(request: Request, scheme: Scheme): string {
   if (scheme === "either" && apiKeyHeader !== null && authorization === null) return apiKeyHeader;
   if (scheme === "x-api-key") {
     if (apiKeyHeader !== null) return apiKeyHeader;
-    if (authorization) throw new GatewayError("wrong_auth_scheme", `This endpoint takes the key in the x-api-key header, not in Authorization; send ${SCHEME_HINT[scheme]}`);
+    if (authorization)
+      throw new GatewayError(
+        "wrong_auth_scheme",
+        `This endpoint takes the key in the x-api-key header, not in Authorization; send ${SCHEME_HINT[scheme]}`,
+      );
     throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
   }
   if (authorization !== null) {
     const token = bearerToken(authorization);
-    if (token === null) throw new GatewayError("wrong_auth_scheme", `Authorization must use the Bearer scheme; send ${SCHEME_HINT[scheme]}`);
+    if (token === null)
+      throw new GatewayError("wrong_auth_scheme", `Authorization must use the Bearer scheme; send ${SCHEME_HINT[scheme]}`);
     return token;
   }
-  if (apiKeyHeader !== null) throw new GatewayError("wrong_auth_scheme", `This endpoint takes the key as a Bearer token, not in x-api-key; send ${SCHEME_HINT[scheme]}`);
+  if (apiKeyHeader !== null)
+    throw new GatewayError(
+      "wrong_auth_scheme",
+      `This endpoint takes the key as a Bearer token, not in x-api-key; send ${SCHEME_HINT[scheme]}`,
+    );
   throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
 }
 
 export async function authenticate(request: Request, scheme: Scheme): Promise<KeyPrincipal> {
   const key = extractKey(request, scheme);
   // Shape first: spaces, missing characters or injection strings never reach the database (security item 8).
-  if (!KEY_PATTERN.test(key)) throw new GatewayError("invalid_api_key", "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces");
+  if (!KEY_PATTERN.test(key))
+    throw new GatewayError("invalid_api_key", "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces");
   const principal = await findKey(hashApiKey(key));
   if (!principal) throw new GatewayError("invalid_api_key", "Invalid API key: no such key");
   return usablePrincipal(principal);
@@ -83,13 +93,21 @@ export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
  */
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {
   const group = await groupOf(principal.group);
-  if (group && group.models.has(model)) return;
+  if (group?.models.has(model)) return;
   // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
   const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
   if (!(await catalogEntry(model)) && !(await priceOf(model))) {
-    throw new GatewayError("model_not_found", `The model '${shown}' does not exist on this gateway; GET /v1/models lists the models this key may use`, { param: "model" });
+    throw new GatewayError(
+      "model_not_found",
+      `The model '${shown}' does not exist on this gateway; GET /v1/models lists the models this key may use`,
+      { param: "model" },
+    );
   }
-  throw new GatewayError("model_not_allowed", `This key's group '${principal.group}' does not include the model '${shown}'; GET /v1/models lists the models this key may use`, { param: "model" });
+  throw new GatewayError(
+    "model_not_allowed",
+    `This key's group '${principal.group}' does not include the model '${shown}'; GET /v1/models lists the models this key may use`,
+    { param: "model" },
+  );
 }
 
 /** `caller`: the Anthropic shape for a caller that speaks it (an x-api-key or anthropic-version header), else OpenAI's. */
@@ -171,7 +189,13 @@ export async function requirePrice(model: string): Promise<Price> {
  * (docs/billing.md). 403 when either does not cover it, saying what the request reserves, what is left and, through
  * `hint`, how to make the request fit. The returned handle settles to real usage.
  */
-export async function reserve(context: GatewayContext, model: string, price: Price, amount: number, hint?: RefusalHint): Promise<Reservation> {
+export async function reserve(
+  context: GatewayContext,
+  model: string,
+  price: Price,
+  amount: number,
+  hint?: RefusalHint,
+): Promise<Reservation> {
   const { principal } = context;
   // At least one micro-dollar: a balance that a past request took below zero refuses even a free request.
   const whole = Math.max(1, Math.ceil(amount));
@@ -212,19 +236,37 @@ export async function reserve(context: GatewayContext, model: string, price: Pri
       error: input.error ? input.error.slice(0, 500) : null,
       latencyMs: Math.round(performance.now() - context.startedAt),
       stream: input.stream,
-      detail: input.extra || usage.toolUses || usage.cacheWrite1hTokens
-        ? { ...input.detail, ...(usage.toolUses ? { toolUses: usage.toolUses } : {}), ...(usage.cacheWrite1hTokens ? { cacheWrite1hTokens: usage.cacheWrite1hTokens } : {}) }
-        : input.detail ?? null,
+      detail:
+        input.extra || usage.toolUses || usage.cacheWrite1hTokens
+          ? {
+              ...input.detail,
+              ...(usage.toolUses ? { toolUses: usage.toolUses } : {}),
+              ...(usage.cacheWrite1hTokens ? { cacheWrite1hTokens: usage.cacheWrite1hTokens } : {}),
+            }
+          : (input.detail ?? null),
       createdAt: new Date(),
     };
     if (input.extra) {
-      row.detail = { ...(row.detail as object), parts: [{ model, ...input.usage, cost: mainCost }, { model: input.extra.model, ...input.extra.usage, cost: extraCost }] };
+      row.detail = {
+        ...(row.detail as object),
+        parts: [
+          { model, ...input.usage, cost: mainCost },
+          { model: input.extra.model, ...input.extra.usage, cost: extraCost },
+        ],
+      };
     }
     if (cost > whole) {
       // The reservation is the cap sent upstream, so this should not happen: charged in full (never written off), and
       // reported loudly so the operator can find the request and the channel (docs/billing.md).
       observeOverReservation(model, cost - whole);
-      log.error("upstream bill passed the reservation; charged in full", { requestId: context.requestId, model, channel: input.channel?.name, reserved: whole, cost, usage });
+      log.error("upstream bill passed the reservation; charged in full", {
+        requestId: context.requestId,
+        model,
+        channel: input.channel?.name,
+        reserved: whole,
+        cost,
+        usage,
+      });
     }
     enqueueSettlement({ keyId: principal.keyId, userId: principal.userId, unlimited: principal.unlimited, reserved: whole, row, record });
     return cost;
@@ -263,17 +305,28 @@ export async function requireFundsBeforeBody(context: GatewayContext, minimum = 
   const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
   const least = `any request here reserves at least ${formatUsd(Math.max(1, Math.ceil(minimum)))}; the request was not read`;
   if (keyQuota !== null && keyQuota < minimum) {
-    throw new GatewayError("quota_exhausted", `This API key has ${formatUsd(keyQuota)} of quota left and ${least}. An operator can raise the key's quota.`);
+    throw new GatewayError(
+      "quota_exhausted",
+      `This API key has ${formatUsd(keyQuota)} of quota left and ${least}. An operator can raise the key's quota.`,
+    );
   }
   if (balance < minimum) {
-    throw new GatewayError("insufficient_balance", `The account's balance is ${formatUsd(balance)} and ${least}. Redeem a code or ask an operator to top it up.`);
+    throw new GatewayError(
+      "insufficient_balance",
+      `The account's balance is ${formatUsd(balance)} and ${least}. Redeem a code or ask an operator to top it up.`,
+    );
   }
 }
 
 /** How a refused request could fit in `left` micro-USD, e.g. "Set max_tokens to 812 or less"; null when nothing would. */
 export type RefusalHint = (left: number) => string | null;
 
-async function refusal(context: GatewayContext, result: "key_quota" | "balance", needed: number, hint?: RefusalHint): Promise<GatewayError> {
+async function refusal(
+  context: GatewayContext,
+  result: "key_quota" | "balance",
+  needed: number,
+  hint?: RefusalHint,
+): Promise<GatewayError> {
   const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
   const left = Math.max(0, Math.min(keyQuota ?? Infinity, balance));
   const advice = hint?.(left);
@@ -285,7 +338,10 @@ async function refusal(context: GatewayContext, result: "key_quota" | "balance",
     );
   }
   if (balance < 0) {
-    return new GatewayError("insufficient_balance", `The account's balance is ${formatUsd(balance)}: an earlier request cost more than it reserved. Redeem a code or ask an operator to top it up.`);
+    return new GatewayError(
+      "insufficient_balance",
+      `The account's balance is ${formatUsd(balance)}: an earlier request cost more than it reserved. Redeem a code or ask an operator to top it up.`,
+    );
   }
   return new GatewayError(
     "insufficient_balance",

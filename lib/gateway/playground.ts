@@ -24,7 +24,8 @@ function through(handler: RouteHandler, dialect: Dialect, options: { multipart?:
       const groups = await allowedGroups(user);
       const wanted = new URL(request.url).searchParams.get("group");
       const group = wanted && groups.includes(wanted) ? wanted : groups.includes("default") ? "default" : groups[0];
-      if (!group) throw new GatewayError("forbidden", "No key group is open to your account, so the playground cannot run. Ask the operator.");
+      if (!group)
+        throw new GatewayError("forbidden", "No key group is open to your account, so the playground cannot run. Ask the operator.");
       const key = await ensurePlaygroundKey(user.id, group);
       const principal = await findKey(key.keyHash);
       if (!principal) throw new GatewayError("conflict", "The playground key changed meanwhile; try again");

@@ -21,12 +21,21 @@ export async function withFailover<T extends { ok: true }>(
   } catch (error) {
     // Whatever ends the attempts without an answer (an adapter refusing the request with a 400, a failed channel
     // lookup) gives the reservation back; release() settles once, so the paths below that released already win.
-    reservation.release({ status: "error", httpStatus: error instanceof GatewayError ? error.status : 500, error: error instanceof Error ? error.message : "failed" });
+    reservation.release({
+      status: "error",
+      httpStatus: error instanceof GatewayError ? error.status : 500,
+      error: error instanceof Error ? error.message : "failed",
+    });
     throw error;
   }
 }
 
-async function tryChannels<T extends { ok: true }>(context: GatewayContext, model: string, reservation: Reservation, attempt: Attempt<T>): Promise<{ channel: Channel; result: T }> {
+async function tryChannels<T extends { ok: true }>(
+  context: GatewayContext,
+  model: string,
+  reservation: Reservation,
+  attempt: Attempt<T>,
+): Promise<{ channel: Channel; result: T }> {
   const candidates = await channelsFor(model);
   if (!candidates.length) {
     reservation.release({ status: "error", httpStatus: 503, error: "no enabled channel" });
@@ -46,24 +55,55 @@ async function tryChannels<T extends { ok: true }>(context: GatewayContext, mode
     if (result.ok) return { channel, result };
     last = { channel, failure: result };
     observeUpstreamError(channel.name, result.cause);
-    log.warn("upstream attempt failed", { requestId: context.requestId, channel: channel.name, status: result.status, cause: result.cause, message: result.message, detail: result.detail });
+    log.warn("upstream attempt failed", {
+      requestId: context.requestId,
+      channel: channel.name,
+      status: result.status,
+      cause: result.cause,
+      message: result.message,
+      detail: result.detail,
+    });
     if (result.disable) await disableChannel(channel, result.disable);
     if (!result.retryable || context.request.signal.aborted) break;
   }
   const { channel, failure } = last!;
   // Nothing reached the client: the whole reservation goes back (security item 5). The row records the failure.
-  reservation.release({ channel: { id: channel.id, name: channel.name }, status: "error", httpStatus: failure.status, error: failure.message, stream: false });
+  reservation.release({
+    channel: { id: channel.id, name: channel.name },
+    status: "error",
+    httpStatus: failure.status,
+    error: failure.message,
+    stream: false,
+  });
   throw upstreamError(failure);
 }
 
 export function upstreamError(failure: UpstreamFailure): GatewayError {
   const code: ErrorCode =
-    failure.status === 429 ? "rate_limited" : failure.status === 504 ? "upstream_timeout" : failure.status === 404 ? "not_found" : failure.status < 500 ? "invalid_request" : "upstream_error";
-  return new GatewayError(code, failure.message, { status: failure.status === 499 ? 400 : failure.status, headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : {}, vendor: failure.vendor });
+    failure.status === 429
+      ? "rate_limited"
+      : failure.status === 504
+        ? "upstream_timeout"
+        : failure.status === 404
+          ? "not_found"
+          : failure.status < 500
+            ? "invalid_request"
+            : "upstream_error";
+  return new GatewayError(code, failure.message, {
+    status: failure.status === 499 ? 400 : failure.status,
+    headers: failure.retryAfter ? { "retry-after": failure.retryAfter } : {},
+    vendor: failure.vendor,
+  });
 }
 
 /** Settles when the upstream's usage is known (at once, or when a stream ends or is cut). */
-export function settleWhenDone(reservation: Reservation, channel: Channel, outcome: Extract<Outcome, { ok: true }>, stream: boolean, usageOf: (report: Awaited<Extract<Outcome, { ok: true }>["usage"]>) => Parameters<Reservation["settle"]>[0]["usage"]): void {
+export function settleWhenDone(
+  reservation: Reservation,
+  channel: Channel,
+  outcome: Extract<Outcome, { ok: true }>,
+  stream: boolean,
+  usageOf: (report: Awaited<Extract<Outcome, { ok: true }>["usage"]>) => Parameters<Reservation["settle"]>[0]["usage"],
+): void {
   outcome.usage.then(
     (report) =>
       reservation.settle({

@@ -7,7 +7,14 @@ import { parseWith, readJsonObject } from "@/lib/platform/http/json";
 import { ALL_MODELS, LONG_CONTEXT_SUFFIX, splitLongContext } from "@/lib/catalog/models";
 import { textRates, textReservation, type Price } from "@/lib/money/prices";
 import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
-import { inputMultiplier, outputCapHint, planServerTools, SERVER_TOOL_RESULT_TOKENS, textInputBound, type ServerToolPlan } from "@/lib/money/reservation";
+import {
+  inputMultiplier,
+  outputCapHint,
+  planServerTools,
+  SERVER_TOOL_RESULT_TOKENS,
+  textInputBound,
+  type ServerToolPlan,
+} from "@/lib/money/reservation";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
 import { isLongContextBeta, splitBetas } from "@/lib/providers/anthropic/betas";
 import { authoriseModel, gatewayRoute, requirePrice, reserve, type GatewayContext } from "./pipeline";
@@ -26,7 +33,9 @@ export const chatSchema = z.looseObject({
   messages: z
     .array(
       z.looseObject({
-        role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], { message: "must be one of system, developer, user, assistant, tool" }),
+        role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], {
+          message: "must be one of system, developer, user, assistant, tool",
+        }),
         content: content.optional(),
       }),
       { message: "must be an array of messages" },
@@ -42,10 +51,20 @@ export const chatSchema = z.looseObject({
 const block = z.looseObject({ type: z.string({ message: "each content block needs a type" }) });
 export const messagesSchema = z.looseObject({
   model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
-  max_tokens: z.number({ message: "is required and must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_OUTPUT_CAP),
+  max_tokens: z
+    .number({ message: "is required and must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(MAX_OUTPUT_CAP),
   messages: z
     // `system` turns inside `messages` are the vendor's mid-conversation system messages (Claude Code sends them).
-    .array(z.looseObject({ role: z.enum(["user", "assistant", "system"], { message: "must be user, assistant or system" }), content: z.union([z.string(), z.array(block)]) }), { message: "must be an array of messages" })
+    .array(
+      z.looseObject({
+        role: z.enum(["user", "assistant", "system"], { message: "must be user, assistant or system" }),
+        content: z.union([z.string(), z.array(block)]),
+      }),
+      { message: "must be an array of messages" },
+    )
     .min(1, "must hold at least one message"),
   system: z.union([z.string(), z.array(block)]).optional(),
   stream: z.boolean().optional(),
@@ -75,11 +94,19 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
   await authoriseModel(context.principal, model);
   const entry = await catalogEntryOrGeneric(model);
   if (entry.kind !== "text") {
-    throw new GatewayError("invalid_request", `'${model}' is an image model: it is served by ${entry.endpoints.join(" and ")}, not by ${context.endpoint}`, { param: "model" });
+    throw new GatewayError(
+      "invalid_request",
+      `'${model}' is an image model: it is served by ${entry.endpoints.join(" and ")}, not by ${context.endpoint}`,
+      { param: "model" },
+    );
   }
   const capField = kind === "chat" ? "max_completion_tokens" : "max_tokens";
   if (request.explicitCap !== undefined && request.explicitCap > entry.maxOutputTokens) {
-    throw new GatewayError("invalid_request", `Invalid '${capField}': '${model}' writes at most ${entry.maxOutputTokens} output tokens; got ${request.explicitCap}`, { param: capField });
+    throw new GatewayError(
+      "invalid_request",
+      `Invalid '${capField}': '${model}' writes at most ${entry.maxOutputTokens} output tokens; got ${request.explicitCap}`,
+      { param: capField },
+    );
   }
   // The cap reserved for is the cap the upstream receives (docs/billing.md): the client's, or the catalog's default
   // sent on its behalf. Chat requests carry it in max_completion_tokens; the openai adapter renames it for an
@@ -93,19 +120,32 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
     if (!entry.systemInMessages) systemTurnsToUser(body);
     const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
     if (thinking?.type === "enabled" && typeof thinking.budget_tokens === "number" && thinking.budget_tokens >= outputCap) {
-      throw new GatewayError("invalid_request", `Invalid 'thinking.budget_tokens': must be less than max_tokens (${outputCap}); thinking counts toward max_tokens`, { param: "thinking.budget_tokens" });
+      throw new GatewayError(
+        "invalid_request",
+        `Invalid 'thinking.budget_tokens': must be less than max_tokens (${outputCap}); thinking counts toward max_tokens`,
+        { param: "thinking.budget_tokens" },
+      );
     }
   }
 
   const price = await requirePrice(model);
   const tools = kind === "messages" ? planServerTools(body.tools, price, model) : chatServerTools(body, price, model);
   const items = (Array.isArray(body.messages) ? body.messages.length : 0) + (Array.isArray(body.tools) ? body.tools.length : 0);
-  const inputBound = (textInputBound(request.inputTokens, { bytes: Buffer.byteLength(JSON.stringify(body)), items }, request.stats) + tools.inputTokens) * tools.passes;
+  const inputBound =
+    (textInputBound(request.inputTokens, { bytes: Buffer.byteLength(JSON.stringify(body)), items }, request.stats) + tools.inputTokens) *
+    tools.passes;
   // A predicted output's rejected tokens are billed as output, beyond the cap (OpenAI "predicted outputs").
   const prediction = kind === "chat" && body.prediction ? countTextTokens(JSON.stringify(body.prediction)) : 0;
-  const bound = { inputTokens: inputBound, outputTokens: outputCap + prediction, inputMultiplier: inputMultiplier(price, request.stats), toolUses: tools.uses };
+  const bound = {
+    inputTokens: inputBound,
+    outputTokens: outputCap + prediction,
+    inputMultiplier: inputMultiplier(price, request.stats),
+    toolUses: tools.uses,
+  };
   const fixed = textReservation(price, { ...bound, outputTokens: prediction });
-  const reservation = await reserve(context, model, price, textReservation(price, bound), (left) => outputCapHint(capField, left, fixed, textRates(price, inputBound).output));
+  const reservation = await reserve(context, model, price, textReservation(price, bound), (left) =>
+    outputCapHint(capField, left, fixed, textRates(price, inputBound).output),
+  );
 
   const { base, longContext } = splitLongContext(model);
   const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
@@ -144,7 +184,10 @@ function systemTurnsToUser(body: Record<string, unknown>): void {
   const turns = body.messages as { role: string; content: unknown }[];
   body.messages = turns.map((turn) => {
     if (turn.role !== "system") return turn;
-    const text = typeof turn.content === "string" ? turn.content : (turn.content as { type?: string; text?: string }[]).map((part) => part.text ?? "").join("\n\n");
+    const text =
+      typeof turn.content === "string"
+        ? turn.content
+        : (turn.content as { type?: string; text?: string }[]).map((part) => part.text ?? "").join("\n\n");
     return { role: "user", content: `[system] ${text}` };
   });
 }
@@ -153,13 +196,22 @@ function systemTurnsToUser(body: Record<string, unknown>): void {
 function chatServerTools(body: Record<string, unknown>, price: Price, model: string): ServerToolPlan {
   if (body.web_search_options === undefined || body.web_search_options === null) return { uses: {}, inputTokens: 0, passes: 1 };
   if (price.toolPrices.web_search === undefined) {
-    throw new GatewayError("invalid_request", `'web_search_options' is not available for '${model}': the vendor bills web search per use and no per-use price is set for it here`, { param: "web_search_options" });
+    throw new GatewayError(
+      "invalid_request",
+      `'web_search_options' is not available for '${model}': the vendor bills web search per use and no per-use price is set for it here`,
+      { param: "web_search_options" },
+    );
   }
   return { uses: { web_search: 1 }, inputTokens: SERVER_TOOL_RESULT_TOKENS, passes: 2 };
 }
 
 /** A Chat Completions body built by another endpoint (lib/gateway/responses/text.ts), streamed with usage. */
-export function relayTextRequest(context: GatewayContext, kind: "chat", body: Record<string, unknown>, explicitCap: number | undefined): Promise<Response> {
+export function relayTextRequest(
+  context: GatewayContext,
+  kind: "chat",
+  body: Record<string, unknown>,
+  explicitCap: number | undefined,
+): Promise<Response> {
   const stats = newCountStats();
   const inputTokens = countChatRequestInputTokens(body as never, stats);
   return relayText(context, { kind, body, inputTokens, stats, explicitCap, stream: true, includeUsage: true });
@@ -171,7 +223,15 @@ export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", 
   const stats = newCountStats();
   const inputTokens = countChatRequestInputTokens(body as never, stats);
   const explicitCap = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-  return relayText(context, { kind: "chat", body, inputTokens, stats, explicitCap, stream, includeUsage: stream && body.stream_options?.include_usage === true });
+  return relayText(context, {
+    kind: "chat",
+    body,
+    inputTokens,
+    stats,
+    explicitCap,
+    stream,
+    includeUsage: stream && body.stream_options?.include_usage === true,
+  });
 });
 
 export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
@@ -180,5 +240,13 @@ export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthr
   const body = parseWith(messagesSchema, raw);
   const stats = newCountStats();
   const inputTokens = countMessagesInputTokens(body as never, stats);
-  return relayText(context, { kind: "messages", body, inputTokens, stats, explicitCap: body.max_tokens, stream: body.stream === true, includeUsage: false });
+  return relayText(context, {
+    kind: "messages",
+    body,
+    inputTokens,
+    stats,
+    explicitCap: body.max_tokens,
+    stream: body.stream === true,
+    includeUsage: false,
+  });
 });

@@ -49,8 +49,12 @@ export function validateMask(first: ImageInfo, mask: ImageInfo): void {
     );
   }
   if (!mask.hasAlpha) {
-    throw new GatewayError("invalid_request", "The mask must have an alpha channel: transparent areas mark where the image should be edited.", {
-      param: "mask",
-    });
+    throw new GatewayError(
+      "invalid_request",
+      "The mask must have an alpha channel: transparent areas mark where the image should be edited.",
+      {
+        param: "mask",
+      },
+    );
   }
 }

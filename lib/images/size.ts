@@ -53,14 +53,23 @@ export function checkImageSize(size: string): SizeCheck {
     return { ok: false, message: `Invalid size ${quote(size)}: width and height must both be multiples of ${SIDE_MULTIPLE} px.` };
   }
   if (long > short * MAX_ASPECT_RATIO) {
-    return { ok: false, message: `Invalid size ${quote(size)}: the long side may be at most ${MAX_ASPECT_RATIO} times the short side (3:1).` };
+    return {
+      ok: false,
+      message: `Invalid size ${quote(size)}: the long side may be at most ${MAX_ASPECT_RATIO} times the short side (3:1).`,
+    };
   }
   const pixels = width * height;
   if (pixels < MIN_PIXELS) {
-    return { ok: false, message: `Invalid size ${quote(size)}: total pixels must be at least ${formatPixels(MIN_PIXELS)} (got ${formatPixels(pixels)}).` };
+    return {
+      ok: false,
+      message: `Invalid size ${quote(size)}: total pixels must be at least ${formatPixels(MIN_PIXELS)} (got ${formatPixels(pixels)}).`,
+    };
   }
   if (pixels > MAX_PIXELS) {
-    return { ok: false, message: `Invalid size ${quote(size)}: total pixels must be at most ${formatPixels(MAX_PIXELS)} (got ${formatPixels(pixels)}).` };
+    return {
+      ok: false,
+      message: `Invalid size ${quote(size)}: total pixels must be at most ${formatPixels(MAX_PIXELS)} (got ${formatPixels(pixels)}).`,
+    };
   }
   return { ok: true, width, height, auto: false, experimental: pixels > EXPERIMENTAL_ABOVE_PIXELS };
 }
@@ -71,7 +80,8 @@ export function checkImageSize(size: string): SizeCheck {
  */
 export function parseImageSize(size: unknown): ImageSize {
   if (size === undefined || size === null) return { ...AUTO_SIZE, auto: true };
-  if (typeof size !== "string") throw new GatewayError("invalid_request", "Invalid size: expected a string such as 'auto' or '1024x1024'.", { param: "size" });
+  if (typeof size !== "string")
+    throw new GatewayError("invalid_request", "Invalid size: expected a string such as 'auto' or '1024x1024'.", { param: "size" });
   const check = checkImageSize(size);
   if (!check.ok) throw new GatewayError("invalid_request", check.message, { param: "size" });
   return { width: check.width, height: check.height, auto: check.auto };

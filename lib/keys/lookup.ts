@@ -1,5 +1,5 @@
 // key -> principal, cached in memory (docs/architecture.md, decision 2): the hot path does not read the database for the
-// key on every request. Entries are dropped on change (lib/runtime/events, across instances through Redis) and
+// key on every request. Entries are dropped on change (lib/platform/events.ts, across instances through Redis) and
 // expire after a short TTL as a backstop. Unknown hashes are cached too (briefly), so a flood of invalid keys
 // costs a bounded amount of database work (security item 9).
 import { db } from "@/lib/platform/db/client";
@@ -48,7 +48,8 @@ function cache(): Cache {
         for (const [hash, entry] of state.entries) {
           const principal = entry.principal;
           if (!principal) continue;
-          if ((event.keyId && principal.keyId === event.keyId) || (event.userId && principal.userId === event.userId)) state.entries.delete(hash);
+          if ((event.keyId && principal.keyId === event.keyId) || (event.userId && principal.userId === event.userId))
+            state.entries.delete(hash);
         }
         if (!event.keyHash && !event.keyId && !event.userId) state.entries.clear();
       } else if (event.type === "user.changed") {

@@ -28,7 +28,16 @@ export async function renewPlaygroundKey(userId: string, group: string): Promise
   // The secret is made and dropped at once: the playground's requests find the key by id, never by secret.
   const { hash, prefix } = newApiKey();
   return db().apiKey.create({
-    data: { keyHash: hash, prefix, name: PLAYGROUND_KEY_NAME, purpose: "playground", userId, group, quotaRemaining: BigInt(PLAYGROUND_CAP_MICROS), unlimited: false },
+    data: {
+      keyHash: hash,
+      prefix,
+      name: PLAYGROUND_KEY_NAME,
+      purpose: "playground",
+      userId,
+      group,
+      quotaRemaining: BigInt(PLAYGROUND_CAP_MICROS),
+      unlimited: false,
+    },
   });
 }
 

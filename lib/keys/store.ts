@@ -19,15 +19,35 @@ export async function applyKeyChange<T extends { quota?: number }>(key: { id: st
 
 /** A key as the APIs show it: never the hash, the status with expiry and deletion folded in. */
 export function publicKey(key: {
-  id: string; prefix: string; name: string; userId: string; group: string; quotaRemaining: bigint; unlimited: boolean;
-  expiresAt: Date | null; status: string; lastUsedAt: Date | null; createdAt: Date; rateLimitPerMinute: number | null; deletedAt: Date | null;
+  id: string;
+  prefix: string;
+  name: string;
+  userId: string;
+  group: string;
+  quotaRemaining: bigint;
+  unlimited: boolean;
+  expiresAt: Date | null;
+  status: string;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  rateLimitPerMinute: number | null;
+  deletedAt: Date | null;
   purpose?: string;
 }) {
   const expired = key.expiresAt !== null && key.expiresAt.getTime() <= Date.now();
   return {
-    id: key.id, prefix: key.prefix, name: key.name, userId: key.userId, group: key.group,
-    quotaRemaining: Number(key.quotaRemaining), unlimited: key.unlimited, expiresAt: key.expiresAt,
-    status: key.deletedAt ? "deleted" : expired ? "expired" : key.status, lastUsedAt: key.lastUsedAt,
-    rateLimitPerMinute: key.rateLimitPerMinute, createdAt: key.createdAt, purpose: key.purpose || null,
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    userId: key.userId,
+    group: key.group,
+    quotaRemaining: Number(key.quotaRemaining),
+    unlimited: key.unlimited,
+    expiresAt: key.expiresAt,
+    status: key.deletedAt ? "deleted" : expired ? "expired" : key.status,
+    lastUsedAt: key.lastUsedAt,
+    rateLimitPerMinute: key.rateLimitPerMinute,
+    createdAt: key.createdAt,
+    purpose: key.purpose || null,
   };
 }

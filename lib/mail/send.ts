@@ -59,7 +59,10 @@ export function closeMailTransports(): void {
 }
 
 // A line break in a header value would start a new header (header injection); addresses and subjects never need one.
-const oneLine = (value: string) => String(value).replace(/[\r\n]+/g, " ").trim();
+const oneLine = (value: string) =>
+  String(value)
+    .replace(/[\r\n]+/g, " ")
+    .trim();
 
 function redact(text: string, secrets: string[]): string {
   let kept = text;

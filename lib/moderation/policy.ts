@@ -107,7 +107,12 @@ const termList = z
 /** The operator's update: either list may be left out to keep it as it is. */
 export const moderationUpdateSchema = z.strictObject(
   { auto: termList.optional(), low: termList.optional(), reset: z.boolean().optional() },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.join(", ")}; send 'auto', 'low' or 'reset'` : "must be a JSON object") },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown field(s): ${issue.keys.join(", ")}; send 'auto', 'low' or 'reset'`
+        : "must be a JSON object",
+  },
 );
 
 /** A stored value, read leniently: anything unreadable falls back to the defaults for that level. */

@@ -2,54 +2,33 @@
 // cached in memory and dropped when any instance saves them ("settings.changed"). No row means the defaults.
 import { db } from "@/lib/platform/db/client";
 import { GatewayError } from "@/lib/platform/errors";
-import { publish, subscribe } from "@/lib/platform/events";
-import { singleton } from "@/lib/platform/singleton";
+import { publish } from "@/lib/platform/events";
+import { cached } from "@/lib/platform/cached";
 import {
   compileTerms,
   DEFAULT_MODERATION_TERMS,
   findBlockedTerm,
   MODERATION_SETTING_KEY,
   readStoredTerms,
-  type CompiledTerms,
   type ModerationLevel,
   type ModerationTerms,
 } from "./policy";
-
-const TTL_MS = 30_000;
-
-type State = { terms: ModerationTerms | null; compiled: CompiledTerms | null; loaded: number; loading: Promise<void> | null };
-
-function state(): State {
-  return singleton("moderation.terms", () => {
-    const value: State = { terms: null, compiled: null, loaded: 0, loading: null };
-    subscribe((event) => {
-      if (event.type === "settings.changed") value.loaded = 0;
-    });
-    return value;
-  });
-}
 
 export type StoredModeration = { terms: ModerationTerms; customised: boolean; updatedAt: Date | null };
 
 export async function readModeration(): Promise<StoredModeration> {
   const row = await db().setting.findUnique({ where: { key: MODERATION_SETTING_KEY } });
-  if (!row) return { terms: { auto: [...DEFAULT_MODERATION_TERMS.auto], low: [...DEFAULT_MODERATION_TERMS.low] }, customised: false, updatedAt: null };
+  if (!row)
+    return {
+      terms: { auto: [...DEFAULT_MODERATION_TERMS.auto], low: [...DEFAULT_MODERATION_TERMS.low] },
+      customised: false,
+      updatedAt: null,
+    };
   return { terms: readStoredTerms(row.value), customised: true, updatedAt: row.updatedAt };
 }
 
-async function compiledTerms(): Promise<CompiledTerms> {
-  const current = state();
-  if (current.compiled && Date.now() - current.loaded < TTL_MS) return current.compiled;
-  current.loading ??= readModeration()
-    .then(({ terms }) => {
-      current.terms = terms;
-      current.compiled = compileTerms(terms);
-      current.loaded = Date.now();
-    })
-    .finally(() => (current.loading = null));
-  await current.loading;
-  return current.compiled!;
-}
+/** The terms, compiled, kept 30 s and reloaded at once after a change (lib/platform/cached.ts). */
+const compiledTerms = cached("moderation.terms", "settings.changed", async () => compileTerms((await readModeration()).terms));
 
 /** Saves both lists (or removes the row, back to the defaults) and tells every instance. */
 export async function saveModeration(terms: ModerationTerms | null): Promise<StoredModeration> {

@@ -41,7 +41,9 @@ const prices = cached("billing.prices", "prices.changed", async () => {
 
 const groups = cached("billing.groups", "groups.changed", async () => {
   const rows = await db().group.findMany();
-  return new Map(rows.map((row) => [row.name, { name: row.name, models: new Set(row.models as string[]), rateLimitPerMinute: row.rateLimitPerMinute }]));
+  return new Map(
+    rows.map((row) => [row.name, { name: row.name, models: new Set(row.models as string[]), rateLimitPerMinute: row.rateLimitPerMinute }]),
+  );
 });
 
 export async function priceOf(model: string): Promise<Price | null> {
@@ -53,14 +55,26 @@ export async function groupOf(name: string): Promise<Group | null> {
 }
 
 type PriceRow = {
-  model: string; textInput: number; textOutput: number; imageInput: number; imageOutput: number; cacheReadMultiplier: number; cacheWriteMultiplier: number;
-  cacheWrite1hMultiplier: number; tierThreshold: number | null; tierTextInput: number | null; tierTextOutput: number | null; toolPrices: unknown; version: number;
+  model: string;
+  textInput: number;
+  textOutput: number;
+  imageInput: number;
+  imageOutput: number;
+  cacheReadMultiplier: number;
+  cacheWriteMultiplier: number;
+  cacheWrite1hMultiplier: number;
+  tierThreshold: number | null;
+  tierTextInput: number | null;
+  tierTextOutput: number | null;
+  toolPrices: unknown;
+  version: number;
 };
 
 export function priceFromRow(row: PriceRow): Price {
   const toolPrices: Record<string, number> = {};
   if (row.toolPrices && typeof row.toolPrices === "object") {
-    for (const [name, value] of Object.entries(row.toolPrices as Record<string, unknown>)) if (typeof value === "number" && value >= 0) toolPrices[name] = value;
+    for (const [name, value] of Object.entries(row.toolPrices as Record<string, unknown>))
+      if (typeof value === "number" && value >= 0) toolPrices[name] = value;
   }
   return {
     model: row.model,
@@ -71,7 +85,10 @@ export function priceFromRow(row: PriceRow): Price {
     cacheRead: row.cacheReadMultiplier,
     cacheWrite: row.cacheWriteMultiplier,
     cacheWrite1h: row.cacheWrite1hMultiplier,
-    tier: row.tierThreshold !== null && row.tierTextInput !== null && row.tierTextOutput !== null ? { threshold: row.tierThreshold, textInput: row.tierTextInput, textOutput: row.tierTextOutput } : null,
+    tier:
+      row.tierThreshold !== null && row.tierTextInput !== null && row.tierTextOutput !== null
+        ? { threshold: row.tierThreshold, textInput: row.tierTextInput, textOutput: row.tierTextOutput }
+        : null,
     toolPrices,
     version: row.version,
   };
@@ -110,7 +127,10 @@ export function costOf(usage: Usage, price: Price): number {
  * can trigger (a cache write), its output cap, the long-context tier's rates when the input bound passes the
  * threshold, and its server tools at their per-use price times the uses allowed.
  */
-export function textReservation(price: Price, bound: { inputTokens: number; outputTokens: number; inputMultiplier?: number; toolUses?: Record<string, number> }): number {
+export function textReservation(
+  price: Price,
+  bound: { inputTokens: number; outputTokens: number; inputMultiplier?: number; toolUses?: Record<string, number> },
+): number {
   const rates = textRates(price, bound.inputTokens);
   let exact = bound.inputTokens * rates.input * Math.max(1, bound.inputMultiplier ?? 1) + bound.outputTokens * rates.output;
   for (const [tool, uses] of Object.entries(bound.toolUses ?? {})) exact += uses * (price.toolPrices[tool] ?? 0);
@@ -120,6 +140,13 @@ export function textReservation(price: Price, bound: { inputTokens: number; outp
 export const NO_USAGE: Usage = { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 };
 
 /** A price with no caching discount, no tier and no server tools, from its four rates (tests, tools). */
-export function plainPrice(rates: { model: string; textInput: number; textOutput: number; imageInput: number; imageOutput: number; version?: number }): Price {
+export function plainPrice(rates: {
+  model: string;
+  textInput: number;
+  textOutput: number;
+  imageInput: number;
+  imageOutput: number;
+  version?: number;
+}): Price {
   return { cacheRead: 1, cacheWrite: 1, cacheWrite1h: 1, tier: null, toolPrices: {}, version: 1, ...rates };
 }

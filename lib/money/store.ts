@@ -54,9 +54,7 @@ export type Settlement = {
   record?: boolean;
 };
 
-export type RedeemResult =
-  | { status: "ok"; quota: number; balance: number }
-  | { status: "unknown" | "used" | "expired" | "disabled" };
+export type RedeemResult = { status: "ok"; quota: number; balance: number } | { status: "unknown" | "used" | "expired" | "disabled" };
 
 export interface MoneyStore {
   kind: "sqlite" | "postgres";
@@ -73,24 +71,76 @@ export interface MoneyStore {
 }
 
 const LEDGER_COLUMNS = [
-  "id", "kind", "requestId", "userId", "keyId", "keyPrefix", "endpoint", "model", "channelId", "channelName",
-  "textInputTokens", "textOutputTokens", "imageInputTokens", "imageOutputTokens", "cacheReadTokens", "cacheWriteTokens", "reserved", "cost",
-  "overReservation", "priceVersion",
-  "status", "httpStatus", "error", "latencyMs", "stream", "detail", "createdAt",
+  "id",
+  "kind",
+  "requestId",
+  "userId",
+  "keyId",
+  "keyPrefix",
+  "endpoint",
+  "model",
+  "channelId",
+  "channelName",
+  "textInputTokens",
+  "textOutputTokens",
+  "imageInputTokens",
+  "imageOutputTokens",
+  "cacheReadTokens",
+  "cacheWriteTokens",
+  "reserved",
+  "cost",
+  "overReservation",
+  "priceVersion",
+  "status",
+  "httpStatus",
+  "error",
+  "latencyMs",
+  "stream",
+  "detail",
+  "createdAt",
 ] as const;
 
 function ledgerValues(row: LedgerRow, date: (value: Date) => unknown, bool: (value: boolean) => unknown): unknown[] {
   return [
-    randomUUID(), row.kind, row.requestId, row.userId, row.keyId, row.keyPrefix, row.endpoint, row.model, row.channelId,
-    row.channelName, row.textInputTokens, row.textOutputTokens, row.imageInputTokens, row.imageOutputTokens, row.cacheReadTokens,
-    row.cacheWriteTokens, Math.round(row.reserved), Math.round(row.cost), Math.round(row.overReservation), row.priceVersion, row.status, row.httpStatus, row.error,
-    row.latencyMs, bool(row.stream), row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail),
+    randomUUID(),
+    row.kind,
+    row.requestId,
+    row.userId,
+    row.keyId,
+    row.keyPrefix,
+    row.endpoint,
+    row.model,
+    row.channelId,
+    row.channelName,
+    row.textInputTokens,
+    row.textOutputTokens,
+    row.imageInputTokens,
+    row.imageOutputTokens,
+    row.cacheReadTokens,
+    row.cacheWriteTokens,
+    Math.round(row.reserved),
+    Math.round(row.cost),
+    Math.round(row.overReservation),
+    row.priceVersion,
+    row.status,
+    row.httpStatus,
+    row.error,
+    row.latencyMs,
+    bool(row.stream),
+    row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail),
     date(row.createdAt),
   ];
 }
 
 /** The bill passed the reservation: charge all of it to the key and the owner and mark the row (never written off). */
-function chargeExcess(settlement: Settlement, row: LedgerRow, excess: number, add: (deltas: Map<string, number>, id: string, amount: number) => void, keyDelta: Map<string, number>, userDelta: Map<string, number>): void {
+function chargeExcess(
+  settlement: Settlement,
+  row: LedgerRow,
+  excess: number,
+  add: (deltas: Map<string, number>, id: string, amount: number) => void,
+  keyDelta: Map<string, number>,
+  userDelta: Map<string, number>,
+): void {
   add(userDelta, settlement.userId, -excess);
   if (!settlement.unlimited) add(keyDelta, settlement.keyId, -excess);
   row.overReservation = excess;
@@ -125,9 +175,13 @@ class SqliteMoneyStore implements MoneyStore {
       keyQuota: prepare(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = ?`).pluck(),
       userBalance: prepare(`SELECT "balance" FROM "User" WHERE "id" = ?`).pluck(),
       touchKey: prepare(`UPDATE "ApiKey" SET "lastUsedAt" = ? WHERE "id" = ?`),
-      insertLedger: prepare(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map(() => "?").join(", ")})`),
+      insertLedger: prepare(
+        `INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map(() => "?").join(", ")})`,
+      ),
       findCode: prepare(`SELECT "id", "quota", "status", "expiresAt" FROM "RedeemCode" WHERE "codeHash" = ?`),
-      claimCode: prepare(`UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = ?, "redeemedAt" = ? WHERE "id" = ? AND "status" = 'unused'`),
+      claimCode: prepare(
+        `UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = ?, "redeemedAt" = ? WHERE "id" = ? AND "status" = 'unused'`,
+      ),
     };
   }
 
@@ -237,7 +291,13 @@ const RESERVE_BATCH = 200;
 class PostgresMoneyStore implements MoneyStore {
   readonly kind = "postgres" as const;
 
-  private waiting: { keyId: string; userId: string; amount: number; resolve: (result: ReserveResult) => void; reject: (error: unknown) => void }[] = [];
+  private waiting: {
+    keyId: string;
+    userId: string;
+    amount: number;
+    resolve: (result: ReserveResult) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   private gathering = false;
 
   /**
@@ -264,24 +324,28 @@ class PostgresMoneyStore implements MoneyStore {
       [keyId, userId],
     );
     const row = rows[0] ?? {};
-    return { keyQuota: row.keyQuota === null || row.keyQuota === undefined ? null : Number(row.keyQuota), balance: Number(row.balance ?? 0) };
+    return {
+      keyQuota: row.keyQuota === null || row.keyQuota === undefined ? null : Number(row.keyQuota),
+      balance: Number(row.balance ?? 0),
+    };
   }
 
   private async reserveMany(batch: PostgresMoneyStore["waiting"]): Promise<void> {
     try {
-      const { rows } = await pgPool().query<{ results: ReserveResult[] }>("SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results", [
-        batch.map((entry) => entry.keyId),
-        batch.map((entry) => entry.userId),
-        batch.map((entry) => entry.amount),
-      ]);
+      const { rows } = await pgPool().query<{ results: ReserveResult[] }>(
+        "SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results",
+        [batch.map((entry) => entry.keyId), batch.map((entry) => entry.userId), batch.map((entry) => entry.amount)],
+      );
       const results = rows[0]!.results;
-      batch.forEach((entry, index) => entry.resolve(results[index]!));
+      for (const [index, entry] of batch.entries()) entry.resolve(results[index]!);
     } catch (error) {
       for (const entry of batch) entry.reject(error);
     }
   }
 
-  private async transaction<T>(work: (query: (sql: string, values?: unknown[]) => Promise<{ rows: any[]; rowCount: number | null }>) => Promise<T>): Promise<T> {
+  private async transaction<T>(
+    work: (query: (sql: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>) => Promise<T>,
+  ): Promise<T> {
     const client = await pgPool().connect();
     try {
       await client.query("BEGIN");
@@ -324,7 +388,8 @@ class PostgresMoneyStore implements MoneyStore {
       for (const id of keyIds) {
         const delta = keyDelta.get(id) ?? 0;
         const at = touchedKeys.get(id);
-        if (delta && at) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1, "lastUsedAt" = $2 WHERE "id" = $3`, [delta, at, id]);
+        if (delta && at)
+          await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1, "lastUsedAt" = $2 WHERE "id" = $3`, [delta, at, id]);
         else if (delta) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1 WHERE "id" = $2`, [delta, id]);
         else if (at) await query(`UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE "id" = $2`, [at, id]);
       }
@@ -347,7 +412,10 @@ class PostgresMoneyStore implements MoneyStore {
       if (code.expiresAt && code.expiresAt.getTime() <= Date.now()) return { status: "expired" };
       const now = new Date();
       // The claim is one conditional update: of any number of parallel claims, exactly one changes the row.
-      const claimed = await query(`UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = $1, "redeemedAt" = $2 WHERE "id" = $3 AND "status" = 'unused'`, [userId, now, code.id]);
+      const claimed = await query(
+        `UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = $1, "redeemedAt" = $2 WHERE "id" = $3 AND "status" = 'unused'`,
+        [userId, now, code.id],
+      );
       if (claimed.rowCount === 0) return { status: "used" };
       const quota = Number(code.quota);
       const updated = await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2 RETURNING "balance"`, [quota, userId]);
@@ -372,7 +440,7 @@ class PostgresMoneyStore implements MoneyStore {
   }
 
   async close(): Promise<void> {
-    // The pool belongs to lib/db/client and is closed there.
+    // The pool belongs to lib/platform/db/client.ts and is closed there.
   }
 }
 
@@ -383,7 +451,13 @@ async function insertLedgerRows(query: (sql: string, values?: unknown[]) => Prom
     const values: unknown[] = [];
     const tuples = chunk.map((row) => {
       const base = values.length;
-      values.push(...ledgerValues(row, (value) => value, (value) => value));
+      values.push(
+        ...ledgerValues(
+          row,
+          (value) => value,
+          (value) => value,
+        ),
+      );
       return `(${LEDGER_COLUMNS.map((_, index) => `$${base + index + 1}`).join(", ")})`;
     });
     await query(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES ${tuples.join(", ")}`, values);
@@ -392,10 +466,32 @@ async function insertLedgerRows(query: (sql: string, values?: unknown[]) => Prom
 
 function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
   return {
-    kind: "topup", requestId, userId, keyId: null, keyPrefix: null, endpoint: "/api/user/topup", model: "",
-    channelId: null, channelName: null, textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0,
-    imageOutputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reserved: 0, cost: -quota, overReservation: 0, priceVersion: 0, status: "success", httpStatus: 200, error: null,
-    latencyMs: 0, stream: false, detail: null, createdAt: at,
+    kind: "topup",
+    requestId,
+    userId,
+    keyId: null,
+    keyPrefix: null,
+    endpoint: "/api/user/topup",
+    model: "",
+    channelId: null,
+    channelName: null,
+    textInputTokens: 0,
+    textOutputTokens: 0,
+    imageInputTokens: 0,
+    imageOutputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reserved: 0,
+    cost: -quota,
+    overReservation: 0,
+    priceVersion: 0,
+    status: "success",
+    httpStatus: 200,
+    error: null,
+    latencyMs: 0,
+    stream: false,
+    detail: null,
+    createdAt: at,
   };
 }
 

@@ -251,10 +251,34 @@ export function countChatInputTokens(messages: readonly ChatMessageLike[], syste
  * know by its serialized size (docs/billing.md, the request-field table).
  */
 const CHAT_UNPRICED: ReadonlySet<string> = new Set([
-  "model", "max_tokens", "max_completion_tokens", "stream", "stream_options", "temperature", "top_p", "n", "stop", "seed",
-  "user", "metadata", "logprobs", "top_logprobs", "presence_penalty", "frequency_penalty", "logit_bias", "parallel_tool_calls",
-  "tool_choice", "function_call", "reasoning_effort", "service_tier", "store", "verbosity", "safety_identifier",
-  "prompt_cache_key", "prompt_cache_retention", "web_search_options",
+  "model",
+  "max_tokens",
+  "max_completion_tokens",
+  "stream",
+  "stream_options",
+  "temperature",
+  "top_p",
+  "n",
+  "stop",
+  "seed",
+  "user",
+  "metadata",
+  "logprobs",
+  "top_logprobs",
+  "presence_penalty",
+  "frequency_penalty",
+  "logit_bias",
+  "parallel_tool_calls",
+  "tool_choice",
+  "function_call",
+  "reasoning_effort",
+  "service_tier",
+  "store",
+  "verbosity",
+  "safety_identifier",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "web_search_options",
 ]);
 
 /**
@@ -262,12 +286,16 @@ const CHAT_UNPRICED: ReadonlySet<string> = new Set([
  * function definitions, the response format's schema, a predicted output, and every field the gateway does not
  * know, as JSON. `stats` collects what the reservation needs besides the count.
  */
-export function countChatRequestInputTokens(body: { messages: readonly ChatMessageLike[]; tools?: readonly unknown[] | null }, stats?: CountStats): number {
+export function countChatRequestInputTokens(
+  body: { messages: readonly ChatMessageLike[]; tools?: readonly unknown[] | null },
+  stats?: CountStats,
+): number {
   let total = countChatInputTokens(body.messages, undefined, stats);
   for (const [field, value] of Object.entries(body as object)) {
     if (field === "messages" || value === undefined || value === null || CHAT_UNPRICED.has(field)) continue;
     if ((field === "tools" || field === "functions") && Array.isArray(value)) for (const tool of value) total += countJsonTokens(tool);
-    else if (field === "prediction" && isObject(value)) total += typeof value.content === "string" ? countTextTokens(value.content) : countChatContent(value.content, stats);
+    else if (field === "prediction" && isObject(value))
+      total += typeof value.content === "string" ? countTextTokens(value.content) : countChatContent(value.content, stats);
     else total += countJsonTokens(value);
   }
   return total;
@@ -330,8 +358,18 @@ function countMessagesContent(content: unknown, stats?: CountStats): number {
 
 /** Messages fields that cost no input: limits, sampling settings, flags and ids (see `CHAT_UNPRICED`). */
 const MESSAGES_UNPRICED: ReadonlySet<string> = new Set([
-  "model", "max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "tool_choice", "thinking",
-  "service_tier", "cache_control",
+  "model",
+  "max_tokens",
+  "stream",
+  "temperature",
+  "top_p",
+  "top_k",
+  "stop_sequences",
+  "metadata",
+  "tool_choice",
+  "thinking",
+  "service_tier",
+  "cache_control",
 ]);
 
 /**
@@ -346,7 +384,8 @@ export function countMessagesInputTokens(body: MessagesBodyLike, stats?: CountSt
     if (value === undefined || value === null || MESSAGES_UNPRICED.has(field)) continue;
     if (field === "system") total += countMessagesContent(value, stats);
     else if (field === "messages" && Array.isArray(value)) {
-      for (const message of value) total += TOKENS_PER_MESSAGE + countMessagesContent(isObject(message) ? message.content : undefined, stats);
+      for (const message of value)
+        total += TOKENS_PER_MESSAGE + countMessagesContent(isObject(message) ? message.content : undefined, stats);
     } else if (field === "tools" && Array.isArray(value)) {
       if (value.length > 0) total += MESSAGES_TOOL_SYSTEM_TOKENS;
       for (const tool of value) {

@@ -45,7 +45,9 @@ const schema = z.object({
   SMTP_URL: optionalUrl(["smtp://", "smtps://"], "must start with smtp:// or smtps://"),
   MAIL_FROM: z.string().default("Model Gateway <no-reply@localhost>"),
   GATEWAY_SIGNUP: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  GATEWAY_LOG: z.enum(["debug", "info", "warn", "error", "silent"], { message: "must be debug, info, warn, error or silent" }).default("info"),
+  GATEWAY_LOG: z
+    .enum(["debug", "info", "warn", "error", "silent"], { message: "must be debug, info, warn, error or silent" })
+    .default("info"),
   GATEWAY_DISABLE_NEXT: z.enum(["0", "1"]).default("0"),
   GATEWAY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   GATEWAY_RESPONSES_KEEPALIVE_MS: z.coerce
@@ -54,7 +56,11 @@ const schema = z.object({
     .min(10, "must be from 10 to 600000 milliseconds")
     .max(600_000, "must be from 10 to 600000 milliseconds")
     .optional(),
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  GATEWAY_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   // Slow clients (lib/platform/http/connection-guard.ts; defaults in the README's environment table).
   GATEWAY_HEADERS_TIMEOUT_MS: bounded("milliseconds", 100, 600_000, 30_000),
   GATEWAY_KEEPALIVE_TIMEOUT_MS: bounded("milliseconds", 100, 3_600_000, 65_000),
@@ -109,7 +115,7 @@ function ensureSecret(env: Env): Env {
   const file = path.join(dataDir, "secret");
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+    writeFileSync(file, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
   }
   return { ...env, secret: readFileSync(file, "utf8").trim() };
 }

@@ -74,7 +74,11 @@ export class GatewayError extends Error {
   /** An upstream's own error type and code for a request it refused, shown instead of the gateway's. */
   readonly vendor: { type?: string; code?: string };
 
-  constructor(code: ErrorCode, message: string, options: { param?: string | null; headers?: Record<string, string>; status?: number; vendor?: { type?: string; code?: string } } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { param?: string | null; headers?: Record<string, string>; status?: number; vendor?: { type?: string; code?: string } } = {},
+  ) {
     super(message);
     this.name = "GatewayError";
     this.code = code;
@@ -90,10 +94,18 @@ export function statusOf(code: ErrorCode): number {
 }
 
 export function errorBody(error: GatewayError, dialect: Dialect): unknown {
-  if (dialect === "anthropic") return { type: "error", error: { type: error.vendor.type ?? anthropicType(error.status), message: error.message } };
+  if (dialect === "anthropic")
+    return { type: "error", error: { type: error.vendor.type ?? anthropicType(error.status), message: error.message } };
   // "plain" (the account, operator and portal APIs) answers in the same shape as /v1: one error shape everywhere but
   // /v1/messages, so a client needs one parser.
-  return { error: { message: error.message, type: error.vendor.type ?? OPENAI_TYPE[error.code] ?? "invalid_request_error", code: error.vendor.code ?? error.code, param: error.param } };
+  return {
+    error: {
+      message: error.message,
+      type: error.vendor.type ?? OPENAI_TYPE[error.code] ?? "invalid_request_error",
+      code: error.vendor.code ?? error.code,
+      param: error.param,
+    },
+  };
 }
 
 /** Any thrown value as a GatewayError: unknown errors become a generic 500 (the caller logs the original). */
@@ -104,5 +116,9 @@ export function asGatewayError(error: unknown): GatewayError {
 
 export function errorResponse(error: unknown, dialect: Dialect, headers: Record<string, string> = {}): Response {
   const gatewayError = asGatewayError(error);
-  return textResponse(JSON.stringify(errorBody(gatewayError, dialect)), gatewayError.status, { "content-type": "application/json", ...gatewayError.headers, ...headers });
+  return textResponse(JSON.stringify(errorBody(gatewayError, dialect)), gatewayError.status, {
+    "content-type": "application/json",
+    ...gatewayError.headers,
+    ...headers,
+  });
 }

@@ -15,7 +15,7 @@ function write(level: Level, message: string, fields: Record<string, unknown> = 
   const line = JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }, (_key, value) =>
     typeof value === "bigint" ? Number(value) : value instanceof Error ? { name: value.name, message: value.message } : value,
   );
-  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line + "\n");
+  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
 export const log = {

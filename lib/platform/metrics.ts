@@ -9,7 +9,12 @@ function metrics() {
     client.collectDefaultMetrics({ register: registry, prefix: "gateway_process_" });
     return {
       registry,
-      requests: new client.Counter({ name: "gateway_requests_total", help: "Requests answered, by endpoint and HTTP status", labelNames: ["endpoint", "status"], registers: [registry] }),
+      requests: new client.Counter({
+        name: "gateway_requests_total",
+        help: "Requests answered, by endpoint and HTTP status",
+        labelNames: ["endpoint", "status"],
+        registers: [registry],
+      }),
       latency: new client.Histogram({
         name: "gateway_request_duration_seconds",
         help: "Time to the response headers, by endpoint",
@@ -17,17 +22,41 @@ function metrics() {
         buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
         registers: [registry],
       }),
-      upstreamErrors: new client.Counter({ name: "gateway_upstream_errors_total", help: "Failed upstream attempts, by channel and cause", labelNames: ["channel", "cause"], registers: [registry] }),
-      tokens: new client.Counter({ name: "gateway_tokens_total", help: "Tokens billed, by model and kind", labelNames: ["model", "kind"], registers: [registry] }),
-      cost: new client.Counter({ name: "gateway_cost_micro_usd_total", help: "Cost billed in micro-USD, by model", labelNames: ["model"], registers: [registry] }),
+      upstreamErrors: new client.Counter({
+        name: "gateway_upstream_errors_total",
+        help: "Failed upstream attempts, by channel and cause",
+        labelNames: ["channel", "cause"],
+        registers: [registry],
+      }),
+      tokens: new client.Counter({
+        name: "gateway_tokens_total",
+        help: "Tokens billed, by model and kind",
+        labelNames: ["model", "kind"],
+        registers: [registry],
+      }),
+      cost: new client.Counter({
+        name: "gateway_cost_micro_usd_total",
+        help: "Cost billed in micro-USD, by model",
+        labelNames: ["model"],
+        registers: [registry],
+      }),
       overReservations: new client.Counter({
         name: "gateway_over_reservation_total",
         help: "Requests an upstream billed past their reservation (charged in full; each one is a gateway bug to report), by model",
         labelNames: ["model"],
         registers: [registry],
       }),
-      overReservationMicros: new client.Counter({ name: "gateway_over_reservation_micro_usd_total", help: "Micro-USD billed past reservations, by model", labelNames: ["model"], registers: [registry] }),
-      imageDecodes: new client.Counter({ name: "gateway_image_decodes_total", help: "Inline input images fully decoded (after the reservation)", registers: [registry] }),
+      overReservationMicros: new client.Counter({
+        name: "gateway_over_reservation_micro_usd_total",
+        help: "Micro-USD billed past reservations, by model",
+        labelNames: ["model"],
+        registers: [registry],
+      }),
+      imageDecodes: new client.Counter({
+        name: "gateway_image_decodes_total",
+        help: "Inline input images fully decoded (after the reservation)",
+        registers: [registry],
+      }),
       activeStreams: new client.Gauge({ name: "gateway_active_streams", help: "Streaming responses in progress", registers: [registry] }),
     };
   });
@@ -43,10 +72,23 @@ export function observeUpstreamError(channel: string, cause: string): void {
   metrics().upstreamErrors.inc({ channel, cause });
 }
 
-export function observeBilled(row: { model: string; textInputTokens: number; textOutputTokens: number; imageInputTokens: number; imageOutputTokens: number; cost: number; kind: string }): void {
+export function observeBilled(row: {
+  model: string;
+  textInputTokens: number;
+  textOutputTokens: number;
+  imageInputTokens: number;
+  imageOutputTokens: number;
+  cost: number;
+  kind: string;
+}): void {
   if (row.kind !== "request") return;
   const current = metrics();
-  const kinds: [string, number][] = [["text_input", row.textInputTokens], ["text_output", row.textOutputTokens], ["image_input", row.imageInputTokens], ["image_output", row.imageOutputTokens]];
+  const kinds: [string, number][] = [
+    ["text_input", row.textInputTokens],
+    ["text_output", row.textOutputTokens],
+    ["image_input", row.imageInputTokens],
+    ["image_output", row.imageOutputTokens],
+  ];
   for (const [kind, count] of kinds) if (count) current.tokens.inc({ model: row.model, kind }, count);
   if (row.cost > 0) current.cost.inc({ model: row.model }, row.cost);
 }

@@ -57,7 +57,11 @@ export class SseEventTooLargeError extends Error {
  *   reason is thrown. Leaving the loop early (`break`, or a throw in the consumer) also cancels the body.
  * - Throws `SseEventTooLargeError` when one event exceeds `maxEventChars` (default MAX_EVENT_CHARS).
  */
-export async function* readSseEvents(body: SseSource, signal?: AbortSignal, options: { maxEventChars?: number } = {}): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(
+  body: SseSource,
+  signal?: AbortSignal,
+  options: { maxEventChars?: number } = {},
+): AsyncGenerator<SseEvent, void, undefined> {
   signal?.throwIfAborted();
   const reader = chunkReader(body);
   const decoder = new TextDecoder("utf-8");

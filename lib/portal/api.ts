@@ -36,7 +36,7 @@ export async function errorFrom(response: Response): Promise<ApiError> {
       : response.status === 502 || response.status === 503 || response.status === 504
         ? "The server is not reachable right now. Try again in a moment."
         : `The request failed (HTTP ${response.status}).`;
-  const code = typeof error?.code === "string" ? error.code : typeof error?.type === "string" ? error.type : "http_" + response.status;
+  const code = typeof error?.code === "string" ? error.code : typeof error?.type === "string" ? error.type : `http_${response.status}`;
   const param = typeof error?.param === "string" && error.param ? error.param : null;
   return new ApiError(response.status, code, message, param);
 }
@@ -46,7 +46,8 @@ export async function api<T = unknown>(path: string, options: { method?: Method;
   try {
     response = await fetch(path, {
       method: options.method ?? (options.body === undefined ? "GET" : "POST"),
-      headers: options.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      headers:
+        options.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       credentials: "same-origin",
       cache: "no-store",
@@ -136,5 +137,9 @@ const noSubscription = () => () => undefined;
 
 /** This site's origin for snippets and links: "" while rendering on the server, so hydration matches. */
 export function useOrigin(): string {
-  return useSyncExternalStore(noSubscription, () => window.location.origin, () => "");
+  return useSyncExternalStore(
+    noSubscription,
+    () => window.location.origin,
+    () => "",
+  );
 }

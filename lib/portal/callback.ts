@@ -5,7 +5,8 @@
 const FALLBACK = "/dashboard";
 
 export function safeCallback(value: string | null | undefined, origin = "http://portal.invalid"): string {
-  if (!value || !value.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(value)) return FALLBACK;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (!value?.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(value)) return FALLBACK;
   let url: URL;
   try {
     url = new URL(value, origin);

@@ -19,7 +19,7 @@ export function signedUsd(micros: number): number {
 export function toCsv<T>(rows: readonly T[], columns: readonly CsvColumn<T>[]): string {
   const lines = [columns.map((column) => cell(column.header)).join(",")];
   for (const row of rows) lines.push(columns.map((column) => cell(column.value(row))).join(","));
-  return lines.join("\r\n") + "\r\n";
+  return `${lines.join("\r\n")}\r\n`;
 }
 
 /** Saves `text` as a file through the browser's download. */

@@ -21,6 +21,7 @@ export async function modelSources(): Promise<Record<string, ModelSource>> {
     }
   }
   const result: Record<string, ModelSource> = {};
-  for (const [model, entry] of seen) result[model] = entry.simulator && entry.upstream ? "mixed" : entry.simulator ? "simulator" : "upstream";
+  for (const [model, entry] of seen)
+    result[model] = entry.simulator && entry.upstream ? "mixed" : entry.simulator ? "simulator" : "upstream";
   return result;
 }

@@ -9,8 +9,20 @@ import type { PlaygroundEndpoint } from "./snippets";
 export type EndpointId = "images" | "edits" | "responses" | "chat" | "messages";
 
 export const ENDPOINTS: { id: EndpointId; path: PlaygroundEndpoint; label: string; description: string; models: string[] }[] = [
-  { id: "images", path: "/v1/images/generations", label: "Images", description: "Generate one image from a prompt (JSON answer).", models: [IMAGE_MODEL] },
-  { id: "edits", path: "/v1/images/edits", label: "Edit", description: "Change images you upload, optionally only where a mask is transparent.", models: [IMAGE_MODEL] },
+  {
+    id: "images",
+    path: "/v1/images/generations",
+    label: "Images",
+    description: "Generate one image from a prompt (JSON answer).",
+    models: [IMAGE_MODEL],
+  },
+  {
+    id: "edits",
+    path: "/v1/images/edits",
+    label: "Edit",
+    description: "Change images you upload, optionally only where a mask is transparent.",
+    models: [IMAGE_MODEL],
+  },
   {
     id: "responses",
     path: "/v1/responses",
@@ -18,7 +30,13 @@ export const ENDPOINTS: { id: EndpointId; path: PlaygroundEndpoint; label: strin
     description: "A text model that calls the image tool, streamed event by event.",
     models: [TEXT_MODEL],
   },
-  { id: "chat", path: "/v1/chat/completions", label: "Chat", description: "Chat Completions with streamed answers.", models: [TEXT_MODEL, ...MESSAGE_MODELS] },
+  {
+    id: "chat",
+    path: "/v1/chat/completions",
+    label: "Chat",
+    description: "Chat Completions with streamed answers.",
+    models: [TEXT_MODEL, ...MESSAGE_MODELS],
+  },
   {
     id: "messages",
     path: "/v1/messages",
@@ -33,7 +51,13 @@ export type OutputFormat = "png" | "jpeg" | "webp";
 
 export type ImageSettings = { size: string; quality: Quality; format: OutputFormat; compression: number; moderation: "auto" | "low" };
 
-export const DEFAULT_IMAGE_SETTINGS: ImageSettings = { size: "1024x1024", quality: "low", format: "png", compression: 80, moderation: "auto" };
+export const DEFAULT_IMAGE_SETTINGS: ImageSettings = {
+  size: "1024x1024",
+  quality: "low",
+  format: "png",
+  compression: 80,
+  moderation: "auto",
+};
 
 /** The output options as the image API and the image_generation tool name them; compression only for jpeg/webp. */
 export function imageFields(settings: ImageSettings): Record<string, string | number> {
@@ -52,7 +76,13 @@ export function imagesBody(model: string, prompt: string, settings: ImageSetting
 
 export const DEFAULT_INSTRUCTIONS = "You are an image assistant. Use the image_generation tool to make exactly what the user asks for.";
 
-export function responsesBody(model: string, instructions: string, prompt: string, settings: ImageSettings, action: string): Record<string, unknown> {
+export function responsesBody(
+  model: string,
+  instructions: string,
+  prompt: string,
+  settings: ImageSettings,
+  action: string,
+): Record<string, unknown> {
   return {
     model,
     instructions,

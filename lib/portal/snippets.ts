@@ -104,7 +104,12 @@ export function buildSnippets(origin: string, endpoint: PlaygroundEndpoint, body
 }
 
 /** An image edit: multipart with the images (and the mask) as files; `fields` are the text fields sent. */
-export function buildEditSnippets(origin: string, fields: Record<string, string | number>, images: string[], mask: string | null): Snippets {
+export function buildEditSnippets(
+  origin: string,
+  fields: Record<string, string | number>,
+  images: string[],
+  mask: string | null,
+): Snippets {
   const format = typeof fields.output_format === "string" ? fields.output_format : "png";
   const formLines = [
     ...Object.entries(fields).map(([name, value]) => `  -F ${shellQuote(`${name}=${value}`)} \\\n`),
@@ -122,7 +127,9 @@ export function buildEditSnippets(origin: string, fields: Record<string, string 
   const node =
     `import { createReadStream, writeFileSync } from "node:fs";\nimport OpenAI from "openai";\n\n` +
     `const client = new OpenAI({ baseURL: "${origin}/v1", apiKey: process.env.GATEWAY_API_KEY });\n\n` +
-    `const result = await client.images.edit({\n${Object.entries(fields).map(([name, value]) => `  ${name}: ${JSON.stringify(value)},`).join("\n")}\n` +
+    `const result = await client.images.edit({\n${Object.entries(fields)
+      .map(([name, value]) => `  ${name}: ${JSON.stringify(value)},`)
+      .join("\n")}\n` +
     `  image: [${images.map((file) => `createReadStream(${JSON.stringify(file)})`).join(", ")}],\n${mask ? `  mask: createReadStream(${JSON.stringify(mask)}),\n` : ""}});\n` +
     `writeFileSync("edited.${format}", Buffer.from(result.data[0].b64_json, "base64"));\n`;
   return { curl, python, node };

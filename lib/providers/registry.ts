@@ -28,7 +28,11 @@ export type Provider = {
 /** For a type that has no image API: every call fails over to the next channel with a plain reason. */
 export function noImageApi(type: string): ImageAdapter {
   const refuse = async (): Promise<ImageOutcome> => ({
-    ok: false, retryable: true, status: 502, message: `A '${type}' channel cannot serve the image API`, cause: "unsupported_channel",
+    ok: false,
+    retryable: true,
+    status: 502,
+    message: `A '${type}' channel cannot serve the image API`,
+    cause: "unsupported_channel",
   });
   return { generate: refuse, edit: refuse };
 }

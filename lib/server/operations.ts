@@ -25,7 +25,8 @@ function sameSecret(given: string, expected: string): boolean {
 /** Null when the request may read the metrics; otherwise the reason, for a 401. */
 function metricsRefusal(incoming: IncomingMessage): string | null {
   const { GATEWAY_METRICS_TOKEN: token, GATEWAY_MASTER_KEY: masterKey } = env();
-  if (!token && !masterKey) return "Metrics are turned off: set GATEWAY_METRICS_TOKEN (or GATEWAY_MASTER_KEY) and send it as 'Authorization: Bearer <token>'";
+  if (!token && !masterKey)
+    return "Metrics are turned off: set GATEWAY_METRICS_TOKEN (or GATEWAY_MASTER_KEY) and send it as 'Authorization: Bearer <token>'";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(incoming.headers.authorization ?? "");
   if (!match) return "Send 'Authorization: Bearer <token>' with GATEWAY_METRICS_TOKEN or GATEWAY_MASTER_KEY to read the metrics";
   const given = match[1]!;
@@ -38,7 +39,11 @@ const routes: Record<string, Operation> = {
   "/metrics": async (incoming, outgoing) => {
     const refusal = metricsRefusal(incoming);
     if (refusal) {
-      outgoing.writeHead(401, { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": 'Bearer realm="metrics"' });
+      outgoing.writeHead(401, {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        "www-authenticate": 'Bearer realm="metrics"',
+      });
       outgoing.end(JSON.stringify({ error: { code: "unauthenticated", message: refusal } }));
       return;
     }
@@ -90,5 +95,7 @@ export async function startOperations(): Promise<void> {
 
 export async function stopOperations(): Promise<void> {
   await stopRedis();
-  await moneyStore().close().catch(() => undefined);
+  await moneyStore()
+    .close()
+    .catch(() => undefined);
 }

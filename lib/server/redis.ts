@@ -39,7 +39,9 @@ export async function startRedis(): Promise<void> {
     }
   });
   setRemotePublisher((event) => {
-    commands.publish(CHANNEL, JSON.stringify({ origin: instance, event })).catch((error) => log.warn("could not publish event", { error: error.message }));
+    commands
+      .publish(CHANNEL, JSON.stringify({ origin: instance, event }))
+      .catch((error) => log.warn("could not publish event", { error: error.message }));
   });
   const limiter = createLimiter(commands);
   setRequestLimiter(limiter);

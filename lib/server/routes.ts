@@ -23,10 +23,10 @@ const table: Route[] = [];
 function route(method: string, path: string, handler: RouteHandler): void {
   const names: string[] = [];
   const pattern = new RegExp(
-    "^" + path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    `^${path.replace(/\{(\w+)\}/g, (_match, name: string) => {
       names.push(name);
       return "([^/]+)";
-    }) + "/?$",
+    })}/?$`,
   );
   table.push({ method, pattern, names, handler });
 }
@@ -85,14 +85,17 @@ async function preflight(request: Request): Promise<Response> {
     headers: {
       "access-control-allow-origin": "*",
       "access-control-allow-methods": "GET, POST, OPTIONS",
-      "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "authorization, x-api-key, content-type, anthropic-version, anthropic-beta",
+      "access-control-allow-headers":
+        request.headers.get("access-control-request-headers") ??
+        "authorization, x-api-key, content-type, anthropic-version, anthropic-beta",
       "access-control-max-age": "86400",
     },
   });
 }
 
 export function matchRoute(method: string, pathname: string): Match {
-  if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname))) return { handler: preflight, params: {} };
+  if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname)))
+    return { handler: preflight, params: {} };
   const allowed: string[] = [];
   for (const entry of table) {
     const found = entry.pattern.exec(pathname);

@@ -7,15 +7,36 @@ import { hashPassword } from "@/lib/accounts/password";
 import type { Database } from "@/lib/platform/db/client";
 
 type SeedPrice = {
-  textInput: number; textOutput: number; imageInput: number; imageOutput: number;
-  cacheReadMultiplier: number; cacheWriteMultiplier: number; cacheWrite1hMultiplier: number;
-  tierThreshold: number | null; tierTextInput: number | null; tierTextOutput: number | null; toolPrices: Record<string, number>;
+  textInput: number;
+  textOutput: number;
+  imageInput: number;
+  imageOutput: number;
+  cacheReadMultiplier: number;
+  cacheWriteMultiplier: number;
+  cacheWrite1hMultiplier: number;
+  tierThreshold: number | null;
+  tierTextInput: number | null;
+  tierTextOutput: number | null;
+  toolPrices: Record<string, number>;
 };
 
-const NO_EXTRAS = { cacheReadMultiplier: 1, cacheWriteMultiplier: 1, cacheWrite1hMultiplier: 1, tierThreshold: null, tierTextInput: null, tierTextOutput: null, toolPrices: {} };
+const NO_EXTRAS = {
+  cacheReadMultiplier: 1,
+  cacheWriteMultiplier: 1,
+  cacheWrite1hMultiplier: 1,
+  tierThreshold: null,
+  tierTextInput: null,
+  tierTextOutput: null,
+  toolPrices: {},
+};
 /** The messages models' prompt caching (reads 0.1x, writes 1.25x for 5 minutes, 2x for 1 hour) and web tools:
  * web search $10 per 1,000 uses (10,000 micro-USD each), web fetch free beyond its tokens. */
-const MESSAGE_EXTRAS = { cacheReadMultiplier: 0.1, cacheWriteMultiplier: 1.25, cacheWrite1hMultiplier: 2, toolPrices: { web_search: 10_000, web_fetch: 0 } };
+const MESSAGE_EXTRAS = {
+  cacheReadMultiplier: 0.1,
+  cacheWriteMultiplier: 1.25,
+  cacheWrite1hMultiplier: 2,
+  toolPrices: { web_search: 10_000, web_fetch: 0 },
+};
 
 function messagePrices(input: number, output: number): [SeedPrice, SeedPrice] {
   const base = { textInput: input, textOutput: output, imageInput: input, imageOutput: 0, ...MESSAGE_EXTRAS };
@@ -51,7 +72,11 @@ export const DEFAULT_PRICES: Record<string, SeedPrice> = {
 export const SEED_VERSION = 2;
 export const ADMIN_STARTING_BALANCE = 100_000_000n; // $100 of micro-USD, to try the playground
 
-export type SeedResult = { seeded: boolean; admin?: { email: string; password: string; generated: boolean }; upgraded?: { updated: string[]; keptEdited: string[] } };
+export type SeedResult = {
+  seeded: boolean;
+  admin?: { email: string; password: string; generated: boolean };
+  upgraded?: { updated: string[]; keptEdited: string[] };
+};
 
 export async function seed(database: Database, options: { adminEmail?: string; adminPassword?: string }): Promise<SeedResult> {
   const marker = await database.setting.findUnique({ where: { key: "seed.version" } });
@@ -97,7 +122,9 @@ async function upgradePrices(database: Database): Promise<{ updated: string[]; k
       keptEdited.push(model);
       continue;
     }
-    writes.push(database.modelPrice.upsert({ where: { model }, create: { model, ...price }, update: { ...price, version: { increment: 1 } } }));
+    writes.push(
+      database.modelPrice.upsert({ where: { model }, create: { model, ...price }, update: { ...price, version: { increment: 1 } } }),
+    );
     updated.push(model);
   }
   await database.$transaction([...writes, database.setting.update({ where: { key: "seed.version" }, data: { value: SEED_VERSION } })]);

@@ -32,7 +32,10 @@ export async function prepareDatabase(): Promise<void> {
   if (wrapped) log.info("backup codes stored with the gateway secret's HMAC", { codes: wrapped });
   if (result.upgraded) {
     log.info("seeded prices updated", { models: result.upgraded.updated });
-    if (result.upgraded.keptEdited.length) log.warn("seeded prices left as the operator edited them; compare with the new defaults in lib/server/seed.ts", { models: result.upgraded.keptEdited });
+    if (result.upgraded.keptEdited.length)
+      log.warn("seeded prices left as the operator edited them; compare with the new defaults in lib/server/seed.ts", {
+        models: result.upgraded.keptEdited,
+      });
   }
   if (result.seeded && result.admin) {
     log.info("database seeded", { admin: result.admin.email });
@@ -48,9 +51,15 @@ export async function prepareDatabase(): Promise<void> {
 
 /** Rows written before backup codes were keyed with the secret: wrapped in place (idempotent, lib/accounts/backup-codes.ts). */
 async function wrapLegacyBackupCodes(): Promise<number> {
-  const legacy = await db().backupCode.findMany({ where: { NOT: { codeHash: { startsWith: BACKUP_HASH_PREFIX } } }, select: { id: true, codeHash: true } });
+  const legacy = await db().backupCode.findMany({
+    where: { NOT: { codeHash: { startsWith: BACKUP_HASH_PREFIX } } },
+    select: { id: true, codeHash: true },
+  });
   for (const row of legacy) {
-    await db().backupCode.updateMany({ where: { id: row.id, codeHash: row.codeHash }, data: { codeHash: wrapBackupHash(row.codeHash, env().secret) } });
+    await db().backupCode.updateMany({
+      where: { id: row.id, codeHash: row.codeHash },
+      data: { codeHash: wrapBackupHash(row.codeHash, env().secret) },
+    });
   }
   return legacy.length;
 }

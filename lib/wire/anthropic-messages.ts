@@ -4,7 +4,6 @@
 //   streaming events: https://docs.anthropic.com/en/docs/build-with-claude/streaming
 import { z } from "zod";
 
-
 /** A content block; only its `type` is checked here, each converter checks the fields it reads. */
 export const messagesBlockSchema = z.looseObject({ type: z.string() });
 
@@ -15,7 +14,9 @@ export const messagesRequestSchema = z.looseObject({
   model: z.string(),
   max_tokens: z.number().int().positive(),
   // "system" turns inside `messages` are newer than the top-level `system` field; both are accepted.
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(messagesBlockSchema)]) })),
+  messages: z.array(
+    z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(messagesBlockSchema)]) }),
+  ),
   system: z.union([z.string(), z.array(messagesTextBlockSchema)]).nullish(),
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
@@ -34,7 +35,9 @@ export const messagesRequestSchema = z.looseObject({
     )
     .nullish(),
   tool_choice: z.looseObject({ type: z.string(), name: z.string().optional(), disable_parallel_tool_use: z.boolean().nullish() }).nullish(),
-  output_config: z.looseObject({ format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).nullish() }).nullish(),
+  output_config: z
+    .looseObject({ format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).nullish() })
+    .nullish(),
 });
 export type MessagesRequestInput = z.infer<typeof messagesRequestSchema>;
 
@@ -57,7 +60,10 @@ export const messagesResponseSchema = z.looseObject({
 export type MessagesResponseInput = z.infer<typeof messagesResponseSchema>;
 
 export const messagesStreamEventSchemas = {
-  message_start: z.looseObject({ type: z.literal("message_start"), message: z.looseObject({ id: z.string(), model: z.string().optional(), usage: messagesUsageSchema.nullish() }) }),
+  message_start: z.looseObject({
+    type: z.literal("message_start"),
+    message: z.looseObject({ id: z.string(), model: z.string().optional(), usage: messagesUsageSchema.nullish() }),
+  }),
   content_block_start: z.looseObject({ type: z.literal("content_block_start"), index: z.number(), content_block: messagesBlockSchema }),
   content_block_delta: z.looseObject({ type: z.literal("content_block_delta"), index: z.number(), delta: messagesBlockSchema }),
   content_block_stop: z.looseObject({ type: z.literal("content_block_stop"), index: z.number() }),
@@ -68,7 +74,10 @@ export const messagesStreamEventSchemas = {
   }),
   message_stop: z.looseObject({ type: z.literal("message_stop") }),
   ping: z.looseObject({ type: z.literal("ping") }),
-  error: z.looseObject({ type: z.literal("error"), error: z.looseObject({ type: z.string().optional(), message: z.string().optional() }).nullish() }),
+  error: z.looseObject({
+    type: z.literal("error"),
+    error: z.looseObject({ type: z.string().optional(), message: z.string().optional() }).nullish(),
+  }),
 };
 
 // What the gateway writes in the Anthropic dialect.
@@ -85,7 +94,7 @@ export type MessagesUsage = {
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   service_tier?: "standard";
-}
+};
 
 export type MessagesResponse = {
   id: string;
@@ -96,14 +105,22 @@ export type MessagesResponse = {
   stop_reason: MessagesStopReason | null;
   stop_sequence: string | null;
   usage: MessagesUsage;
-}
+};
 
 /** The events of an Anthropic stream, each written as `event: <type>\ndata: <json>\n\n`. */
 export type MessagesStreamEvent =
   | { type: "message_start"; message: MessagesResponse }
-  | { type: "content_block_start"; index: number; content_block: { type: "text"; text: "" } | { type: "tool_use"; id: string; name: string; input: Record<string, never> } }
+  | {
+      type: "content_block_start";
+      index: number;
+      content_block: { type: "text"; text: "" } | { type: "tool_use"; id: string; name: string; input: Record<string, never> };
+    }
   | { type: "ping" }
-  | { type: "content_block_delta"; index: number; delta: { type: "text_delta"; text: string } | { type: "input_json_delta"; partial_json: string } }
+  | {
+      type: "content_block_delta";
+      index: number;
+      delta: { type: "text_delta"; text: string } | { type: "input_json_delta"; partial_json: string };
+    }
   | { type: "content_block_stop"; index: number }
   | {
       type: "message_delta";
@@ -133,6 +150,8 @@ export type MessagesRequestBody = {
   stream?: boolean;
   metadata?: { user_id: string };
   tools?: { name: string; description?: string; input_schema: Record<string, unknown> }[];
-  tool_choice?: { type: "auto" | "any" | "none"; disable_parallel_tool_use?: boolean } | { type: "tool"; name: string; disable_parallel_tool_use?: boolean };
+  tool_choice?:
+    | { type: "auto" | "any" | "none"; disable_parallel_tool_use?: boolean }
+    | { type: "tool"; name: string; disable_parallel_tool_use?: boolean };
   output_config?: { format: { type: "json_schema"; schema: Record<string, unknown> } };
-}
+};

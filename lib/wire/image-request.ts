@@ -61,18 +61,31 @@ function describe(value: unknown): string {
 }
 
 function choice<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.enum(values, { error: (issue) => `must be one of ${values.map((value) => `'${value}'`).join(", ")}; got ${describe(issue.input)}` });
+  return z.enum(values, {
+    error: (issue) => `must be one of ${values.map((value) => `'${value}'`).join(", ")}; got ${describe(issue.input)}`,
+  });
 }
 
 /** The JSON body of a generation, and the text fields of an edit (also feeds the OpenAPI document). */
 export const imageRequestSchema = z.object({
   model: z.string({ error: (issue) => `must be a string such as '${IMAGE_MODEL}'; got ${describe(issue.input)}` }).nullish(),
   prompt: z
-    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? "is required: describe the image to generate" : `must be a string; got ${describe(issue.input)}`) })
+    .string({
+      error: (issue) =>
+        issue.input === undefined || issue.input === null
+          ? "is required: describe the image to generate"
+          : `must be a string; got ${describe(issue.input)}`,
+    })
     .refine((value) => value.trim() !== "", { error: "must not be empty" })
-    .refine((value) => value.length <= MAX_PROMPT_CHARACTERS, { error: `must be at most ${MAX_PROMPT_CHARACTERS.toLocaleString("en")} characters` }),
+    .refine((value) => value.length <= MAX_PROMPT_CHARACTERS, {
+      error: `must be at most ${MAX_PROMPT_CHARACTERS.toLocaleString("en")} characters`,
+    }),
   // Checked by parseImageSize, whose messages name the size rule that was broken.
-  size: z.unknown().optional().meta({ type: "string", description: "auto or WIDTHxHEIGHT: multiples of 16, longest side at most 3840, long:short at most 3:1, 655,360 to 8,294,400 pixels; above 2560x1440 is experimental" }),
+  size: z.unknown().optional().meta({
+    type: "string",
+    description:
+      "auto or WIDTHxHEIGHT: multiples of 16, longest side at most 3840, long:short at most 3:1, 655,360 to 8,294,400 pixels; above 2560x1440 is experimental",
+  }),
   quality: choice(QUALITIES).nullish(),
   output_format: choice(OUTPUT_FORMATS).nullish(),
   output_compression: z
@@ -87,7 +100,10 @@ export const imageRequestSchema = z.object({
   // Accepted for compatibility and ignored: every input image is processed at high fidelity (docs/api.md §2.1).
   input_fidelity: choice(INPUT_FIDELITIES).nullish(),
   stream: z.boolean({ error: (issue) => `must be true or false; got ${describe(issue.input)}` }).nullish(),
-  user: z.string({ error: (issue) => `must be a string; got ${describe(issue.input)}` }).max(256, { error: "must be at most 256 characters" }).nullish(),
+  user: z
+    .string({ error: (issue) => `must be a string; got ${describe(issue.input)}` })
+    .max(256, { error: "must be at most 256 characters" })
+    .nullish(),
   // n is silently ignored (docs/api.md §2.1): exactly one image is returned whatever it says, so it is not checked either.
 });
 
@@ -102,13 +118,25 @@ export function parseImageOptions(raw: Record<string, unknown>): ImageOptions {
 
   const model = body.model ?? IMAGE_MODEL;
   if (!IMAGE_MODELS.has(model)) {
-    throw new GatewayError("invalid_request", `Invalid 'model': '${model.slice(0, 100)}' is not an image model; the image API serves ${[...IMAGE_MODELS].map((name) => `'${name}'`).join(", ")}`, { param: "model" });
+    throw new GatewayError(
+      "invalid_request",
+      `Invalid 'model': '${model.slice(0, 100)}' is not an image model; the image API serves ${[...IMAGE_MODELS].map((name) => `'${name}'`).join(", ")}`,
+      { param: "model" },
+    );
   }
   if (body.background === "transparent") {
-    throw new GatewayError("invalid_request", "Invalid 'background': 'transparent' is not supported; this model cannot produce transparent backgrounds. Use 'opaque' or 'auto', or leave the field out.", { param: "background" });
+    throw new GatewayError(
+      "invalid_request",
+      "Invalid 'background': 'transparent' is not supported; this model cannot produce transparent backgrounds. Use 'opaque' or 'auto', or leave the field out.",
+      { param: "background" },
+    );
   }
   if (body.stream === true) {
-    throw new GatewayError("invalid_request", "Invalid 'stream': streaming is not available on the image API; leave 'stream' out or set it to false (the Responses API streams images)", { param: "stream" });
+    throw new GatewayError(
+      "invalid_request",
+      "Invalid 'stream': streaming is not available on the image API; leave 'stream' out or set it to false (the Responses API streams images)",
+      { param: "stream" },
+    );
   }
   const size = parseImageSize(body.size);
   const quality = body.quality ?? "auto";
@@ -183,12 +211,19 @@ export function sortEditFiles<T extends EditFile>(fields: Record<string, string>
       if (mask) throw new GatewayError("invalid_request", "Invalid 'mask': send at most one mask file", { param: "mask" });
       mask = file;
     } else {
-      throw new GatewayError("invalid_request", `Unexpected file in the field '${file.field.slice(0, 100)}': send the images as 'image[]' (or 'image') and the mask as 'mask'`, { param: file.field });
+      throw new GatewayError(
+        "invalid_request",
+        `Unexpected file in the field '${file.field.slice(0, 100)}': send the images as 'image[]' (or 'image') and the mask as 'mask'`,
+        { param: file.field },
+      );
     }
   }
-  if (images.length === 0) throw new GatewayError("invalid_request", "Missing 'image[]': upload at least one image file to edit", { param: "image[]" });
+  if (images.length === 0)
+    throw new GatewayError("invalid_request", "Missing 'image[]': upload at least one image file to edit", { param: "image[]" });
   if (images.length > MAX_EDIT_IMAGES) {
-    throw new GatewayError("invalid_request", `Too many images in 'image[]': at most ${MAX_EDIT_IMAGES}, got ${images.length}`, { param: "image[]" });
+    throw new GatewayError("invalid_request", `Too many images in 'image[]': at most ${MAX_EDIT_IMAGES}, got ${images.length}`, {
+      param: "image[]",
+    });
   }
   return { images, mask };
 }

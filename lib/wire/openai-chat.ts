@@ -4,7 +4,6 @@
 //   streaming chunks: https://platform.openai.com/docs/api-reference/chat-streaming
 import { z } from "zod";
 
-
 export const chatToolCallSchema = z.looseObject({
   id: z.string(),
   type: z.string().optional(),
@@ -55,7 +54,9 @@ export const chatRequestSchema = z.looseObject({
   tools: z.array(chatToolSchema).nullish(),
   tool_choice: chatToolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
-  response_format: z.looseObject({ type: z.string(), json_schema: z.looseObject({ schema: z.record(z.string(), z.unknown()).optional() }).optional() }).nullish(),
+  response_format: z
+    .looseObject({ type: z.string(), json_schema: z.looseObject({ schema: z.record(z.string(), z.unknown()).optional() }).optional() })
+    .nullish(),
 });
 export type ChatRequestInput = z.infer<typeof chatRequestSchema>;
 export type ChatMessageInput = z.infer<typeof chatMessageSchema>;
@@ -130,15 +131,20 @@ export type ChatToolCall = {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
-}
+};
 
 export type ChatUsage = {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens: number; audio_tokens?: number };
-  completion_tokens_details?: { reasoning_tokens: number; audio_tokens?: number; accepted_prediction_tokens?: number; rejected_prediction_tokens?: number };
-}
+  completion_tokens_details?: {
+    reasoning_tokens: number;
+    audio_tokens?: number;
+    accepted_prediction_tokens?: number;
+    rejected_prediction_tokens?: number;
+  };
+};
 
 export type ChatCompletion = {
   id: string;
@@ -154,14 +160,14 @@ export type ChatCompletion = {
   usage: ChatUsage;
   service_tier?: "default";
   system_fingerprint?: string;
-}
+};
 
 export type ChatCompletionChunkDelta = {
   role?: "assistant";
   content?: string | null;
   refusal?: string | null;
   tool_calls?: { index: number; id?: string; type?: "function"; function: { name?: string; arguments: string } }[];
-}
+};
 
 export type ChatCompletionChunk = {
   id: string;
@@ -172,7 +178,7 @@ export type ChatCompletionChunk = {
   choices: { index: number; delta: ChatCompletionChunkDelta; logprobs: null; finish_reason: ChatFinishReason | null }[];
   /** `null` on every chunk but the last when the client asked for `stream_options.include_usage`. */
   usage?: ChatUsage | null;
-}
+};
 
 /** An OpenAI chat request as the gateway sends it to an OpenAI-compatible upstream. */
 export type ChatRequestBody = {
@@ -190,7 +196,7 @@ export type ChatRequestBody = {
   tool_choice?: "none" | "auto" | "required" | { type: "function"; function: { name: string } };
   parallel_tool_calls?: boolean;
   response_format?: { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown> } };
-}
+};
 
 export type ChatRequestPart =
   | { type: "text"; text: string }

@@ -117,7 +117,11 @@ export class ResponseBuilder {
       itemId,
       outputIndex,
       events: [
-        { type: RESPONSE_EVENT.itemAdded, output_index: outputIndex, item: { id: itemId, type: "image_generation_call", status: "in_progress" } },
+        {
+          type: RESPONSE_EVENT.itemAdded,
+          output_index: outputIndex,
+          item: { id: itemId, type: "image_generation_call", status: "in_progress" },
+        },
         { type: RESPONSE_EVENT.imageInProgress, output_index: outputIndex, item_id: itemId },
       ],
     };
@@ -130,7 +134,13 @@ export class ResponseBuilder {
 
   /** The finished image: `partial_image` carrying the whole image (docs/api.md §2.5), then the item's `output_item.done`. */
   imageDone(itemId: string, outputIndex: number, image: GeneratedImage): ResponsesEvent[] {
-    const details = { background: image.background, output_format: image.outputFormat, quality: image.quality, revised_prompt: image.revisedPrompt, size: image.size };
+    const details = {
+      background: image.background,
+      output_format: image.outputFormat,
+      quality: image.quality,
+      revised_prompt: image.revisedPrompt,
+      size: image.size,
+    };
     this.update(itemId, { status: "completed", ...details, result: image.b64 });
     return [
       {
@@ -144,7 +154,11 @@ export class ResponseBuilder {
         quality: image.quality,
         size: image.size,
       },
-      { type: RESPONSE_EVENT.itemDone, output_index: outputIndex, item: { id: itemId, type: "image_generation_call", status: "completed", ...details, result: image.b64 } },
+      {
+        type: RESPONSE_EVENT.itemDone,
+        output_index: outputIndex,
+        item: { id: itemId, type: "image_generation_call", status: "completed", ...details, result: image.b64 },
+      },
     ];
   }
 
@@ -156,12 +170,20 @@ export class ResponseBuilder {
     this.output.push({ id: itemId, type: "message", status: "completed", role: "assistant", content: [part] });
     const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
     return [
-      { type: RESPONSE_EVENT.itemAdded, output_index: outputIndex, item: { id: itemId, type: "message", status: "in_progress", role: "assistant", content: [] } },
+      {
+        type: RESPONSE_EVENT.itemAdded,
+        output_index: outputIndex,
+        item: { id: itemId, type: "message", status: "in_progress", role: "assistant", content: [] },
+      },
       { type: RESPONSE_EVENT.contentPartAdded, ...at, part: { ...part, text: "" } },
       { type: RESPONSE_EVENT.textDelta, ...at, delta: text, logprobs: [] },
       { type: RESPONSE_EVENT.textDone, ...at, text, logprobs: [] },
       { type: RESPONSE_EVENT.contentPartDone, ...at, part },
-      { type: RESPONSE_EVENT.itemDone, output_index: outputIndex, item: { id: itemId, type: "message", status: "completed", role: "assistant", content: [part] } },
+      {
+        type: RESPONSE_EVENT.itemDone,
+        output_index: outputIndex,
+        item: { id: itemId, type: "message", status: "completed", role: "assistant", content: [part] },
+      },
     ];
   }
 
@@ -171,12 +193,22 @@ export class ResponseBuilder {
    * cut by max_output_tokens.
    */
   incomplete(text: TokenCounts, images: ImageToolUsage, reason: string): ResponsesEvent {
-    return { type: RESPONSE_EVENT.incomplete, response: this.response("incomplete", { incomplete_details: { reason }, usage: responseUsage(text), tool_usage: { image_gen: imageGenUsage(images) } }) };
+    return {
+      type: RESPONSE_EVENT.incomplete,
+      response: this.response("incomplete", {
+        incomplete_details: { reason },
+        usage: responseUsage(text),
+        tool_usage: { image_gen: imageGenUsage(images) },
+      }),
+    };
   }
 
   /** `response.completed` with the text model's usage and the image tool's usage (docs/api.md §2.5). */
   completed(text: TokenCounts, images: ImageToolUsage): ResponsesEvent {
-    return { type: RESPONSE_EVENT.completed, response: this.response("completed", { usage: responseUsage(text), tool_usage: { image_gen: imageGenUsage(images) } }) };
+    return {
+      type: RESPONSE_EVENT.completed,
+      response: this.response("completed", { usage: responseUsage(text), tool_usage: { image_gen: imageGenUsage(images) } }),
+    };
   }
 
   private update(itemId: string, fields: Record<string, unknown>): void {

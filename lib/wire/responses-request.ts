@@ -9,7 +9,15 @@ import { IMAGE_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
 import { checkImageSize, AUTO_SIZE, type ImageSize } from "@/lib/images/size";
 import { observeImageDecode } from "@/lib/platform/metrics";
 import type { ImageFormat, ImageInfo } from "@/lib/images/inspect";
-import { MAX_INPUT_PIXELS, MAX_UPLOAD_BYTES, MODERATION_LEVELS, OUTPUT_FORMATS, QUALITIES, type ModerationLevel, type RequestedQuality } from "./image-request";
+import {
+  MAX_INPUT_PIXELS,
+  MAX_UPLOAD_BYTES,
+  MODERATION_LEVELS,
+  OUTPUT_FORMATS,
+  QUALITIES,
+  type ModerationLevel,
+  type RequestedQuality,
+} from "./image-request";
 
 /** The text models this endpoint serves (docs/api.md §2.4). */
 export const RESPONSES_MODELS: ReadonlySet<string> = new Set([TEXT_MODEL]);
@@ -19,9 +27,17 @@ export type ImageAction = (typeof IMAGE_ACTIONS)[number];
 export const MAX_INPUT_IMAGES = 16;
 const ROLES = ["user", "assistant", "system", "developer"] as const;
 type Role = (typeof ROLES)[number];
-const IMAGE_MEDIA_TYPES: Record<string, ImageFormat> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/webp": "webp" };
+const IMAGE_MEDIA_TYPES: Record<string, ImageFormat> = {
+  "image/png": "png",
+  "image/jpeg": "jpeg",
+  "image/jpg": "jpeg",
+  "image/webp": "webp",
+};
 
-export type InputPart = { type: "input_text"; text: string } | { type: "output_text"; text: string } | { type: "input_image"; image: number };
+export type InputPart =
+  | { type: "input_text"; text: string }
+  | { type: "output_text"; text: string }
+  | { type: "input_image"; image: number };
 export type InputMessage = { role: Role; content: InputPart[] };
 
 /** An inline image as sent: a base64 data URI, checked for shape here and decoded by `decodeInputImages`. */
@@ -64,7 +80,9 @@ function describe(value: unknown): string {
 }
 
 function choice<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.enum(values, { error: (issue) => `must be one of ${values.map((value) => `'${value}'`).join(", ")}; got ${describe(issue.input)}` });
+  return z.enum(values, {
+    error: (issue) => `must be one of ${values.map((value) => `'${value}'`).join(", ")}; got ${describe(issue.input)}`,
+  });
 }
 
 const wholeNumber = (min: number, max: number) =>
@@ -106,14 +124,21 @@ function parseTool(raw: unknown, param: string): ImageTool {
     throw invalid(`Invalid '${param}.model': the image tool runs '${IMAGE_MODEL}'; got ${describe(tool.model)}`, `${param}.model`);
   }
   if (tool.background === "transparent") {
-    throw invalid(`Invalid '${param}.background': 'transparent' is not supported; this model cannot produce transparent backgrounds. Use 'opaque' or 'auto', or leave the field out.`, `${param}.background`);
+    throw invalid(
+      `Invalid '${param}.background': 'transparent' is not supported; this model cannot produce transparent backgrounds. Use 'opaque' or 'auto', or leave the field out.`,
+      `${param}.background`,
+    );
   }
   if (tool.input_image_mask !== undefined && tool.input_image_mask !== null) {
-    throw invalid(`Invalid '${param}.input_image_mask': masks are not available on /v1/responses; use POST /v1/images/edits with a 'mask' file`, `${param}.input_image_mask`);
+    throw invalid(
+      `Invalid '${param}.input_image_mask': masks are not available on /v1/responses; use POST /v1/images/edits with a 'mask' file`,
+      `${param}.input_image_mask`,
+    );
   }
   let size: ImageSize = { ...AUTO_SIZE, auto: true };
   if (tool.size !== undefined && tool.size !== null) {
-    if (typeof tool.size !== "string") throw invalid(`Invalid '${param}.size': must be a string such as 'auto' or '1024x1024'; got ${describe(tool.size)}`, `${param}.size`);
+    if (typeof tool.size !== "string")
+      throw invalid(`Invalid '${param}.size': must be a string such as 'auto' or '1024x1024'; got ${describe(tool.size)}`, `${param}.size`);
     const check = checkImageSize(tool.size);
     if (!check.ok) {
       // "Invalid size 'X': rule." from the image API's size rules, re-addressed to the tool's field.
@@ -148,13 +173,19 @@ function parseTool(raw: unknown, param: string): ImageTool {
 
 function parseTools(raw: unknown): ImageTool {
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw invalid("Invalid 'tools': add a tool of type 'image_generation'; this endpoint serves a text model with the image generation tool", "tools");
+    throw invalid(
+      "Invalid 'tools': add a tool of type 'image_generation'; this endpoint serves a text model with the image generation tool",
+      "tools",
+    );
   }
   let found: { tool: unknown; index: number } | null = null;
   for (const [index, tool] of raw.entries()) {
     const type = typeof tool === "object" && tool !== null ? (tool as { type?: unknown }).type : undefined;
     if (type !== "image_generation") {
-      throw invalid(`Invalid 'tools[${index}].type': only 'image_generation' tools are available on this endpoint; got ${describe(type)}`, `tools[${index}].type`);
+      throw invalid(
+        `Invalid 'tools[${index}].type': only 'image_generation' tools are available on this endpoint; got ${describe(type)}`,
+        `tools[${index}].type`,
+      );
     }
     if (found) throw invalid("Invalid 'tools': send one tool of type 'image_generation'", "tools");
     found = { tool, index };
@@ -168,7 +199,10 @@ function parseImageUri(value: unknown, param: string): InputImageUri {
     throw invalid(`Invalid '${param}': must be a base64 data URI such as 'data:image/png;base64,...'; got ${describe(value)}`, param);
   }
   if (/^https?:\/\//i.test(value)) {
-    throw invalid(`Invalid '${param}': the gateway does not fetch image URLs; send the image inline as a base64 data URI ('data:image/png;base64,...')`, param);
+    throw invalid(
+      `Invalid '${param}': the gateway does not fetch image URLs; send the image inline as a base64 data URI ('data:image/png;base64,...')`,
+      param,
+    );
   }
   const comma = value.indexOf(",");
   const header = comma > 0 ? value.slice(0, comma) : "";
@@ -177,7 +211,8 @@ function parseImageUri(value: unknown, param: string): InputImageUri {
     throw invalid(`Invalid '${param}': must be a base64 data URI such as 'data:image/png;base64,...'`, param);
   }
   const mediaType = match[1]!.toLowerCase();
-  if (!IMAGE_MEDIA_TYPES[mediaType]) throw invalid(`Invalid '${param}': images must be PNG, JPEG or WebP; got '${mediaType.slice(0, 60)}'`, param);
+  if (!IMAGE_MEDIA_TYPES[mediaType])
+    throw invalid(`Invalid '${param}': images must be PNG, JPEG or WebP; got '${mediaType.slice(0, 60)}'`, param);
   const base64 = value.slice(comma + 1);
   if (base64 === "" || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 === 1) {
     throw invalid(`Invalid '${param}': the data after 'base64,' is not valid base64`, param);
@@ -185,25 +220,36 @@ function parseImageUri(value: unknown, param: string): InputImageUri {
   return { param, uri: value, base64 };
 }
 
-const textPart = (role: Role, type: string) => (role === "assistant" ? type === "output_text" || type === "input_text" : type === "input_text");
+const textPart = (role: Role, type: string) =>
+  role === "assistant" ? type === "output_text" || type === "input_text" : type === "input_text";
 
 function parseMessage(raw: unknown, index: number, images: InputImageUri[]): InputMessage {
   const param = `input[${index}]`;
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalid(`Invalid '${param}': each input item must be a message object with 'role' and 'content'; got ${describe(raw)}`, param);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw invalid(`Invalid '${param}': each input item must be a message object with 'role' and 'content'; got ${describe(raw)}`, param);
   const item = raw as Record<string, unknown>;
   if (item.type !== undefined && item.type !== "message") {
-    throw invalid(`Invalid '${param}.type': only messages (role and content) are accepted here; got ${describe(item.type)}`, `${param}.type`);
+    throw invalid(
+      `Invalid '${param}.type': only messages (role and content) are accepted here; got ${describe(item.type)}`,
+      `${param}.type`,
+    );
   }
   const role = item.role;
   if (typeof role !== "string" || !(ROLES as readonly string[]).includes(role)) {
-    throw invalid(`Invalid '${param}.role': must be one of ${ROLES.map((name) => `'${name}'`).join(", ")}; got ${describe(role)}`, `${param}.role`);
+    throw invalid(
+      `Invalid '${param}.role': must be one of ${ROLES.map((name) => `'${name}'`).join(", ")}; got ${describe(role)}`,
+      `${param}.role`,
+    );
   }
   const typedRole = role as Role;
   if (typeof item.content === "string") {
     return { role: typedRole, content: [{ type: typedRole === "assistant" ? "output_text" : "input_text", text: item.content }] };
   }
   if (!Array.isArray(item.content)) {
-    throw invalid(`Invalid '${param}.content': must be a string or a list of input_text and input_image items; got ${describe(item.content)}`, `${param}.content`);
+    throw invalid(
+      `Invalid '${param}.content': must be a string or a list of input_text and input_image items; got ${describe(item.content)}`,
+      `${param}.content`,
+    );
   }
   const content: InputPart[] = [];
   for (const [partIndex, part] of item.content.entries()) {
@@ -211,21 +257,32 @@ function parseMessage(raw: unknown, index: number, images: InputImageUri[]): Inp
     const type = typeof part === "object" && part !== null ? (part as { type?: unknown }).type : undefined;
     const fields = (part ?? {}) as Record<string, unknown>;
     if (typeof type === "string" && textPart(typedRole, type)) {
-      if (typeof fields.text !== "string") throw invalid(`Invalid '${partParam}.text': must be a string; got ${describe(fields.text)}`, `${partParam}.text`);
+      if (typeof fields.text !== "string")
+        throw invalid(`Invalid '${partParam}.text': must be a string; got ${describe(fields.text)}`, `${partParam}.text`);
       content.push({ type: type as "input_text" | "output_text", text: fields.text });
     } else if (type === "input_image" && typedRole !== "assistant") {
       if (fields.file_id !== undefined && fields.file_id !== null) {
-        throw invalid(`Invalid '${partParam}.file_id': file ids are not available; send the image inline as a base64 data URI in 'image_url'`, `${partParam}.file_id`);
+        throw invalid(
+          `Invalid '${partParam}.file_id': file ids are not available; send the image inline as a base64 data URI in 'image_url'`,
+          `${partParam}.file_id`,
+        );
       }
       if (fields.detail !== undefined && fields.detail !== null && !["low", "high", "auto"].includes(fields.detail as string)) {
-        throw invalid(`Invalid '${partParam}.detail': must be one of 'low', 'high', 'auto'; got ${describe(fields.detail)}`, `${partParam}.detail`);
+        throw invalid(
+          `Invalid '${partParam}.detail': must be one of 'low', 'high', 'auto'; got ${describe(fields.detail)}`,
+          `${partParam}.detail`,
+        );
       }
       images.push(parseImageUri(fields.image_url, `${partParam}.image_url`));
-      if (images.length > MAX_INPUT_IMAGES) throw invalid(`Invalid '${partParam}': at most ${MAX_INPUT_IMAGES} input images per request`, partParam);
+      if (images.length > MAX_INPUT_IMAGES)
+        throw invalid(`Invalid '${partParam}': at most ${MAX_INPUT_IMAGES} input images per request`, partParam);
       content.push({ type: "input_image", image: images.length - 1 });
     } else {
       const allowed = typedRole === "assistant" ? "'output_text'" : "'input_text' or 'input_image'";
-      throw invalid(`Invalid '${partParam}.type': ${typedRole} content items must be ${allowed}; got ${describe(type)}`, `${partParam}.type`);
+      throw invalid(
+        `Invalid '${partParam}.type': ${typedRole} content items must be ${allowed}; got ${describe(type)}`,
+        `${partParam}.type`,
+      );
     }
   }
   return { role: typedRole, content };
@@ -237,14 +294,23 @@ function parseMessage(raw: unknown, index: number, images: InputImageUri[]): Inp
  */
 export function checkSpecRules(raw: Record<string, unknown>): void {
   if (raw.previous_response_id !== undefined && raw.previous_response_id !== null) {
-    throw invalid("'previous_response_id' is not available on this endpoint (it works only over the vendor's WebSocket transport, not over HTTP): send the whole conversation in 'input' instead", "previous_response_id");
+    throw invalid(
+      "'previous_response_id' is not available on this endpoint (it works only over the vendor's WebSocket transport, not over HTTP): send the whole conversation in 'input' instead",
+      "previous_response_id",
+    );
   }
   if (raw.n !== undefined && raw.n !== null) throw invalid("'n' is not available on /v1/responses", "n");
-  if (raw.stream !== true) throw invalid("Streaming is required: set 'stream' to true; /v1/responses answers only as a server-sent event stream", "stream");
-  if (raw.instructions === undefined || raw.instructions === null || (typeof raw.instructions === "string" && raw.instructions.trim() === "")) {
+  if (raw.stream !== true)
+    throw invalid("Streaming is required: set 'stream' to true; /v1/responses answers only as a server-sent event stream", "stream");
+  if (
+    raw.instructions === undefined ||
+    raw.instructions === null ||
+    (typeof raw.instructions === "string" && raw.instructions.trim() === "")
+  ) {
     throw invalid("Instructions are required", "instructions");
   }
-  if (typeof raw.instructions !== "string") throw invalid(`Invalid 'instructions': must be a string; got ${describe(raw.instructions)}`, "instructions");
+  if (typeof raw.instructions !== "string")
+    throw invalid(`Invalid 'instructions': must be a string; got ${describe(raw.instructions)}`, "instructions");
   if (!Array.isArray(raw.input)) throw invalid("Input must be a list", "input");
   if (raw.input.length === 0) throw invalid("Invalid 'input': must hold at least one message", "input");
 }
@@ -269,16 +335,23 @@ export function parseResponsesRequest(raw: Record<string, unknown>): ResponsesRe
   if (raw.stream !== true) {
     throw invalid("Streaming is required: set 'stream' to true; /v1/responses answers only as a server-sent event stream", "stream");
   }
-  if (raw.model === undefined || raw.model === null || raw.model === "") throw invalid(`Invalid 'model': is required; use '${TEXT_MODEL}'`, "model");
-  if (typeof raw.model !== "string") throw invalid(`Invalid 'model': must be a string such as '${TEXT_MODEL}'; got ${describe(raw.model)}`, "model");
+  if (raw.model === undefined || raw.model === null || raw.model === "")
+    throw invalid(`Invalid 'model': is required; use '${TEXT_MODEL}'`, "model");
+  if (typeof raw.model !== "string")
+    throw invalid(`Invalid 'model': must be a string such as '${TEXT_MODEL}'; got ${describe(raw.model)}`, "model");
   if (!RESPONSES_MODELS.has(raw.model)) {
     const hint = raw.model === IMAGE_MODEL ? ` ('${IMAGE_MODEL}' is the image model: it is called through the image_generation tool)` : "";
     throw invalid(`Invalid 'model': /v1/responses serves the text model '${TEXT_MODEL}'; got ${describe(raw.model)}${hint}`, "model");
   }
-  if (raw.instructions === undefined || raw.instructions === null || (typeof raw.instructions === "string" && raw.instructions.trim() === "")) {
+  if (
+    raw.instructions === undefined ||
+    raw.instructions === null ||
+    (typeof raw.instructions === "string" && raw.instructions.trim() === "")
+  ) {
     throw invalid("Instructions are required", "instructions");
   }
-  if (typeof raw.instructions !== "string") throw invalid(`Invalid 'instructions': must be a string; got ${describe(raw.instructions)}`, "instructions");
+  if (typeof raw.instructions !== "string")
+    throw invalid(`Invalid 'instructions': must be a string; got ${describe(raw.instructions)}`, "instructions");
   if (!Array.isArray(raw.input)) throw invalid("Input must be a list", "input");
   if (raw.input.length === 0) throw invalid("Invalid 'input': must hold at least one message", "input");
 
@@ -287,7 +360,10 @@ export function parseResponsesRequest(raw: Record<string, unknown>): ResponsesRe
   const tool = parseTools(raw.tools);
   if (tool.action === "edit" && images.length === 0) {
     const param = `tools[${(raw.tools as unknown[]).findIndex((entry) => (entry as { type?: unknown }).type === "image_generation")}].action`;
-    throw invalid("action 'edit' needs an image to edit: add an input_image (a base64 data URI) to the input, or use action 'generate' or 'auto'", param);
+    throw invalid(
+      "action 'edit' needs an image to edit: add an input_image (a base64 data URI) to the input, or use action 'generate' or 'auto'",
+      param,
+    );
   }
   return { model: raw.model, instructions: raw.instructions, messages, tool, images };
 }
@@ -344,7 +420,10 @@ export async function decodeInputImages(images: InputImageUri[]): Promise<InputI
       throw invalid(`Invalid '${image.param}': the data is not a PNG, JPEG or WebP image`, image.param);
     }
     if (info.width * info.height > MAX_INPUT_PIXELS) {
-      throw invalid(`Invalid '${image.param}': the image is ${info.width}x${info.height}; input images may have at most ${MAX_INPUT_PIXELS.toLocaleString("en")} pixels (8192x8192)`, image.param);
+      throw invalid(
+        `Invalid '${image.param}': the image is ${info.width}x${info.height}; input images may have at most ${MAX_INPUT_PIXELS.toLocaleString("en")} pixels (8192x8192)`,
+        image.param,
+      );
     }
     try {
       // Shrink-on-load keeps this cheap for JPEG and WebP; a truncated or corrupt body fails here.

@@ -44,9 +44,17 @@ describe("@ai-sdk/openai", () => {
   });
 
   test("tool calling: the model calls the tool, the SDK runs it and sends the result back", async () => {
-    const result = await generateText({ model: openai().chat("agent-chat"), tools: { weather }, stopWhen: stepCountIs(3), prompt: "What is the weather in Paris?" });
+    const result = await generateText({
+      model: openai().chat("agent-chat"),
+      tools: { weather },
+      stopWhen: stepCountIs(3),
+      prompt: "What is the weather in Paris?",
+    });
     assert.equal(result.steps.length, 2);
-    assert.deepEqual(result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input]), [["weather", { city: "Paris" }]]);
+    assert.deepEqual(
+      result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input]),
+      [["weather", { city: "Paris" }]],
+    );
     assert.match(result.text, /The tool said: sunny in Paris/);
   });
 
@@ -68,7 +76,8 @@ describe("@ai-sdk/openai", () => {
     const images = new Map<string, string>();
     for await (const part of stream.fullStream) {
       if (part.type === "error") assert.fail(`stream error: ${JSON.stringify(part.error)}`);
-      if (part.type === "tool-result" && part.toolName === "image_generation") images.set(part.toolCallId, (part.output as { result: string }).result);
+      if (part.type === "tool-result" && part.toolName === "image_generation")
+        images.set(part.toolCallId, (part.output as { result: string }).result);
     }
     assert.equal(images.size, 1);
     const metadata = await sharp(Buffer.from([...images.values()][0]!, "base64")).metadata();
@@ -91,8 +100,17 @@ describe("@ai-sdk/anthropic", () => {
   });
 
   test("tool calling through Messages", async () => {
-    const result = await generateText({ model: anthropic()("agent-messages"), tools: { weather }, stopWhen: stepCountIs(3), prompt: "What is the weather in Paris?", maxOutputTokens: 128 });
-    assert.deepEqual(result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input]), [["weather", { city: "Paris" }]]);
+    const result = await generateText({
+      model: anthropic()("agent-messages"),
+      tools: { weather },
+      stopWhen: stepCountIs(3),
+      prompt: "What is the weather in Paris?",
+      maxOutputTokens: 128,
+    });
+    assert.deepEqual(
+      result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input]),
+      [["weather", { city: "Paris" }]],
+    );
     assert.match(result.text, /The tool said: sunny in Paris/);
   });
 });

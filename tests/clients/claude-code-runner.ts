@@ -32,26 +32,57 @@ async function main() {
     const base = { id: "msg_vendor", type: "message", role: "assistant", model: body.model, stop_sequence: null };
     const result = toolResultOf(request);
     const offersRead = Array.isArray(body.tools) && body.tools.some((tool: { name?: string }) => tool.name === "Read");
-    const block = offersRead && result === null
-      ? { type: "tool_use", id: "toolu_vendor_1", name: "Read", input: { file_path: file } }
-      : { type: "text", text: result === null ? "Plain answer." : `I read it: ${result.includes(MARKER) ? MARKER : "nothing"}` };
+    const block =
+      offersRead && result === null
+        ? { type: "tool_use", id: "toolu_vendor_1", name: "Read", input: { file_path: file } }
+        : { type: "text", text: result === null ? "Plain answer." : `I read it: ${result.includes(MARKER) ? MARKER : "nothing"}` };
     const stop = block.type === "tool_use" ? "tool_use" : "end_turn";
     if (!body.stream) return sendJson(response, 200, { ...base, content: [block], stop_reason: stop, usage });
     void sendSse(response, [
-      { event: "message_start", data: { type: "message_start", message: { ...base, content: [], stop_reason: null, usage: { input_tokens: 50, output_tokens: 1 } } } },
-      { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: block.type === "tool_use" ? { ...block, input: {} } : { type: "text", text: "" } } },
+      {
+        event: "message_start",
+        data: {
+          type: "message_start",
+          message: { ...base, content: [], stop_reason: null, usage: { input_tokens: 50, output_tokens: 1 } },
+        },
+      },
+      {
+        event: "content_block_start",
+        data: {
+          type: "content_block_start",
+          index: 0,
+          content_block: block.type === "tool_use" ? { ...block, input: {} } : { type: "text", text: "" },
+        },
+      },
       {
         event: "content_block_delta",
-        data: { type: "content_block_delta", index: 0, delta: block.type === "tool_use" ? { type: "input_json_delta", partial_json: JSON.stringify(block.input) } : { type: "text_delta", text: block.text } },
+        data: {
+          type: "content_block_delta",
+          index: 0,
+          delta:
+            block.type === "tool_use"
+              ? { type: "input_json_delta", partial_json: JSON.stringify(block.input) }
+              : { type: "text_delta", text: block.text },
+        },
       },
       { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-      { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } } },
+      {
+        event: "message_delta",
+        data: { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } },
+      },
       { event: "message_stop", data: { type: "message_stop" } },
     ]);
   });
 
   const gateway = await startGateway();
-  await gateway.admin("POST", "/api/admin/channels", { name: "vendor", type: "anthropic", baseUrl: vendor.url, apiKey: "v", models: ["msg-opus-4-6"], priority: 100 });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "vendor",
+    type: "anthropic",
+    baseUrl: vendor.url,
+    apiKey: "v",
+    models: ["msg-opus-4-6"],
+    priority: 100,
+  });
   const { key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 });
 
   const run = (prompt: string, model: string, baseUrl = gateway.url) =>
@@ -94,7 +125,12 @@ async function main() {
   const direct = vendor.received.splice(0).map((request) => request.headers["anthropic-beta"] ?? null);
   const plain = await run("Say hello in five words.", "msg-sonnet-4-6");
   const withTool = await run("What is the secret word in notes.txt?", "msg-opus-4-6");
-  const ledger = (await gateway.admin("GET", "/api/admin/usage?limit=100")).data as { endpoint: string; model: string; status: string; cost: number }[];
+  const ledger = (await gateway.admin("GET", "/api/admin/usage?limit=100")).data as {
+    endpoint: string;
+    model: string;
+    status: string;
+    cost: number;
+  }[];
   const received = vendor.received.map((request) => ({
     path: request.path,
     beta: request.headers["anthropic-beta"] ?? null,
@@ -103,7 +139,9 @@ async function main() {
     systemTurns: (request.body?.messages ?? []).filter((message: { role: string }) => message.role === "system").length,
     toolResult: toolResultOf(request),
   }));
-  process.stdout.write(`${JSON.stringify({ plain, withTool, marker: MARKER, direct, received, ledger, gatewayLog: gateway.output().slice(-4000) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ plain, withTool, marker: MARKER, direct, received, ledger, gatewayLog: gateway.output().slice(-4000) })}\n`,
+  );
   await vendor.close();
   await stopAllGateways();
 }

@@ -8,8 +8,15 @@ import { spawnSync } from "node:child_process";
 
 const namespaces = spawnSync("unshare", ["-n", "--", "true"]).status === 0;
 
-test("Claude Code works through the gateway: a plain prompt, a tool round trip, its betas passed as it sent them", { skip: namespaces ? false : "needs root for a loopback-only network namespace (unshare -n)", timeout: 300_000 }, () => {
-  const run = spawnSync("unshare", ["-n", "--", "sh", "-c", "ip link set lo up && exec node --import tsx tests/clients/claude-code-runner.ts"], { encoding: "utf8", timeout: 280_000, maxBuffer: 64 * 1024 * 1024 });
+test("Claude Code works through the gateway: a plain prompt, a tool round trip, its betas passed as it sent them", {
+  skip: namespaces ? false : "needs root for a loopback-only network namespace (unshare -n)",
+  timeout: 300_000,
+}, () => {
+  const run = spawnSync(
+    "unshare",
+    ["-n", "--", "sh", "-c", "ip link set lo up && exec node --import tsx tests/clients/claude-code-runner.ts"],
+    { encoding: "utf8", timeout: 280_000, maxBuffer: 64 * 1024 * 1024 },
+  );
   assert.equal(run.status, 0, run.stderr.slice(-2000));
   const outcome = JSON.parse(run.stdout.trim().split("\n").at(-1)!);
 
@@ -18,8 +25,17 @@ test("Claude Code works through the gateway: a plain prompt, a tool round trip, 
 
   assert.equal(outcome.withTool.code, 0, outcome.withTool.stderr);
   assert.equal(JSON.parse(outcome.withTool.stdout).result, `I read it: ${outcome.marker}`, "the CLI ran Read and sent its result back");
-  const received = outcome.received as { beta: string | null; tools: number; maxTokens: number; systemTurns: number; toolResult: string | null }[];
-  assert.ok(received.some((request) => request.toolResult?.includes(outcome.marker)), "the vendor got the tool result through the gateway");
+  const received = outcome.received as {
+    beta: string | null;
+    tools: number;
+    maxTokens: number;
+    systemTurns: number;
+    toolResult: string | null;
+  }[];
+  assert.ok(
+    received.some((request) => request.toolResult?.includes(outcome.marker)),
+    "the vendor got the tool result through the gateway",
+  );
   for (const request of received) {
     assert.equal(request.beta, outcome.direct[0], "the betas the CLI sends are all on the allowlist");
     assert.ok(request.tools > 5, "its tools passed");

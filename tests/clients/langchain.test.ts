@@ -31,16 +31,32 @@ describe("@langchain/openai ChatOpenAI", () => {
   });
 
   test("bindTools: the model's tool call comes back parsed", async () => {
-    const model = chat("agent-chat").bindTools([{ type: "function", function: { name: "get_weather", description: "The weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }]);
+    const model = chat("agent-chat").bindTools([
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          description: "The weather in a city",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      },
+    ]);
     const answer = await model.invoke("What is the weather in Paris?");
-    assert.deepEqual(answer.tool_calls?.map((call) => [call.name, call.args]), [["get_weather", { city: "Paris" }]]);
+    assert.deepEqual(
+      answer.tool_calls?.map((call) => [call.name, call.args]),
+      [["get_weather", { city: "Paris" }]],
+    );
   });
 
   test("withStructuredOutput, by JSON schema and by function calling", async () => {
     const schema = z.object({ city: z.string(), days: z.number() });
-    const bySchema = await chat("agent-chat").withStructuredOutput(schema, { name: "forecast", method: "jsonSchema" }).invoke("Forecast for Paris");
+    const bySchema = await chat("agent-chat")
+      .withStructuredOutput(schema, { name: "forecast", method: "jsonSchema" })
+      .invoke("Forecast for Paris");
     assert.deepEqual(bySchema, { city: "Paris", days: 3 });
-    const byTool = await chat("agent-chat").withStructuredOutput(schema, { name: "forecast", method: "functionCalling" }).invoke("Forecast for Paris");
+    const byTool = await chat("agent-chat")
+      .withStructuredOutput(schema, { name: "forecast", method: "functionCalling" })
+      .invoke("Forecast for Paris");
     assert.deepEqual(byTool, { city: "Paris", days: 3 });
   });
 });

@@ -23,14 +23,26 @@ const openai = () => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, max
 
 describe("text Responses", () => {
   test("a plain text response: output_text events, usage, billed like chat", async () => {
-    const stream = openai().responses.stream({ model: "std-5.5", instructions: "Answer briefly.", input: [{ role: "user", content: "Hello there" }], max_output_tokens: 200 });
+    const stream = openai().responses.stream({
+      model: "std-5.5",
+      instructions: "Answer briefly.",
+      input: [{ role: "user", content: "Hello there" }],
+      max_output_tokens: 200,
+    });
     let deltas = "";
     stream.on("response.output_text.delta", (event) => (deltas += event.delta));
     const final = await stream.finalResponse();
     assert.match(final.output_text, /^\(simulated\) /);
     assert.equal(deltas, final.output_text);
     assert.ok(final.usage!.input_tokens > 0 && final.usage!.output_tokens > 0);
-    const rows = (await gateway.admin("GET", "/api/admin/usage?limit=5")).data as { endpoint: string; model: string; textInputTokens: number; textOutputTokens: number; cost: number; reserved: number }[];
+    const rows = (await gateway.admin("GET", "/api/admin/usage?limit=5")).data as {
+      endpoint: string;
+      model: string;
+      textInputTokens: number;
+      textOutputTokens: number;
+      cost: number;
+      reserved: number;
+    }[];
     const row = rows.find((entry) => entry.endpoint === "/v1/responses")!;
     assert.equal(row.model, "std-5.5");
     assert.deepEqual([row.textInputTokens, row.textOutputTokens], [final.usage!.input_tokens, final.usage!.output_tokens]);
@@ -40,8 +52,18 @@ describe("text Responses", () => {
   });
 
   test("function tools both ways: a function_call item, then its output sent back as function_call_output", async () => {
-    const tools = [{ type: "function" as const, name: "get_weather", description: "The weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, strict: false }];
-    const first = await openai().responses.stream({ model: "agent-chat", instructions: "Use tools.", input: [{ role: "user", content: "Weather in Paris?" }], tools }).finalResponse();
+    const tools = [
+      {
+        type: "function" as const,
+        name: "get_weather",
+        description: "The weather in a city",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        strict: false,
+      },
+    ];
+    const first = await openai()
+      .responses.stream({ model: "agent-chat", instructions: "Use tools.", input: [{ role: "user", content: "Weather in Paris?" }], tools })
+      .finalResponse();
     const call = first.output.find((item) => item.type === "function_call")!;
     assert.ok(call && call.type === "function_call");
     assert.equal(call.name, "get_weather");
@@ -50,13 +72,20 @@ describe("text Responses", () => {
       .responses.stream({
         model: "agent-chat",
         instructions: "Use tools.",
-        input: [{ role: "user", content: "Weather in Paris?" }, { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: "function_call_output", call_id: call.call_id, output: "sunny" }],
+        input: [
+          { role: "user", content: "Weather in Paris?" },
+          { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+          { type: "function_call_output", call_id: call.call_id, output: "sunny" },
+        ],
         tools,
       })
       .finalResponse();
     assert.equal(second.output_text, "The tool said: sunny");
     const sent = setup.agent.received.at(-1)!.body;
-    assert.deepEqual(sent.messages.slice(-2).map((message: { role: string }) => message.role), ["assistant", "tool"]);
+    assert.deepEqual(
+      sent.messages.slice(-2).map((message: { role: string }) => message.role),
+      ["assistant", "tool"],
+    );
     assert.equal(sent.messages[0].content, "Use tools.", "the instructions lead as the system message");
   });
 
@@ -65,7 +94,13 @@ describe("text Responses", () => {
     const stream = streamText({
       model: provider.responses("agent-chat"),
       prompt: "Weather in Paris?",
-      tools: { get_weather: tool({ description: "The weather", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` }) },
+      tools: {
+        get_weather: tool({
+          description: "The weather",
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => `sunny in ${city}`,
+        }),
+      },
       stopWhen: stepCountIs(3),
       providerOptions: { openai: { instructions: "Use tools." } },
     });
@@ -74,7 +109,11 @@ describe("text Responses", () => {
 
   test("the spec's rules still hold without the image tool", async () => {
     const post = async (body: Record<string, unknown>) => {
-      const response = await fetch(`${gateway.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const response = await fetch(`${gateway.url}/v1/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       return { status: response.status, message: (await response.json()).error.message as string };
     };
     const base = { model: "std-5.5", instructions: "x", input: [{ role: "user", content: "hi" }], stream: true };

@@ -12,7 +12,9 @@ let key: string;
 before(async () => {
   gateway = await startGateway();
   ({ key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 }));
-  const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find((channel) => channel.type === "simulator")!;
+  const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find(
+    (channel) => channel.type === "simulator",
+  )!;
   await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { settings: { responsesThinkMs: 10, responsesImageMs: 30 } });
 });
 after(() => stopAllGateways());
@@ -32,7 +34,11 @@ test("openai responses.stream().finalResponse() holds every image, decodable, as
   const final = await stream.finalResponse();
   const images = final.output.filter((item) => item.type === "image_generation_call");
   assert.equal(images.length, 2);
-  assert.deepEqual(images.map((item) => (item as { result?: string }).result), delivered, "the same images, in order");
+  assert.deepEqual(
+    images.map((item) => (item as { result?: string }).result),
+    delivered,
+    "the same images, in order",
+  );
   for (const item of images) {
     const metadata = await sharp(Buffer.from((item as { result: string }).result, "base64")).metadata();
     assert.deepEqual([metadata.width, metadata.height], [1024, 1024]);
@@ -43,7 +49,13 @@ test("a prompt asking for more images than a response may hold: four are made an
   const response = await fetch(`${gateway.url}/v1/responses`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "std-5.5", instructions: "Draw what is asked.", stream: true, input: [{ role: "user", content: "Six images of a fox" }], tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }] }),
+    body: JSON.stringify({
+      model: "std-5.5",
+      instructions: "Draw what is asked.",
+      stream: true,
+      input: [{ role: "user", content: "Six images of a fox" }],
+      tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }],
+    }),
   });
   const events = [...(await response.text()).matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!));
   assert.equal(events.filter((event) => event.type === "response.image_generation_call.partial_image").length, 4);

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { countMessagesInputTokens } from "../../lib/money/tokens";
+import { countMessagesInputTokens } from "@/lib/money/tokens";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 
 let gateway: Gateway;
@@ -38,7 +38,11 @@ describe("the model list", () => {
     assert.deepEqual(limited, ["msg-haiku-4-5-20251001", "std-image-2"], "only what the key's group allows");
     const one = await openai().models.retrieve("msg-sonnet-4-6[1m]");
     assert.deepEqual(Object.keys(one).sort(), ["created", "id", "object", "owned_by"]);
-    await assert.rejects(openai(limitedKey).models.retrieve("std-5.5"), (error: InstanceType<typeof OpenAI.NotFoundError>) => error.status === 404 && (error.error as { code?: string }).code === "model_not_found");
+    await assert.rejects(
+      openai(limitedKey).models.retrieve("std-5.5"),
+      (error: InstanceType<typeof OpenAI.NotFoundError>) =>
+        error.status === 404 && (error.error as { code?: string }).code === "model_not_found",
+    );
   });
 
   test("anthropic models.list() and models.retrieve(): Anthropic's shape, paged", async () => {
@@ -51,12 +55,17 @@ describe("the model list", () => {
     }
     const all: string[] = [];
     for await (const model of anthropic().models.list({ limit: 4 })) all.push(model.id);
-    const listed = (await (await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()).data.map((model: { id: string }) => model.id);
+    const listed = (await (await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()).data.map(
+      (model: { id: string }) => model.id,
+    );
     assert.deepEqual(all, listed, "the SDK pages through the whole list (has_more, last_id)");
     const one = await anthropic().models.retrieve("msg-opus-4-6");
     assert.equal(one.id, "msg-opus-4-6");
     assert.equal(one.type, "model");
-    await assert.rejects(anthropic().models.retrieve("msg-nonexistent"), (error: InstanceType<typeof Anthropic.NotFoundError>) => error.status === 404);
+    await assert.rejects(
+      anthropic().models.retrieve("msg-nonexistent"),
+      (error: InstanceType<typeof Anthropic.NotFoundError>) => error.status === 404,
+    );
     const raw = await fetch(`${gateway.url}/v1/models/msg-nonexistent`, { headers: { "x-api-key": key } });
     assert.equal((await raw.json()).error.type, "not_found_error");
   });
@@ -73,13 +82,25 @@ describe("the model list", () => {
 
 describe("counting tokens", () => {
   test("anthropic messages.countTokens(): the gateway's count, free", async () => {
-    const body = { model: "msg-sonnet-4-6", system: "Be brief.", messages: [{ role: "user" as const, content: "How many tokens is this?" }], tools: [{ name: "lookup", description: "Looks up", input_schema: { type: "object" as const, properties: {} } }] };
+    const body = {
+      model: "msg-sonnet-4-6",
+      system: "Be brief.",
+      messages: [{ role: "user" as const, content: "How many tokens is this?" }],
+      tools: [{ name: "lookup", description: "Looks up", input_schema: { type: "object" as const, properties: {} } }],
+    };
     const counted = await anthropic().messages.countTokens(body);
     assert.equal(counted.input_tokens, countMessagesInputTokens(body));
     const rows = (await gateway.admin("GET", "/api/admin/usage?limit=1000")).data as { endpoint: string }[];
     assert.equal(rows.filter((row) => row.endpoint === "/v1/messages/count_tokens").length, 0, "nothing is charged or written");
-    await assert.rejects(anthropic(limitedKey).messages.countTokens({ ...body, model: "msg-opus-4-6" }), (error: InstanceType<typeof Anthropic.PermissionDeniedError>) => error.status === 403);
-    const bad = await fetch(`${gateway.url}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ model: "msg-sonnet-4-6" }) });
+    await assert.rejects(
+      anthropic(limitedKey).messages.countTokens({ ...body, model: "msg-opus-4-6" }),
+      (error: InstanceType<typeof Anthropic.PermissionDeniedError>) => error.status === 403,
+    );
+    const bad = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ model: "msg-sonnet-4-6" }),
+    });
     assert.equal(bad.status, 400);
     assert.equal((await bad.json()).error.type, "invalid_request_error");
   });
@@ -87,20 +108,39 @@ describe("counting tokens", () => {
 
 describe("model errors say what is wrong", () => {
   test("an unknown model is 404 in each dialect; a known one outside the group is 403 pointing to /v1/models; the wrong kind is 400", async () => {
-    await assert.rejects(openai().chat.completions.create({ model: "std-5.55", messages: [{ role: "user", content: "hi" }] }), (error: InstanceType<typeof OpenAI.NotFoundError>) => {
-      assert.equal(error.status, 404);
-      assert.equal((error.error as { code?: string }).code, "model_not_found");
-      assert.match(error.message, /'std-5\.55' does not exist on this gateway/);
-      return true;
-    });
-    await assert.rejects(anthropic().messages.create({ model: "msg-sonet-4-6", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }), (error: InstanceType<typeof Anthropic.NotFoundError>) => error.status === 404 && (error.error as { error?: { type?: string } }).error?.type === "not_found_error");
-    await assert.rejects(openai(limitedKey).chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "hi" }] }), (error: InstanceType<typeof OpenAI.PermissionDeniedError>) => error.status === 403 && /does not include the model 'std-5\.5'; GET \/v1\/models lists/.test(error.message));
-    await assert.rejects(openai().chat.completions.create({ model: "std-image-2", messages: [{ role: "user", content: "hi" }] }), (error: InstanceType<typeof OpenAI.BadRequestError>) => error.status === 400 && /image model: it is served by \/v1\/images\/generations/.test(error.message));
+    await assert.rejects(
+      openai().chat.completions.create({ model: "std-5.55", messages: [{ role: "user", content: "hi" }] }),
+      (error: InstanceType<typeof OpenAI.NotFoundError>) => {
+        assert.equal(error.status, 404);
+        assert.equal((error.error as { code?: string }).code, "model_not_found");
+        assert.match(error.message, /'std-5\.55' does not exist on this gateway/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      anthropic().messages.create({ model: "msg-sonet-4-6", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+      (error: InstanceType<typeof Anthropic.NotFoundError>) =>
+        error.status === 404 && (error.error as { error?: { type?: string } }).error?.type === "not_found_error",
+    );
+    await assert.rejects(
+      openai(limitedKey).chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "hi" }] }),
+      (error: InstanceType<typeof OpenAI.PermissionDeniedError>) =>
+        error.status === 403 && /does not include the model 'std-5\.5'; GET \/v1\/models lists/.test(error.message),
+    );
+    await assert.rejects(
+      openai().chat.completions.create({ model: "std-image-2", messages: [{ role: "user", content: "hi" }] }),
+      (error: InstanceType<typeof OpenAI.BadRequestError>) =>
+        error.status === 400 && /image model: it is served by \/v1\/images\/generations/.test(error.message),
+    );
   });
 
   test("the Bearer scheme is case-insensitive", async () => {
     for (const scheme of ["bearer", "BEARER", "Bearer"]) {
-      const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `${scheme} ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }) });
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `${scheme} ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+      });
       assert.equal(response.status, 200, scheme);
       await response.text();
     }
@@ -109,7 +149,14 @@ describe("model errors say what is wrong", () => {
 
 describe("browsers", () => {
   test("/v1 answers a preflight from any origin and its answers may be read cross-origin, without credentials", async () => {
-    const preflight = await fetch(`${gateway.url}/v1/chat/completions`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, x-stainless-os" } });
+    const preflight = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, x-stainless-os",
+      },
+    });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
     assert.match(preflight.headers.get("access-control-allow-methods")!, /POST/);

@@ -14,7 +14,17 @@ const tabs: Tab[] = [];
 
 const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up", "/forgot-password", "/reset-password", "/verify-email", "/no-such-page"];
 const USER_PAGES = ["/dashboard", "/playground", "/models", "/keys", "/usage", "/redeem", "/security"];
-const ADMIN_PAGES = ["/admin", "/admin/channels", "/admin/users", "/admin/groups", "/admin/codes", "/admin/usage", "/admin/outbox", "/admin/audit", "/admin/settings"];
+const ADMIN_PAGES = [
+  "/admin",
+  "/admin/channels",
+  "/admin/users",
+  "/admin/groups",
+  "/admin/codes",
+  "/admin/usage",
+  "/admin/outbox",
+  "/admin/audit",
+  "/admin/settings",
+];
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -25,7 +35,11 @@ before(async () => {
   browser = await launchBrowser();
   // Something on every page: a request in the ledger, a code batch, a key.
   const { key } = await createUserWithKey(gateway);
-  await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "hello" }] }) });
+  await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "hello" }] }),
+  });
   await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 1_000_000, count: 2, batch: "a11y" });
 });
 after(async () => {
@@ -47,7 +61,13 @@ async function violations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return result.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.slice(0, 3).map((node) => node.target.join(" ")).join(" | ")}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
+          .slice(0, 3)
+          .map((node) => node.target.join(" "))
+          .join(" | ")}`,
+    );
 }
 
 async function check(page: Page, path: string, width: number): Promise<string[]> {

@@ -14,7 +14,7 @@ import type { Browser, Page } from "playwright-core";
 import { startGateway, stopAllGateways, createUserWithKey, type Gateway } from "../helpers/gateway";
 import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
 import { sendJson, startFakeUpstream } from "../helpers/fake-upstream";
-import { currentTotp } from "../../lib/accounts/totp";
+import { currentTotp } from "@/lib/accounts/totp";
 
 let gateway: Gateway;
 let browser: Browser;
@@ -110,7 +110,11 @@ describe("portal", () => {
     const ran = await fetch(url, { method: "POST", headers: { authorization, "content-type": "application/json" }, body });
     assert.notEqual(ran.status, 401, "the pasted example authenticates");
     await ran.body?.cancel();
-    assert.equal(await page.getByTestId("base-url-openai").first().textContent(), `${gateway.url}/v1`, "the sidebar shows the full base URL");
+    assert.equal(
+      await page.getByTestId("base-url-openai").first().textContent(),
+      `${gateway.url}/v1`,
+      "the sidebar shows the full base URL",
+    );
     assert.equal(await page.getByTestId("base-url-anthropic").first().textContent(), gateway.url);
     await screenshot(page, "03-key-created");
     await page.getByRole("button", { name: "I have copied it" }).click();
@@ -163,9 +167,13 @@ describe("portal", () => {
     await image.waitFor();
     await page.waitForFunction(() => {
       const element = document.querySelector<HTMLImageElement>('[data-testid="result-image"]');
-      return Boolean(element && element.complete && element.naturalWidth > 0);
+      return Boolean(element?.complete && element.naturalWidth > 0);
     });
-    const rendered = await image.evaluate((element: HTMLImageElement) => ({ src: element.src.slice(0, 30), width: element.naturalWidth, height: element.naturalHeight }));
+    const rendered = await image.evaluate((element: HTMLImageElement) => ({
+      src: element.src.slice(0, 30),
+      width: element.naturalWidth,
+      height: element.naturalHeight,
+    }));
     assert.match(rendered.src, /^data:image\/png;base64,/);
     assert.deepEqual([rendered.width, rendered.height], [1536, 1024]);
     await page.getByTestId("result-card").getByTestId("simulator-badge").first().waitFor();
@@ -177,7 +185,10 @@ describe("portal", () => {
     const held = /\/api\/user\/playground\/v1\/images\/generations(\?|$)/;
     await page.route(held, (route) => new Promise<void>((resolve) => (release = () => void route.abort().finally(resolve))));
     await page.getByRole("button", { name: "Generate image" }).click();
-    await page.getByTestId("run-progress").getByText(/Generating… \d+\.\d s/).waitFor();
+    await page
+      .getByTestId("run-progress")
+      .getByText(/Generating… \d+\.\d s/)
+      .waitFor();
     await page.getByTestId("run-progress").getByRole("button", { name: "Stop" }).click();
     await page.getByTestId("run-stopped").waitFor();
     release();
@@ -185,7 +196,12 @@ describe("portal", () => {
 
     // Edit: a JPEG upload, a mask drawn over it (the JPEG becomes PNG so the mask fits), the edited image back.
     const jpeg = path.join(tmpdir(), `e2e-base-${Date.now()}.jpg`);
-    writeFileSync(jpeg, await sharp({ create: { width: 256, height: 256, channels: 3, background: "#2255aa" } }).jpeg().toBuffer());
+    writeFileSync(
+      jpeg,
+      await sharp({ create: { width: 256, height: 256, channels: 3, background: "#2255aa" } })
+        .jpeg()
+        .toBuffer(),
+    );
     await page.getByTestId("endpoint-picker").getByText("Edit", { exact: true }).click();
     await page.locator("input[type=file]").first().setInputFiles(jpeg);
     await page.getByText("Draw", { exact: true }).click();
@@ -242,7 +258,11 @@ describe("portal", () => {
     await signOut(page);
     const copied = copiedCookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
     assert.equal((await fetch(`${gateway.url}/api/user/self`, { headers: { cookie: copied } })).status, 401, "the copied cookie is dead");
-    const replay = await fetch(`${gateway.url}/api/user/playground/v1/images/generations`, { method: "POST", headers: { cookie: copied, "content-type": "application/json" }, body: JSON.stringify({ prompt: "x", size: "1024x1024", quality: "low" }) });
+    const replay = await fetch(`${gateway.url}/api/user/playground/v1/images/generations`, {
+      method: "POST",
+      headers: { cookie: copied, "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "x", size: "1024x1024", quality: "low" }),
+    });
     assert.equal(replay.status, 401, "nor can it run the playground");
 
     // Sign in again: the password alone is not enough, the code field appears.
@@ -296,7 +316,10 @@ describe("portal", () => {
     await page.getByTestId("run-state").getByText("done").waitFor({ timeout: 60_000 });
     const titles = await page.getByTestId("event-title").allTextContents();
     assert.ok(titles.includes("Request created"), titles.join(" | "));
-    assert.ok(titles.some((title) => title.startsWith("Heartbeat")), titles.join(" | "));
+    assert.ok(
+      titles.some((title) => title.startsWith("Heartbeat")),
+      titles.join(" | "),
+    );
     assert.ok(titles.includes("Image 1: received") && titles.includes("Image 2: received"), titles.join(" | "));
     assert.ok(titles.includes("Completed"), titles.join(" | "));
     assert.equal(await page.getByTestId("result-image").count(), 2);
@@ -339,22 +362,39 @@ describe("portal", () => {
     const row = page.getByTestId("channel-row").filter({ hasText: "E2E simulator" });
     await row.waitFor();
     await row.getByRole("button", { name: "Test E2E simulator" }).click();
-    await row.getByTestId("channel-test-result").getByText(/^OK · \d+ ms$/).waitFor();
+    await row
+      .getByTestId("channel-test-result")
+      .getByText(/^OK · \d+ ms$/)
+      .waitFor();
     // Every model of the built-in simulator, one by one: each answers.
     const builtIn = page.getByTestId("channel-row").filter({ hasText: "Built-in simulator" });
-    const builtInModels = (await gateway.admin("GET", "/api/admin/channels")).data.find((channel: { type: string; name: string }) => channel.name.startsWith("Built-in simulator")).models as string[];
+    const builtInModels = (await gateway.admin("GET", "/api/admin/channels")).data.find((channel: { type: string; name: string }) =>
+      channel.name.startsWith("Built-in simulator"),
+    ).models as string[];
     await builtIn.getByRole("button", { name: /^Test every model of Built-in simulator/ }).click();
     const everyList = builtIn.getByTestId("channel-test-every");
     await everyList.getByText("Testing…").waitFor({ state: "detached", timeout: 120_000 });
-    assert.equal(await everyList.getByText(/: OK · \d+ ms$/).count(), builtInModels.length, await everyList.textContent() ?? "");
+    assert.equal(await everyList.getByText(/: OK · \d+ ms$/).count(), builtInModels.length, (await everyList.textContent()) ?? "");
     // An upstream that refuses the channel's key: the test shows the failure, its status and the upstream's words.
-    const refusing = await startFakeUpstream((_request, response) => sendJson(response, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
+    const refusing = await startFakeUpstream((_request, response) =>
+      sendJson(response, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } }),
+    );
     try {
-      await gateway.admin("POST", "/api/admin/channels", { name: "Refusing upstream", type: "openai", baseUrl: refusing.url, apiKey: "sk-upstream-wrong", models: ["std-5.5"], status: "disabled" });
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "Refusing upstream",
+        type: "openai",
+        baseUrl: refusing.url,
+        apiKey: "sk-upstream-wrong",
+        models: ["std-5.5"],
+        status: "disabled",
+      });
       await page.reload();
       const refusedRow = page.getByTestId("channel-row").filter({ hasText: "Refusing upstream" });
       await refusedRow.getByRole("button", { name: "Test Refusing upstream" }).click();
-      await refusedRow.getByTestId("channel-test-result").getByText(/^Failed · 401 · \d+ ms$/).waitFor();
+      await refusedRow
+        .getByTestId("channel-test-result")
+        .getByText(/^Failed · 401 · \d+ ms$/)
+        .waitFor();
       await refusedRow.getByText(/Incorrect API key provided/).waitFor();
       assert.equal(refusing.received.length, 1);
       assert.equal(refusing.received[0]!.headers.authorization, "Bearer sk-upstream-wrong");
@@ -364,7 +404,12 @@ describe("portal", () => {
       await refusing.close();
     }
     const listed = await gateway.admin("GET", "/api/admin/channels");
-    assert.ok(listed.data.some((channel: { name: string; type: string; models: string[] }) => channel.name === "E2E simulator" && channel.type === "simulator" && channel.models.includes("std-5.5")));
+    assert.ok(
+      listed.data.some(
+        (channel: { name: string; type: string; models: string[] }) =>
+          channel.name === "E2E simulator" && channel.type === "simulator" && channel.models.includes("std-5.5"),
+      ),
+    );
 
     await page.getByRole("link", { name: "Redeem codes" }).click();
     await page.locator("input[name=quota]").fill("2");
@@ -393,7 +438,10 @@ describe("portal", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Void" }).click();
     await page.getByText("3 codes voided").waitFor();
     const voided = await gateway.admin("GET", "/api/admin/redeem-codes?batch=e2e-admin-batch");
-    assert.deepEqual(voided.data.map((code: { status: string }) => code.status), ["disabled", "disabled", "disabled"]);
+    assert.deepEqual(
+      voided.data.map((code: { status: string }) => code.status),
+      ["disabled", "disabled", "disabled"],
+    );
 
     // A user's keys and usage in a drawer; a reset link mailed from the actions menu.
     const customer = await createUserWithKey(gateway);
@@ -436,7 +484,12 @@ describe("portal", () => {
     await gateway.admin("POST", "/api/admin/settings", { verifyEmail: null });
     await gateway.admin("POST", "/api/admin/moderation", { reset: true });
 
-    for (const [name, path] of [["18-admin-users", "/admin/users"], ["19-admin-groups", "/admin/groups"], ["20-admin-ledger", "/admin/usage"], ["21-admin-outbox", "/admin/outbox"]] as const) {
+    for (const [name, path] of [
+      ["18-admin-users", "/admin/users"],
+      ["19-admin-groups", "/admin/groups"],
+      ["20-admin-ledger", "/admin/usage"],
+      ["21-admin-outbox", "/admin/outbox"],
+    ] as const) {
       await page.goto(path);
       await page.getByRole("heading", { level: 1 }).waitFor();
       await screenshot(page, name);
@@ -450,7 +503,17 @@ describe("portal", () => {
     await signIn(page, user.email, user.password);
     await page.waitForURL("**/dashboard");
     assert.equal(await page.getByText("Operator", { exact: true }).count(), 0, "no operator navigation");
-    for (const path of ["/admin", "/admin/channels", "/admin/users", "/admin/groups", "/admin/codes", "/admin/usage", "/admin/outbox", "/admin/audit", "/admin/settings"]) {
+    for (const path of [
+      "/admin",
+      "/admin/channels",
+      "/admin/users",
+      "/admin/groups",
+      "/admin/codes",
+      "/admin/usage",
+      "/admin/outbox",
+      "/admin/audit",
+      "/admin/settings",
+    ]) {
       await page.goto(path);
       await page.getByTestId("forbidden").waitFor();
       assert.equal(await page.getByTestId("channels-table").count(), 0);
@@ -490,7 +553,11 @@ describe("portal", () => {
     await asBob.page.getByTestId("key-row").first().waitFor();
     const bobKeys = await asBob.page.getByTestId("key-row").allTextContents();
     assert.equal(bobKeys.length, 1, "Bob sees only his own key");
-    for (const [name, path] of [["keys", "/keys"], ["usage", "/usage"], ["dashboard", "/dashboard"]] as const) {
+    for (const [name, path] of [
+      ["keys", "/keys"],
+      ["usage", "/usage"],
+      ["dashboard", "/dashboard"],
+    ] as const) {
       await asBob.page.goto(path);
       await asBob.page.getByRole("heading", { level: 1 }).waitFor();
       await asBob.page.waitForLoadState("networkidle");
@@ -522,9 +589,13 @@ describe("portal", () => {
     await gateway.admin("POST", "/api/admin/prices", { model: "gpt-4o-mini", textInput: 0.15, textOutput: 0.6 });
     const groups = (await gateway.admin("GET", "/api/admin/groups")).data as { name: string; models: string[] }[];
     const current = groups.find((group) => group.name === "default")!;
-    if (!current.models.includes("gpt-4o-mini")) await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...current.models, "gpt-4o-mini"] });
+    if (!current.models.includes("gpt-4o-mini"))
+      await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...current.models, "gpt-4o-mini"] });
     const user = await createUserWithKey(gateway);
-    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
       const { page } = await tab(viewport);
       await signIn(page, user.email, user.password);
       await page.waitForURL("**/dashboard");
@@ -574,6 +645,9 @@ describe("portal", () => {
 
   test("the Content-Security-Policy (a script nonce per view) blocked nothing on any page the tests opened", () => {
     assert.ok(tabs.length >= 5);
-    assert.deepEqual(tabs.flatMap((opened) => opened.cspViolations), []);
+    assert.deepEqual(
+      tabs.flatMap((opened) => opened.cspViolations),
+      [],
+    );
   });
 });

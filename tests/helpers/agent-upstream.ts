@@ -5,9 +5,16 @@
 import type http from "node:http";
 import { startFakeUpstream, sendJson, sendSse, type FakeUpstream, type Received } from "./fake-upstream";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "./gateway";
-import { ALL_MODELS } from "../../lib/catalog/models";
+import { ALL_MODELS } from "@/lib/catalog/models";
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; anyOf?: Schema[] };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  anyOf?: Schema[];
+};
 
 /** A small value valid against `schema` (the subset tool schemas use: objects, arrays, strings, numbers, enums). */
 export function instanceOf(schema: Schema | undefined, name = "value"): unknown {
@@ -42,7 +49,12 @@ function lastToolResult(request: Received): string | null {
 function chat(request: Received, response: http.ServerResponse): void {
   const body = request.body;
   const tools = (body.tools ?? []) as { function: { name: string; parameters?: Schema } }[];
-  const forced = typeof body.tool_choice === "object" ? body.tool_choice?.function?.name : body.tool_choice === "required" ? tools[0]?.function.name : undefined;
+  const forced =
+    typeof body.tool_choice === "object"
+      ? body.tool_choice?.function?.name
+      : body.tool_choice === "required"
+        ? tools[0]?.function.name
+        : undefined;
   const result = lastToolResult(request);
   const usage = { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 };
   const base = { id: "chatcmpl-agent", created: 1_700_000_000, model: body.model };
@@ -50,7 +62,13 @@ function chat(request: Received, response: http.ServerResponse): void {
   let message: Record<string, unknown>;
   let finish: string;
   if (tool && (forced || result === null)) {
-    message = { role: "assistant", content: null, tool_calls: [{ id: "call_agent_1", type: "function", function: { name: tool.name, arguments: JSON.stringify(instanceOf(tool.parameters)) } }] };
+    message = {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_agent_1", type: "function", function: { name: tool.name, arguments: JSON.stringify(instanceOf(tool.parameters)) } },
+      ],
+    };
     finish = "tool_calls";
   } else if (body.response_format?.type === "json_schema") {
     message = { role: "assistant", content: JSON.stringify(instanceOf(body.response_format.json_schema?.schema)) };
@@ -59,13 +77,29 @@ function chat(request: Received, response: http.ServerResponse): void {
     message = { role: "assistant", content: result === null ? "Hello from the agent upstream." : `The tool said: ${result}` };
     finish = "stop";
   }
-  if (!body.stream) return sendJson(response, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage });
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({ data: { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }] } });
+  if (!body.stream) {
+    sendJson(response, 200, {
+      ...base,
+      object: "chat.completion",
+      choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+      usage,
+    });
+    return;
+  }
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({
+    data: { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }] },
+  });
   const calls = message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined;
   void sendSse(response, [
     chunk({ role: "assistant", content: calls ? null : "" }, null),
     ...(calls
-      ? [chunk({ tool_calls: [{ index: 0, id: calls[0]!.id, type: "function", function: { name: calls[0]!.function.name, arguments: "" } }] }, null), chunk({ tool_calls: [{ index: 0, function: { arguments: calls[0]!.function.arguments } }] }, null)]
+      ? [
+          chunk(
+            { tool_calls: [{ index: 0, id: calls[0]!.id, type: "function", function: { name: calls[0]!.function.name, arguments: "" } }] },
+            null,
+          ),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: calls[0]!.function.arguments } }] }, null),
+        ]
       : [chunk({ content: message.content }, null)]),
     chunk({}, finish),
     { data: { ...base, object: "chat.completion.chunk", choices: [], usage } },
@@ -81,22 +115,42 @@ function messages(request: Received, response: http.ServerResponse): void {
   const tool = forced ? tools.find((entry) => entry.name === forced) : tools[0];
   const base = { id: "msg_agent", type: "message", role: "assistant", model: body.model, stop_sequence: null };
   const usage = { input_tokens: 20, output_tokens: 10 };
-  const content = tool && (forced || result === null)
-    ? [{ type: "tool_use", id: "toolu_agent_1", name: tool.name, input: instanceOf(tool.input_schema) }]
-    : [{ type: "text", text: result === null ? "Hello from the agent upstream." : `The tool said: ${result}` }];
+  const content =
+    tool && (forced || result === null)
+      ? [{ type: "tool_use", id: "toolu_agent_1", name: tool.name, input: instanceOf(tool.input_schema) }]
+      : [{ type: "text", text: result === null ? "Hello from the agent upstream." : `The tool said: ${result}` }];
   const stop = content[0]!.type === "tool_use" ? "tool_use" : "end_turn";
-  if (!body.stream) return sendJson(response, 200, { ...base, content, stop_reason: stop, usage });
+  if (!body.stream) {
+    sendJson(response, 200, { ...base, content, stop_reason: stop, usage });
+    return;
+  }
   const block = content[0]!;
   void sendSse(response, [
-    { event: "message_start", data: { type: "message_start", message: { ...base, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } } },
+    {
+      event: "message_start",
+      data: { type: "message_start", message: { ...base, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } },
+    },
     block.type === "tool_use"
       ? { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { ...block, input: {} } } }
       : { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
     block.type === "tool_use"
-      ? { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify((block as { input: unknown }).input) } } }
-      : { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: (block as { text: string }).text } } },
+      ? {
+          event: "content_block_delta",
+          data: {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: JSON.stringify((block as { input: unknown }).input) },
+          },
+        }
+      : {
+          event: "content_block_delta",
+          data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: (block as { text: string }).text } },
+        },
     { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-    { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 10 } } },
+    {
+      event: "message_delta",
+      data: { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 10 } },
+    },
     { event: "message_stop", data: { type: "message_stop" } },
   ]);
 }
@@ -115,18 +169,36 @@ export type AgentSetup = { gateway: Gateway; agent: FakeUpstream; key: string; c
  * A gateway whose operator-added models are served by the agent upstream: `agent-chat` on an openai channel and,
  * with `messages`, `agent-messages` on an anthropic one (both priced, in the default group), and a user key with $500.
  */
-export async function startAgentGateway(options: { messages?: boolean; simulatorSettings?: Record<string, unknown> } = {}): Promise<AgentSetup> {
+export async function startAgentGateway(
+  options: { messages?: boolean; simulatorSettings?: Record<string, unknown> } = {},
+): Promise<AgentSetup> {
   const gateway = await startGateway();
   const agent = await startAgentUpstream();
   const models = options.messages ? ["agent-chat", "agent-messages"] : ["agent-chat"];
   for (const model of models) await gateway.admin("POST", "/api/admin/prices", { model, textInput: 1, textOutput: 2 });
   await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...ALL_MODELS, ...models] });
-  await gateway.admin("POST", "/api/admin/channels", { name: "agent openai", type: "openai", baseUrl: `${agent.url}/v1`, apiKey: "a", models: ["agent-chat"], priority: 100 });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "agent openai",
+    type: "openai",
+    baseUrl: `${agent.url}/v1`,
+    apiKey: "a",
+    models: ["agent-chat"],
+    priority: 100,
+  });
   if (options.messages) {
-    await gateway.admin("POST", "/api/admin/channels", { name: "agent anthropic", type: "anthropic", baseUrl: agent.url, apiKey: "a", models: ["agent-messages"], priority: 100 });
+    await gateway.admin("POST", "/api/admin/channels", {
+      name: "agent anthropic",
+      type: "anthropic",
+      baseUrl: agent.url,
+      apiKey: "a",
+      models: ["agent-messages"],
+      priority: 100,
+    });
   }
   if (options.simulatorSettings) {
-    const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find((channel) => channel.type === "simulator")!;
+    const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find(
+      (channel) => channel.type === "simulator",
+    )!;
     await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { settings: options.simulatorSettings });
   }
   const { key } = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 });

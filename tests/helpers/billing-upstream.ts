@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import busboy from "busboy";
 import sharp from "sharp";
-import { imageInputTokens, imageOutputTokens } from "../../lib/money/image-tokens";
+import { imageInputTokens, imageOutputTokens } from "@/lib/money/image-tokens";
 
 export const UNCAPPED_OUTPUT = 20_000;
 const UNCAPPED_TOOL_USES = 20;
@@ -34,7 +34,10 @@ const tokensOf = (bytes: number) => Math.ceil(bytes / 4);
 
 let pngCache: Promise<string> | null = null;
 function tinyPng(): Promise<string> {
-  pngCache ??= sharp({ create: { width: 16, height: 16, channels: 3, background: "#336699" } }).png().toBuffer().then((buffer) => buffer.toString("base64"));
+  pngCache ??= sharp({ create: { width: 16, height: 16, channels: 3, background: "#336699" } })
+    .png()
+    .toBuffer()
+    .then((buffer) => buffer.toString("base64"));
   return pngCache;
 }
 
@@ -49,7 +52,10 @@ function qualityOf(quality: unknown): "low" | "medium" | "high" {
 
 function sse(response: http.ServerResponse, events: { event?: string; data: unknown }[]): void {
   response.writeHead(200, { "content-type": "text/event-stream" });
-  for (const event of events) response.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${typeof event.data === "string" ? event.data : JSON.stringify(event.data)}\n\n`);
+  for (const event of events)
+    response.write(
+      `${event.event ? `event: ${event.event}\n` : ""}data: ${typeof event.data === "string" ? event.data : JSON.stringify(event.data)}\n\n`,
+    );
   response.end();
 }
 
@@ -74,17 +80,62 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
 
   async function chat(raw: Buffer, body: any, headers: http.IncomingHttpHeaders, response: http.ServerResponse) {
     const cap = body.max_completion_tokens ?? body.max_tokens ?? null;
-    const bill = record({ endpoint: "chat", model: body.model, textInputTokens: tokensOf(raw.length), textOutputTokens: (cap ?? UNCAPPED_OUTPUT) + (options.overbillOutput ?? 0), imageInputTokens: 0, imageOutputTokens: 0, cap, body, headers });
-    const usage = { prompt_tokens: bill.textInputTokens, completion_tokens: bill.textOutputTokens, total_tokens: bill.textInputTokens + bill.textOutputTokens };
+    const bill = record({
+      endpoint: "chat",
+      model: body.model,
+      textInputTokens: tokensOf(raw.length),
+      textOutputTokens: (cap ?? UNCAPPED_OUTPUT) + (options.overbillOutput ?? 0),
+      imageInputTokens: 0,
+      imageOutputTokens: 0,
+      cap,
+      body,
+      headers,
+    });
+    const usage = {
+      prompt_tokens: bill.textInputTokens,
+      completion_tokens: bill.textOutputTokens,
+      total_tokens: bill.textInputTokens + bill.textOutputTokens,
+    };
     const base = { id: "chatcmpl-billing", created: 1_700_000_000, model: body.model };
-    const wantsTool = Array.isArray(body.tools) && body.tools.some((tool: any) => tool?.function?.name === "generate_image") && !body.messages.some((message: any) => message.role === "tool");
+    const wantsTool =
+      Array.isArray(body.tools) &&
+      body.tools.some((tool: any) => tool?.function?.name === "generate_image") &&
+      !body.messages.some((message: any) => message.role === "tool");
     const message = wantsTool
-      ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "generate_image", arguments: JSON.stringify({ prompt: "a lighthouse at dusk", action: "generate" }) } }] }
+      ? {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_1",
+              type: "function",
+              function: { name: "generate_image", arguments: JSON.stringify({ prompt: "a lighthouse at dusk", action: "generate" }) },
+            },
+          ],
+        }
       : { role: "assistant", content: "Billed as written." };
-    if (!body.stream) return json(response, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: wantsTool ? "tool_calls" : "length" }], usage });
+    if (!body.stream)
+      return json(response, {
+        ...base,
+        object: "chat.completion",
+        choices: [{ index: 0, message, finish_reason: wantsTool ? "tool_calls" : "length" }],
+        usage,
+      });
     sse(response, [
-      { data: { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: "Billed " }, finish_reason: null }] } },
-      { data: { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "as written." }, finish_reason: "length" }] } },
+      {
+        data: {
+          ...base,
+          object: "chat.completion.chunk",
+          choices: [{ index: 0, delta: { role: "assistant", content: "Billed " }, finish_reason: null }],
+        },
+      },
+      {
+        data: {
+          ...base,
+          object: "chat.completion.chunk",
+          choices: [{ index: 0, delta: { content: "as written." }, finish_reason: "length" }],
+        },
+      },
       { data: { ...base, object: "chat.completion.chunk", choices: [], usage } },
       { data: "[DONE]" },
     ]);
@@ -99,29 +150,69 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
       }
     }
     const cap = typeof body.max_tokens === "number" ? body.max_tokens : null;
-    const bill = record({ endpoint: "messages", model: body.model, textInputTokens: tokensOf(raw.length), textOutputTokens: (cap ?? UNCAPPED_OUTPUT) + (options.overbillOutput ?? 0), imageInputTokens: 0, imageOutputTokens: 0, toolUses, cap, body, headers });
-    const serverToolUse = Object.keys(toolUses).length ? Object.fromEntries(Object.entries(toolUses).map(([name, count]) => [`${name}_requests`, count])) : undefined;
-    const usage = { input_tokens: bill.textInputTokens, output_tokens: bill.textOutputTokens, ...(serverToolUse ? { server_tool_use: serverToolUse } : {}) };
+    const bill = record({
+      endpoint: "messages",
+      model: body.model,
+      textInputTokens: tokensOf(raw.length),
+      textOutputTokens: (cap ?? UNCAPPED_OUTPUT) + (options.overbillOutput ?? 0),
+      imageInputTokens: 0,
+      imageOutputTokens: 0,
+      toolUses,
+      cap,
+      body,
+      headers,
+    });
+    const serverToolUse = Object.keys(toolUses).length
+      ? Object.fromEntries(Object.entries(toolUses).map(([name, count]) => [`${name}_requests`, count]))
+      : undefined;
+    const usage = {
+      input_tokens: bill.textInputTokens,
+      output_tokens: bill.textOutputTokens,
+      ...(serverToolUse ? { server_tool_use: serverToolUse } : {}),
+    };
     const base = { id: "msg_billing", type: "message", role: "assistant", model: body.model, stop_sequence: null };
-    if (!body.stream) return json(response, { ...base, content: [{ type: "text", text: "Billed as written." }], stop_reason: "max_tokens", usage });
+    if (!body.stream)
+      return json(response, { ...base, content: [{ type: "text", text: "Billed as written." }], stop_reason: "max_tokens", usage });
     sse(response, [
-      { event: "message_start", data: { type: "message_start", message: { ...base, content: [], stop_reason: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } } },
+      {
+        event: "message_start",
+        data: {
+          type: "message_start",
+          message: { ...base, content: [], stop_reason: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+        },
+      },
       { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
-      { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Billed as written." } } },
+      {
+        event: "content_block_delta",
+        data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Billed as written." } },
+      },
       { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
       { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "max_tokens", stop_sequence: null }, usage } },
       { event: "message_stop", data: { type: "message_stop" } },
     ]);
   }
 
-  async function image(endpoint: "images" | "edits", prompt: string, fields: Record<string, unknown>, inputs: { width: number; height: number }[], body: any, headers: http.IncomingHttpHeaders, response: http.ServerResponse) {
+  async function image(
+    endpoint: "images" | "edits",
+    prompt: string,
+    fields: Record<string, unknown>,
+    inputs: { width: number; height: number }[],
+    body: any,
+    headers: http.IncomingHttpHeaders,
+    response: http.ServerResponse,
+  ) {
     const { width, height } = sizeOf(fields.size);
     const quality = qualityOf(fields.quality);
     const bill = record({
-      endpoint, model: String(fields.model), textInputTokens: tokensOf(Buffer.byteLength(prompt)), textOutputTokens: 0,
+      endpoint,
+      model: String(fields.model),
+      textInputTokens: tokensOf(Buffer.byteLength(prompt)),
+      textOutputTokens: 0,
       imageInputTokens: inputs.reduce((total, input) => total + imageInputTokens(input.width, input.height), 0),
       imageOutputTokens: imageOutputTokens(width, height, quality) + (options.overbillOutput ?? 0),
-      cap: typeof fields.size === "string" && fields.size !== "auto" ? fields.size : null, body, headers,
+      cap: typeof fields.size === "string" && fields.size !== "auto" ? fields.size : null,
+      body,
+      headers,
     });
     json(response, {
       created: 1_700_000_000,
@@ -147,7 +238,17 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
       parser.on("file", (name, stream) => {
         const chunks: Buffer[] = [];
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        files.push(new Promise((done) => stream.on("end", () => void sharp(Buffer.concat(chunks)).metadata().then((meta) => done({ width: meta.width!, height: meta.height!, field: name })))));
+        files.push(
+          new Promise((done) =>
+            stream.on(
+              "end",
+              () =>
+                void sharp(Buffer.concat(chunks))
+                  .metadata()
+                  .then((meta) => done({ width: meta.width!, height: meta.height!, field: name })),
+            ),
+          ),
+        );
       });
       parser.on("close", resolve);
       parser.on("error", reject);
@@ -166,20 +267,55 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
     const revised = "a lighthouse at dusk, oil painting";
     // The model reads the whole input once per tool call and once more to answer.
     const bill = record({
-      endpoint: "responses", model: body.model, textInputTokens: tokensOf(raw.length) * (images + 1) + tokensOf(Buffer.byteLength(revised)) * images,
-      textOutputTokens: (body.max_output_tokens ?? UNCAPPED_OUTPUT) + (options.overbillOutput ?? 0), imageInputTokens: 0, imageOutputTokens: perImage * images,
-      cap: body.max_output_tokens ?? null, body, headers,
+      endpoint: "responses",
+      model: body.model,
+      textInputTokens: tokensOf(raw.length) * (images + 1) + tokensOf(Buffer.byteLength(revised)) * images,
+      textOutputTokens: (body.max_output_tokens ?? UNCAPPED_OUTPUT) + (options.overbillOutput ?? 0),
+      imageInputTokens: 0,
+      imageOutputTokens: perImage * images,
+      cap: body.max_output_tokens ?? null,
+      body,
+      headers,
     });
     const b64 = await tinyPng();
-    const envelope = (status: string, extra: Record<string, unknown> = {}) => ({ id: "resp_billing", object: "response", model: body.model, status, tools: body.tools, ...extra });
+    const envelope = (status: string, extra: Record<string, unknown> = {}) => ({
+      id: "resp_billing",
+      object: "response",
+      model: body.model,
+      status,
+      tools: body.tools,
+      ...extra,
+    });
     const events: { event?: string; data: unknown }[] = [
       { data: { type: "response.created", response: envelope("in_progress") } },
       { data: { type: "response.in_progress", response: envelope("in_progress") } },
     ];
     for (let index = 0; index < images; index++) {
       const id = `ig_billing_${index}`;
-      events.push({ data: { type: "response.output_item.added", output_index: index, item: { id, type: "image_generation_call", status: "in_progress" } } });
-      events.push({ data: { type: "response.output_item.done", output_index: index, item: { id, type: "image_generation_call", status: "completed", size: `${width}x${height}`, quality, output_format: "png", background: "opaque", revised_prompt: revised, result: b64 } } });
+      events.push({
+        data: {
+          type: "response.output_item.added",
+          output_index: index,
+          item: { id, type: "image_generation_call", status: "in_progress" },
+        },
+      });
+      events.push({
+        data: {
+          type: "response.output_item.done",
+          output_index: index,
+          item: {
+            id,
+            type: "image_generation_call",
+            status: "completed",
+            size: `${width}x${height}`,
+            quality,
+            output_format: "png",
+            background: "opaque",
+            revised_prompt: revised,
+            result: b64,
+          },
+        },
+      });
     }
     const textInput = bill.textInputTokens - tokensOf(Buffer.byteLength(revised)) * images;
     events.push({
@@ -187,11 +323,21 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
         type: "response.completed",
         response: envelope("completed", {
           usage: { input_tokens: textInput, output_tokens: bill.textOutputTokens },
-          tool_usage: { image_gen: { input_tokens: bill.textInputTokens - textInput, input_tokens_details: { text_tokens: bill.textInputTokens - textInput, image_tokens: 0 }, output_tokens: bill.imageOutputTokens, output_tokens_details: { image_tokens: bill.imageOutputTokens, text_tokens: 0 } } },
+          tool_usage: {
+            image_gen: {
+              input_tokens: bill.textInputTokens - textInput,
+              input_tokens_details: { text_tokens: bill.textInputTokens - textInput, image_tokens: 0 },
+              output_tokens: bill.imageOutputTokens,
+              output_tokens_details: { image_tokens: bill.imageOutputTokens, text_tokens: 0 },
+            },
+          },
         }),
       },
     });
-    sse(response, events.map((event) => ({ event: (event.data as { type: string }).type, data: event.data })));
+    sse(
+      response,
+      events.map((event) => ({ event: (event.data as { type: string }).type, data: event.data })),
+    );
   }
 
   const server = http.createServer((incoming, outgoing) => {

@@ -9,7 +9,9 @@ export const SCREENSHOT_DIR = path.join(process.cwd(), "test-results", "screensh
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM_PATH}. Install it as root with: apt-get install -y chromium (npm test does this itself when run as root).`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM_PATH}. Install it as root with: apt-get install -y chromium (npm test does this itself when run as root).`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
@@ -31,7 +33,8 @@ export async function openTab(browser: Browser, baseURL: string, viewport = { wi
   const cspViolations: string[] = [];
   page.on("pageerror", (error) => errors.push(`${error.name}: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text()))
+      cspViolations.push(`${page.url()}: ${message.text()}`);
   });
   return { context, page, errors, cspViolations };
 }

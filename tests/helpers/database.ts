@@ -2,7 +2,7 @@
 // reset token, inserting ledger rows, checking what is stored. `?` placeholders work on both.
 import Sqlite from "better-sqlite3";
 import pg from "pg";
-import { postgresConfig } from "../../lib/platform/db/client";
+import { postgresConfig } from "@/lib/platform/db/client";
 
 export type Query = (sql: string, params?: unknown[]) => Promise<any[]>;
 
@@ -20,7 +20,9 @@ export async function withDatabase<T>(databaseUrl: string, work: (query: Query) 
       return await work(async (sql, params = []) => {
         const statement = database.prepare(sql);
         const values = params.map(sqliteValue);
-        return statement.reader ? statement.all(...values) : (statement.run(...values), []);
+        if (statement.reader) return statement.all(...values);
+        statement.run(...values);
+        return [];
       });
     } finally {
       database.close();

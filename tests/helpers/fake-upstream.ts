@@ -15,7 +15,9 @@ export type FakeUpstream = {
   close: () => Promise<void>;
 };
 
-export async function startFakeUpstream(respond: Respond = (_request, response) => void response.writeHead(500).end()): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  respond: Respond = (_request, response) => void response.writeHead(500).end(),
+): Promise<FakeUpstream> {
   const fake: FakeUpstream = { url: "", received: [], respond, aborted: 0, close: async () => undefined };
   const server = http.createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
@@ -38,10 +40,11 @@ export async function startFakeUpstream(respond: Respond = (_request, response) 
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return fake;
 }
 
@@ -98,12 +101,37 @@ export function anthropicMessage(text: string, model: string, usage = { input_to
 
 export function anthropicEvents(words: string[], model: string, usage = { input_tokens: 13, output_tokens: 9 }) {
   return [
-    { event: "message_start", data: { type: "message_start", message: { id: "msg_fake", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } } },
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: {
+          id: "msg_fake",
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+        },
+      },
+    },
     { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
     { event: "ping", data: { type: "ping" } },
-    ...words.map((word) => ({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: word } } })),
+    ...words.map((word) => ({
+      event: "content_block_delta",
+      data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: word } },
+    })),
     { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-    { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } } },
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      },
+    },
     { event: "message_stop", data: { type: "message_stop" } },
   ];
 }

@@ -86,7 +86,18 @@ export const CHAT_USAGE = { prompt_tokens: 11, completion_tokens: 7 };
 export const MESSAGES_USAGE = { input_tokens: 13, output_tokens: 9 };
 export const IMAGE_USAGE = { input_tokens: 30, input_tokens_details: { text_tokens: 20, image_tokens: 10 }, output_tokens: 196 };
 
-const DEFAULTS: FaultOptions = { chatUsage: CHAT_USAGE, status: 503, retryAfter: "7", dripMs: 20, oversizeBytes: 40 * 1024 * 1024, words: 5, eventPauseMs: 0, eventsBeforeFault: 3, delayMs: 0, keepAliveTimeoutMs: 30_000 };
+const DEFAULTS: FaultOptions = {
+  chatUsage: CHAT_USAGE,
+  status: 503,
+  retryAfter: "7",
+  dripMs: 20,
+  oversizeBytes: 40 * 1024 * 1024,
+  words: 5,
+  eventPauseMs: 0,
+  eventsBeforeFault: 3,
+  delayMs: 0,
+  keepAliveTimeoutMs: 30_000,
+};
 
 function kindOf(path: string): FaultKind | null {
   if (path.endsWith("/chat/completions")) return "chat";
@@ -106,7 +117,11 @@ function sse(event: { event?: string; data: unknown }): string {
 
 /** The dialect's error body for a status. */
 function errorBody(kind: FaultKind, status: number, message: string): unknown {
-  if (kind === "messages") return { type: "error", error: { type: status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : "api_error", message } };
+  if (kind === "messages")
+    return {
+      type: "error",
+      error: { type: status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : "api_error", message },
+    };
   return { error: { message, type: status === 429 ? "rate_limit_error" : "server_error", code: null, param: null } };
 }
 
@@ -165,7 +180,17 @@ export async function startFaultUpstream(mode: FaultUpstream["mode"] = "ok", opt
       }
       const stream = body?.stream === true;
       const chosen = typeof fake.mode === "function" ? fake.mode({ kind, stream, index: index++, body }) : fake.mode;
-      const record: FaultRecord = { kind, path: incoming.url ?? "", stream, mode: chosen, body, headers: incoming.headers, textSent: "", complete: false, abortedByGateway: false };
+      const record: FaultRecord = {
+        kind,
+        path: incoming.url ?? "",
+        stream,
+        mode: chosen,
+        body,
+        headers: incoming.headers,
+        textSent: "",
+        complete: false,
+        abortedByGateway: false,
+      };
       fake.records.push(record);
       active++;
       let counted = true;
@@ -179,9 +204,11 @@ export async function startFaultUpstream(mode: FaultUpstream["mode"] = "ok", opt
         if (!outgoing.writableFinished && !record.complete) record.abortedByGateway = true;
         finish();
       });
-      void answer(record, incoming, outgoing, fake.options).catch(() => outgoing.destroy()).finally(() => {
-        if (outgoing.writableFinished) finish();
-      });
+      void answer(record, incoming, outgoing, fake.options)
+        .catch(() => outgoing.destroy())
+        .finally(() => {
+          if (outgoing.writableFinished) finish();
+        });
     });
   });
   server.on("connection", (socket) => {
@@ -202,32 +229,65 @@ export async function startFaultUpstream(mode: FaultUpstream["mode"] = "ok", opt
 }
 
 /** The complete answer as SSE events (stream) or one JSON body (not stream), and the usage it reports. */
-function normalAnswer(record: FaultRecord, options: FaultOptions): { events?: { event?: string; data: unknown }[]; json?: unknown; text: string[]; usage: FaultRecord["usage"] } {
+function normalAnswer(
+  record: FaultRecord,
+  options: FaultOptions,
+): { events?: { event?: string; data: unknown }[]; json?: unknown; text: string[]; usage: FaultRecord["usage"] } {
   const model = String(record.body?.model ?? "upstream-model");
   const text = words(options.words);
   if (record.kind === "chat") {
     const usage = options.chatUsage;
-    if (record.stream) return { events: chatChunks(text, model, usage), text, usage: { input: usage.prompt_tokens, output: usage.completion_tokens } };
-    return { json: chatCompletion(text.join(""), model, usage), text, usage: { input: usage.prompt_tokens, output: usage.completion_tokens } };
+    if (record.stream)
+      return { events: chatChunks(text, model, usage), text, usage: { input: usage.prompt_tokens, output: usage.completion_tokens } };
+    return {
+      json: chatCompletion(text.join(""), model, usage),
+      text,
+      usage: { input: usage.prompt_tokens, output: usage.completion_tokens },
+    };
   }
   if (record.kind === "messages") {
-    if (record.stream) return { events: anthropicEvents(text, model, MESSAGES_USAGE), text, usage: { input: MESSAGES_USAGE.input_tokens, output: MESSAGES_USAGE.output_tokens } };
-    return { json: anthropicMessage(text.join(""), model, MESSAGES_USAGE), text, usage: { input: MESSAGES_USAGE.input_tokens, output: MESSAGES_USAGE.output_tokens } };
+    if (record.stream)
+      return {
+        events: anthropicEvents(text, model, MESSAGES_USAGE),
+        text,
+        usage: { input: MESSAGES_USAGE.input_tokens, output: MESSAGES_USAGE.output_tokens },
+      };
+    return {
+      json: anthropicMessage(text.join(""), model, MESSAGES_USAGE),
+      text,
+      usage: { input: MESSAGES_USAGE.input_tokens, output: MESSAGES_USAGE.output_tokens },
+    };
   }
   return {
-    json: { created: 1_700_000_000, data: [{ b64_json: TINY_PNG_B64 }], usage: IMAGE_USAGE, size: "1024x1024", quality: "low", output_format: "png" },
+    json: {
+      created: 1_700_000_000,
+      data: [{ b64_json: TINY_PNG_B64 }],
+      usage: IMAGE_USAGE,
+      size: "1024x1024",
+      quality: "low",
+      output_format: "png",
+    },
     text: [],
-    usage: { input: IMAGE_USAGE.input_tokens_details.text_tokens, imageInput: IMAGE_USAGE.input_tokens_details.image_tokens, output: IMAGE_USAGE.output_tokens },
+    usage: {
+      input: IMAGE_USAGE.input_tokens_details.text_tokens,
+      imageInput: IMAGE_USAGE.input_tokens_details.image_tokens,
+      output: IMAGE_USAGE.output_tokens,
+    },
   };
 }
 
 function textOfEvent(event: { data: unknown }): string {
   const data = event.data as any;
   if (typeof data !== "object" || data === null) return "";
-  return data.choices?.[0]?.delta?.content ?? (data.type === "content_block_delta" ? data.delta?.text ?? "" : "");
+  return data.choices?.[0]?.delta?.content ?? (data.type === "content_block_delta" ? (data.delta?.text ?? "") : "");
 }
 
-async function answer(record: FaultRecord, incoming: http.IncomingMessage, outgoing: http.ServerResponse, options: FaultOptions): Promise<void> {
+async function answer(
+  record: FaultRecord,
+  incoming: http.IncomingMessage,
+  outgoing: http.ServerResponse,
+  options: FaultOptions,
+): Promise<void> {
   const normal = normalAnswer(record, options);
   const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" };
   const jsonHeaders = { "content-type": "application/json" };
@@ -256,7 +316,11 @@ async function answer(record: FaultRecord, incoming: http.IncomingMessage, outgo
     case "429": {
       const status = record.mode === "429" ? 429 : options.status;
       outgoing.writeHead(status, { ...jsonHeaders, ...(record.mode === "429" ? { "retry-after": options.retryAfter } : {}) });
-      outgoing.end(JSON.stringify(errorBody(record.kind, status, record.mode === "429" ? "Rate limit reached, slow down" : "The upstream is overloaded")));
+      outgoing.end(
+        JSON.stringify(
+          errorBody(record.kind, status, record.mode === "429" ? "Rate limit reached, slow down" : "The upstream is overloaded"),
+        ),
+      );
       record.complete = true;
       return;
     }
@@ -325,11 +389,14 @@ async function answer(record: FaultRecord, incoming: http.IncomingMessage, outgo
           if (!(await write(outgoing, sse(event)))) return;
           record.textSent += textOfEvent(event);
         }
-        await write(outgoing, `${record.kind === "messages" ? "event: content_block_delta\n" : ""}data: {"choices": [{"delta": {"content": "broken\n\n`);
+        await write(
+          outgoing,
+          `${record.kind === "messages" ? "event: content_block_delta\n" : ""}data: {"choices": [{"delta": {"content": "broken\n\n`,
+        );
         for (const event of normal.events.slice(1 + options.eventsBeforeFault)) if (!(await write(outgoing, sse(event)))) return;
       } else {
         outgoing.writeHead(200, jsonHeaders);
-        await write(outgoing, "{\"id\": \"chatcmpl-broken\", \"choices\": [ this is not JSON");
+        await write(outgoing, '{"id": "chatcmpl-broken", "choices": [ this is not JSON');
       }
       outgoing.end();
       return;
@@ -353,11 +420,17 @@ async function answer(record: FaultRecord, incoming: http.IncomingMessage, outgo
       if (normal.events) {
         const first = normal.events[0]!;
         if (!(await write(outgoing, sse(first)))) return;
-        if (!(await write(outgoing, "data: {\"choices\": [{\"delta\": {\"content\": \""))) return;
-      } else if (!(await write(outgoing, record.kind === "images" ? "{\"data\": [{\"b64_json\": \"" : "{\"id\": \"x\", \"choices\": [{\"message\": {\"content\": \""))) return;
+        if (!(await write(outgoing, 'data: {"choices": [{"delta": {"content": "'))) return;
+      } else if (
+        !(await write(
+          outgoing,
+          record.kind === "images" ? '{"data": [{"b64_json": "' : '{"id": "x", "choices": [{"message": {"content": "',
+        ))
+      )
+        return;
       const block = Buffer.alloc(64 * 1024, "a");
       for (let sent = 0; sent < options.oversizeBytes; sent += block.length) if (!(await write(outgoing, block))) return;
-      await write(outgoing, normal.events ? "\"}}]}\n\n" : "\"}]}");
+      await write(outgoing, normal.events ? '"}}]}\n\n' : '"}]}');
       outgoing.end();
       return;
     }

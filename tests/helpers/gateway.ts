@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { postgresConfig } from "../../lib/platform/db/client";
+import { postgresConfig } from "@/lib/platform/db/client";
 
 export const POSTGRES_ADMIN_URL = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://127.0.0.1:5432/test";
 export const REDIS_TEST_URL = process.env.GATEWAY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -38,7 +38,9 @@ export type GatewayOptions = {
 };
 
 /** A fresh database on the PostgreSQL server at `baseUrl`, dropped by `drop()` (tests and the benchmark). */
-export async function createPostgresDatabase(options: { prefix?: string; baseUrl?: string } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createPostgresDatabase(
+  options: { prefix?: string; baseUrl?: string } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const baseUrl = options.baseUrl ?? POSTGRES_ADMIN_URL;
   const name = `${options.prefix ?? "gw_test"}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client(postgresConfig(baseUrl));
@@ -105,13 +107,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (value === undefined) delete environment[name];
     else environment[name] = value;
   }
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], { cwd: process.cwd(), env: environment as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: process.cwd(),
+    env: environment as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
 
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${options.timeoutMs ?? 60_000} ms:\n${output}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start within ${options.timeoutMs ?? 60_000} ms:\n${output}`)),
+      options.timeoutMs ?? 60_000,
+    );
     const check = () => {
       const found = /Gateway ready on http:\/\/localhost:(\d+)/.exec(output);
       if (found) {
@@ -168,7 +177,15 @@ export async function stopAllGateways(): Promise<void> {
 /** A user with a key, through the operator API. */
 export async function createUserWithKey(
   gateway: Gateway,
-  options: { balance?: number; quota?: number; unlimited?: boolean; group?: string; email?: string; expiresAt?: string; rateLimitPerMinute?: number } = {},
+  options: {
+    balance?: number;
+    quota?: number;
+    unlimited?: boolean;
+    group?: string;
+    email?: string;
+    expiresAt?: string;
+    rateLimitPerMinute?: number;
+  } = {},
 ): Promise<{ userId: string; email: string; password: string; key: string; keyId: string }> {
   const email = options.email ?? `user-${randomBytes(5).toString("hex")}@example.com`;
   const password = "user-password-123";

@@ -14,7 +14,13 @@ export function cookieHeader(jar: Map<string, string>): string {
 }
 
 /** `headers` go with both requests (e.g. X-Forwarded-For, as a trusted proxy would send it). */
-export async function signIn(baseUrl: string, email: string, password: string, code?: string, headers: Record<string, string> = {}): Promise<SignInResult> {
+export async function signIn(
+  baseUrl: string,
+  email: string,
+  password: string,
+  code?: string,
+  headers: Record<string, string> = {},
+): Promise<SignInResult> {
   const jar = new Map<string, string>();
   const csrfResponse = await fetch(`${baseUrl}/api/auth/csrf`, { headers });
   collectCookies(csrfResponse, jar);
@@ -37,7 +43,7 @@ export async function signIn(baseUrl: string, email: string, password: string, c
     const body = (await response.json()) as { url?: string };
     error = new URL(body.url ?? location, baseUrl).searchParams.get("error") ?? "";
   } catch {
-    error = location ? new URL(location, baseUrl).searchParams.get("error") ?? "" : "";
+    error = location ? (new URL(location, baseUrl).searchParams.get("error") ?? "") : "";
   }
   return { ok: false, error, status: response.status };
 }

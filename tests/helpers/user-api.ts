@@ -22,7 +22,8 @@ export async function callApi(
 ): Promise<ApiResult> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.cookie) headers.cookie = options.cookie;
-  if (options.body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
+  if (options.body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === "content-type"))
+    headers["content-type"] = "application/json";
   const started = performance.now();
   const response = await fetch(`${baseUrl}${pathname}`, {
     method,

@@ -10,7 +10,7 @@ import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, ty
 import { signIn } from "../helpers/session";
 import { callApi, eventually, median, signedIn, type ApiResult } from "../helpers/user-api";
 import { withDatabase } from "../helpers/database";
-import { currentTotp } from "../../lib/accounts/totp";
+import { currentTotp } from "@/lib/accounts/totp";
 
 after(stopAllGateways);
 
@@ -32,10 +32,14 @@ async function requestToken(gateway: Gateway, email: string): Promise<{ token: s
   const before = (await gateway.admin("GET", outboxPath)).data.length;
   const answer = await callApi(gateway.url, "POST", "/api/user/reset/request", { body: { email } });
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
-  const rows = await eventually(async () => {
-    const data = (await gateway.admin("GET", outboxPath)).data;
-    return data.length > before ? data : null;
-  }, 10_000, `the reset mail to ${email}`);
+  const rows = await eventually(
+    async () => {
+      const data = (await gateway.admin("GET", outboxPath)).data;
+      return data.length > before ? data : null;
+    },
+    10_000,
+    `the reset mail to ${email}`,
+  );
   const text = rows[0].text as string;
   return { token: linkIn(text).token, text };
 }
@@ -78,7 +82,11 @@ function resetTests(database: "sqlite" | "postgres") {
     assert.ok(Math.abs(knownMedian - unknownMedian) < 25, `known ${knownMedian.toFixed(1)} ms vs unknown ${unknownMedian.toFixed(1)} ms`);
 
     for (const user of known) {
-      const mail = await eventually(async () => (await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(user.email)}`)).data[0], 10_000, "reset mail");
+      const mail = await eventually(
+        async () => (await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(user.email)}`)).data[0],
+        10_000,
+        "reset mail",
+      );
       const link = linkIn(mail.text);
       // Built from APP_URL, not from the Host header the request came with.
       assert.equal(link.url.origin, APP_URL);
@@ -88,7 +96,8 @@ function resetTests(database: "sqlite" | "postgres") {
       assert.equal(mail.status, "logged", "no SMTP_URL: kept in the outbox and the log");
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
-    for (const email of unknownEmails) assert.deepEqual((await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(email)}`)).data, []);
+    for (const email of unknownEmails)
+      assert.deepEqual((await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(email)}`)).data, []);
   });
 
   test("the token is random, stored hashed, and valid for 30 minutes", async () => {
@@ -99,7 +108,10 @@ function resetTests(database: "sqlite" | "postgres") {
     await withDatabase(gateway.databaseUrl, async (query) => {
       const rows = await query(`SELECT * FROM "PasswordResetToken" WHERE "userId" = ? ORDER BY "createdAt"`, [user.userId]);
       assert.equal(rows.length, 2);
-      assert.deepEqual(rows.map((row) => row.tokenHash), [sha256(first.token), sha256(second.token)]);
+      assert.deepEqual(
+        rows.map((row) => row.tokenHash),
+        [sha256(first.token), sha256(second.token)],
+      );
       assert.equal(JSON.stringify(rows).includes(first.token), false);
       const lifetime = new Date(rows[0].expiresAt).getTime() - new Date(rows[0].createdAt).getTime();
       assert.equal(lifetime, 30 * 60 * 1000);
@@ -147,7 +159,10 @@ function resetTests(database: "sqlite" | "postgres") {
     const browser = await signedIn(gateway.url, user.email, user.password);
     const changed = await browser.call("POST", "/api/user/password", { current: user.password, next: "changed-in-portal-1" });
     assert.equal(changed.status, 200);
-    assertRefused(await reset(gateway, { email: user.email, token, password: "after-reset-pass-1" }), /password was changed after it was sent/);
+    assertRefused(
+      await reset(gateway, { email: user.email, token, password: "after-reset-pass-1" }),
+      /password was changed after it was sent/,
+    );
     assert.ok((await signIn(gateway.url, user.email, "changed-in-portal-1")).ok);
 
     // So does a reset with another token: two links sent, the first used, the second is dead.
@@ -162,7 +177,10 @@ function resetTests(database: "sqlite" | "postgres") {
     const alice = await createUserWithKey(gateway);
     const bob = await createUserWithKey(gateway);
     const { token } = await requestToken(gateway, alice.email);
-    assertRefused(await reset(gateway, { email: alice.email, token: "x".repeat(43), password: "after-reset-pass-1" }), /^This reset link is not valid/);
+    assertRefused(
+      await reset(gateway, { email: alice.email, token: "x".repeat(43), password: "after-reset-pass-1" }),
+      /^This reset link is not valid/,
+    );
     assertRefused(await reset(gateway, { email: bob.email, token, password: "after-reset-pass-1" }), /^This reset link is not valid/);
     assertRefused(await reset(gateway, { email: randomEmail(), token, password: "after-reset-pass-1" }), /^This reset link is not valid/);
     assert.ok((await signIn(gateway.url, bob.email, bob.password)).ok);
@@ -178,8 +196,17 @@ function resetTests(database: "sqlite" | "postgres") {
     assert.equal(enabled.status, 200);
     const { token } = await requestToken(gateway, user.email);
     assert.equal((await reset(gateway, { email: user.email, token, password: "after-reset-pass-1" })).status, 200);
-    assert.deepEqual(await signIn(gateway.url, user.email, "after-reset-pass-1"), { ok: false, error: "Second factor required", status: 401 });
-    const withCode = await signIn(gateway.url, user.email, "after-reset-pass-1", await currentTotp(setup.body.secret, Math.floor(Date.now() / 1000) + 30));
+    assert.deepEqual(await signIn(gateway.url, user.email, "after-reset-pass-1"), {
+      ok: false,
+      error: "Second factor required",
+      status: 401,
+    });
+    const withCode = await signIn(
+      gateway.url,
+      user.email,
+      "after-reset-pass-1",
+      await currentTotp(setup.body.secret, Math.floor(Date.now() / 1000) + 30),
+    );
     assert.ok(withCode.ok, JSON.stringify(withCode));
   });
 
@@ -250,7 +277,9 @@ describe("password reset mail through a real SMTP server", () => {
     assert.match(headers, /^From: Gateway Test <gateway@example\.test>/m);
     assert.match(headers, new RegExp(`^To: ${user.email.replace(/[.+]/g, "\\$&")}`, "m"));
     assert.match(headers, /^Subject: Reset your Model Gateway password/m);
-    const body = /Content-Transfer-Encoding: quoted-printable/i.test(headers) ? decodeQuotedPrintable(message.raw.slice(split + 4)) : message.raw.slice(split + 4);
+    const body = /Content-Transfer-Encoding: quoted-printable/i.test(headers)
+      ? decodeQuotedPrintable(message.raw.slice(split + 4))
+      : message.raw.slice(split + 4);
     const link = linkIn(body);
     assert.equal(link.url.origin, APP_URL);
     assert.equal(link.email, user.email);

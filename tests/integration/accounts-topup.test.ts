@@ -32,15 +32,23 @@ function topupTests(database: "sqlite" | "postgres") {
     assert.equal(await balanceOf(gateway, user.userId), 3500);
 
     const again = await browser.call("POST", "/api/user/topup", { key: code });
-    assert.deepEqual(again.body, { error: { message: "This redeem code has already been used", type: "invalid_request_error", code: "invalid_request", param: "key" } });
+    assert.deepEqual(again.body, {
+      error: { message: "This redeem code has already been used", type: "invalid_request_error", code: "invalid_request", param: "key" },
+    });
     assert.equal(again.status, 400);
     const unknown = await browser.call("POST", "/api/user/topup", { key: "GW-AAAAA-BBBBB-CCCCC-DDDDD" });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.error.message, /does not exist/);
     // Codes that are expired already cannot be made (400); one that expires in a moment can.
-    const past = await fetch(`${gateway.url}/api/admin/redeem-codes`, { method: "POST", headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" }, body: JSON.stringify({ quota: 10, count: 1, expiresAt: "2020-01-01T00:00:00Z" }) });
+    const past = await fetch(`${gateway.url}/api/admin/redeem-codes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ quota: 10, count: 1, expiresAt: "2020-01-01T00:00:00Z" }),
+    });
     assert.deepEqual([past.status, (await past.json()).error.param], [400, "expiresAt"]);
-    const [expired] = (await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 10, count: 1, expiresAt: new Date(Date.now() + 1500).toISOString() })).codes;
+    const [expired] = (
+      await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 10, count: 1, expiresAt: new Date(Date.now() + 1500).toISOString() })
+    ).codes;
     await new Promise((resolve) => setTimeout(resolve, 1600));
     const late = await browser.call("POST", "/api/user/topup", { key: expired });
     assert.equal(late.status, 400);
@@ -55,8 +63,14 @@ function topupTests(database: "sqlite" | "postgres") {
     // The ledger has a topup row per credit, visible in the user's usage as a credit.
     const usage = await browser.call("GET", "/api/user/usage?kind=topup");
     assert.equal(usage.body.total, 2);
-    assert.deepEqual(usage.body.data.map((row: { cost: number }) => row.cost), [-2500, -2500]);
-    assert.equal(usage.body.daily.reduce((sum: number, row: { credited: number }) => sum + row.credited, 0), 5000);
+    assert.deepEqual(
+      usage.body.data.map((row: { cost: number }) => row.cost),
+      [-2500, -2500],
+    );
+    assert.equal(
+      usage.body.daily.reduce((sum: number, row: { credited: number }) => sum + row.credited, 0),
+      5000,
+    );
 
     // Stored hashed: the database has the SHA-256 of the code, never the code.
     await withDatabase(gateway.databaseUrl, async (query) => {
@@ -72,15 +86,22 @@ function topupTests(database: "sqlite" | "postgres") {
     const user = await createUserWithKey(gateway, { balance: 0 });
     const browser = await signedIn(gateway.url, user.email, user.password);
     const { codes } = await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 100, count: 3 });
-    for (const code of codes as string[]) assert.match(code, /^GW(-[0-9A-HJKMNP-TV-Z]{5}){4}$/, "Crockford base 32: 100 bits, no I, L, O or U");
+    for (const code of codes as string[])
+      assert.match(code, /^GW(-[0-9A-HJKMNP-TV-Z]{5}){4}$/, "Crockford base 32: 100 bits, no I, L, O or U");
     const typedLoosely = (codes[0] as string).toLowerCase().replace(/0/g, "o").replace(/1/g, "l").replace(/-/g, " ");
     assert.deepEqual((await browser.call("POST", "/api/user/topup", { key: typedLoosely })).body, { quota: 100, balance: 100 });
-    assert.deepEqual((await browser.call("POST", "/api/user/topup", { key: (codes[1] as string).replace(/-/g, "") })).body, { quota: 100, balance: 200 });
+    assert.deepEqual((await browser.call("POST", "/api/user/topup", { key: (codes[1] as string).replace(/-/g, "") })).body, {
+      quota: 100,
+      balance: 200,
+    });
 
     // A code made before round 2: case-sensitive letters, stored as SHA-256 of the code without dashes.
     const legacy = "GW-aBcDe-FgHjK-mNpQr-StUvW";
     await withDatabase(gateway.databaseUrl, (query) =>
-      query(`INSERT INTO "RedeemCode" ("id", "codeHash", "prefix", "batch", "quota", "status", "createdAt") VALUES (?, ?, ?, ?, ?, 'unused', CURRENT_TIMESTAMP)`, [`legacy-${user.userId}`, sha256(legacy.replace(/-/g, "")), legacy.slice(0, 8), "legacy", 50]),
+      query(
+        `INSERT INTO "RedeemCode" ("id", "codeHash", "prefix", "batch", "quota", "status", "createdAt") VALUES (?, ?, ?, ?, ?, 'unused', CURRENT_TIMESTAMP)`,
+        [`legacy-${user.userId}`, sha256(legacy.replace(/-/g, "")), legacy.slice(0, 8), "legacy", 50],
+      ),
     );
     const wrongCase = await browser.call("POST", "/api/user/topup", { key: legacy.toUpperCase() });
     assert.equal(wrongCase.status, 400, "an old code is not case-free");
@@ -90,7 +111,10 @@ function topupTests(database: "sqlite" | "postgres") {
   test("a code redeemed with the user's API key credits the key's owner; other credentials are refused", async () => {
     const user = await createUserWithKey(gateway, { balance: 0 });
     const [code] = (await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 700, count: 1 })).codes;
-    const withKey = await callApi(gateway.url, "POST", "/api/user/topup", { body: { key: code }, headers: { authorization: `Bearer ${user.key}` } });
+    const withKey = await callApi(gateway.url, "POST", "/api/user/topup", {
+      body: { key: code },
+      headers: { authorization: `Bearer ${user.key}` },
+    });
     assert.equal(withKey.status, 200, JSON.stringify(withKey.body));
     assert.deepEqual(withKey.body, { quota: 700, balance: 700 });
     assert.equal(await balanceOf(gateway, user.userId), 700);
@@ -111,12 +135,18 @@ function topupTests(database: "sqlite" | "postgres") {
       assert.equal(result.body.error.code, code);
     }
     const expired = await gateway.admin("POST", "/api/admin/keys", { userId: user.userId, quota: 1, expiresAt: "2020-01-01T00:00:00Z" });
-    const withExpired = await callApi(gateway.url, "POST", "/api/user/topup", { body: { key: next }, headers: { authorization: `Bearer ${expired.key}` } });
+    const withExpired = await callApi(gateway.url, "POST", "/api/user/topup", {
+      body: { key: next },
+      headers: { authorization: `Bearer ${expired.key}` },
+    });
     assert.equal(withExpired.status, 401);
     assert.equal(withExpired.body.error.code, "expired_api_key");
     // A deleted key no longer acts for its owner.
     await gateway.admin("DELETE", `/api/admin/keys/${user.keyId}`);
-    const deleted = await callApi(gateway.url, "POST", "/api/user/topup", { body: { key: next }, headers: { authorization: `Bearer ${user.key}` } });
+    const deleted = await callApi(gateway.url, "POST", "/api/user/topup", {
+      body: { key: next },
+      headers: { authorization: `Bearer ${user.key}` },
+    });
     assert.equal(deleted.status, 401);
     assert.equal(await balanceOf(gateway, user.userId), 700);
   });
@@ -156,7 +186,10 @@ function topupTests(database: "sqlite" | "postgres") {
     const user = await createUserWithKey(gateway, { balance: 0 });
     const headers = { authorization: `Bearer ${user.key}` };
     for (let attempt = 0; attempt < 10; attempt++) {
-      const result = await callApi(gateway.url, "POST", "/api/user/topup", { body: { key: `GW-NOPE${attempt}-XXXXX-XXXXX-XXXXX` }, headers });
+      const result = await callApi(gateway.url, "POST", "/api/user/topup", {
+        body: { key: `GW-NOPE${attempt}-XXXXX-XXXXX-XXXXX` },
+        headers,
+      });
       assert.equal(result.status, 400);
     }
     const [code] = (await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 5, count: 1 })).codes;

@@ -21,7 +21,8 @@ after(async () => {
   await stopAllGateways();
 });
 
-const BETAS = "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24,mid-conversation-system-2026-04-07";
+const BETAS =
+  "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24,mid-conversation-system-2026-04-07";
 
 function claudeCodeRequest(model: string) {
   const tools = Array.from({ length: 24 }, (_, index) => ({
@@ -64,14 +65,32 @@ describe("Claude Code's request", () => {
   });
 
   test("an anthropic upstream receives it as sent: the system turn in place, every field, the betas on the list", async () => {
-    const channel = (await gateway.admin("POST", "/api/admin/channels", { name: "anthropic", type: "anthropic", baseUrl: upstream.url, apiKey: "a", models: ["msg-sonnet-4-6"], priority: 100 })).id;
+    const channel = (
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "anthropic",
+        type: "anthropic",
+        baseUrl: upstream.url,
+        apiKey: "a",
+        models: ["msg-sonnet-4-6"],
+        priority: 100,
+      })
+    ).id;
     try {
       const body = claudeCodeRequest("msg-sonnet-4-6");
       const { status, text } = await send(body);
       assert.equal(status, 200, text);
       const received = upstream.bills.at(-1)!;
       assert.deepEqual(received.body.messages, body.messages);
-      for (const field of ["system", "tools", "thinking", "context_management", "output_config", "metadata", "max_tokens", "stream"] as const) {
+      for (const field of [
+        "system",
+        "tools",
+        "thinking",
+        "context_management",
+        "output_config",
+        "metadata",
+        "max_tokens",
+        "stream",
+      ] as const) {
         assert.deepEqual(received.body[field], body[field], field);
       }
       assert.equal(received.headers["anthropic-beta"], BETAS);
@@ -81,9 +100,23 @@ describe("Claude Code's request", () => {
   });
 
   test("an openai upstream gets the system turn as a system message in place", async () => {
-    const channel = (await gateway.admin("POST", "/api/admin/channels", { name: "openai", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "o", models: ["msg-sonnet-4-6"], priority: 100 })).id;
+    const channel = (
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "openai",
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "o",
+        models: ["msg-sonnet-4-6"],
+        priority: 100,
+      })
+    ).id;
     try {
-      const { status, text } = await send({ ...claudeCodeRequest("msg-sonnet-4-6"), thinking: undefined, context_management: undefined, output_config: undefined });
+      const { status, text } = await send({
+        ...claudeCodeRequest("msg-sonnet-4-6"),
+        thinking: undefined,
+        context_management: undefined,
+        output_config: undefined,
+      });
       assert.equal(status, 200, text);
       const roles = upstream.bills.at(-1)!.body.messages.map((message: { role: string }) => message.role);
       assert.deepEqual(roles, ["system", "user", "system", "user"]);
@@ -94,12 +127,24 @@ describe("Claude Code's request", () => {
   });
 
   test("a model that does not read system turns gets them as user turns, in place", async () => {
-    const channel = (await gateway.admin("POST", "/api/admin/channels", { name: "anthropic", type: "anthropic", baseUrl: upstream.url, apiKey: "a", models: ["msg-haiku-4-5-20251001"], priority: 100 })).id;
+    const channel = (
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "anthropic",
+        type: "anthropic",
+        baseUrl: upstream.url,
+        apiKey: "a",
+        models: ["msg-haiku-4-5-20251001"],
+        priority: 100,
+      })
+    ).id;
     await gateway.admin("PUT", "/api/admin/catalog/msg-haiku-4-5-20251001", { override: { systemInMessages: false } });
     try {
       const { status, text } = await send(claudeCodeRequest("msg-haiku-4-5-20251001"));
       assert.equal(status, 200, text);
-      assert.deepEqual(upstream.bills.at(-1)!.body.messages[1], { role: "user", content: "[system] The working directory changed to /repo." });
+      assert.deepEqual(upstream.bills.at(-1)!.body.messages[1], {
+        role: "user",
+        content: "[system] The working directory changed to /repo.",
+      });
     } finally {
       await gateway.admin("PUT", "/api/admin/catalog/msg-haiku-4-5-20251001", { override: null });
       await gateway.admin("DELETE", `/api/admin/channels/${channel}`);

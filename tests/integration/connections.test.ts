@@ -15,11 +15,15 @@ after(stopAllGateways);
 
 function post(agent: http.Agent, path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${gateway.url}${path}`, { method: "POST", agent, headers: { ...headers, "content-length": String(body.length) } }, (response) => {
-      let text = "";
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
-    });
+    const request = http.request(
+      `${gateway.url}${path}`,
+      { method: "POST", agent, headers: { ...headers, "content-length": String(body.length) } },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
     request.on("error", reject);
     request.setTimeout(10_000, () => request.destroy(new Error("timed out: the connection is stuck")));
     request.end(body);
@@ -29,9 +33,19 @@ function post(agent: http.Agent, path: string, headers: Record<string, string>, 
 test("an unread 2 MB body answered with 401 leaves the keep-alive connection usable", async () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const big = Buffer.from(JSON.stringify({ model: "std-5.5", messages: [{ role: "user", content: "x".repeat(2_000_000) }] }));
-  const refused = await post(agent, "/v1/chat/completions", { authorization: "Bearer sk-nottherightkeynottherightkey", "content-type": "application/json" }, big);
+  const refused = await post(
+    agent,
+    "/v1/chat/completions",
+    { authorization: "Bearer sk-nottherightkeynottherightkey", "content-type": "application/json" },
+    big,
+  );
   assert.equal(refused.status, 401);
-  const next = await post(agent, "/v1/chat/completions", { authorization: `Bearer ${key}`, "content-type": "application/json" }, Buffer.from(JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] })));
+  const next = await post(
+    agent,
+    "/v1/chat/completions",
+    { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    Buffer.from(JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] })),
+  );
   assert.equal(next.status, 200, next.text);
   agent.destroy();
 });

@@ -15,8 +15,8 @@ import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { startFaultUpstream, TINY_PNG_B64, type FaultMode, type FaultOptions, type FaultUpstream } from "../helpers/fault-upstream";
-import { costOf, priceFromRow, type Price } from "../../lib/money/prices";
-import { countTextTokens } from "../../lib/money/tokens";
+import { costOf, priceFromRow, type Price } from "@/lib/money/prices";
+import { countTextTokens } from "@/lib/money/tokens";
 
 type Kind = "chat" | "messages" | "images";
 
@@ -39,7 +39,8 @@ before(async () => {
   await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { models: [PROBE_MODEL] });
   payer = await createUserWithKey(gateway, { balance: 100_000_000, quota: 100_000_000 });
   prober = await createUserWithKey(gateway);
-  for (const row of (await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][]) prices.set(row.model, priceFromRow(row));
+  for (const row of (await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][])
+    prices.set(row.model, priceFromRow(row));
   healthy = await startFaultUpstream("ok");
   upstreams.push(healthy);
   healthyChannels = await addChannels(healthy, "healthy", 50, {}, "disabled");
@@ -49,9 +50,33 @@ after(async () => {
   await stopAllGateways();
 });
 
-async function addChannels(upstream: FaultUpstream, name: string, priority: number, settings: Record<string, unknown>, status = "enabled"): Promise<string[]> {
-  const openai = await gateway.admin("POST", "/api/admin/channels", { name: `${name} (openai)`, type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "upstream-key", models: [MODEL.chat, MODEL.images], priority, settings, status });
-  const anthropic = await gateway.admin("POST", "/api/admin/channels", { name: `${name} (anthropic)`, type: "anthropic", baseUrl: upstream.url, apiKey: "upstream-key", models: [MODEL.messages], priority, settings, status });
+async function addChannels(
+  upstream: FaultUpstream,
+  name: string,
+  priority: number,
+  settings: Record<string, unknown>,
+  status = "enabled",
+): Promise<string[]> {
+  const openai = await gateway.admin("POST", "/api/admin/channels", {
+    name: `${name} (openai)`,
+    type: "openai",
+    baseUrl: `${upstream.url}/v1`,
+    apiKey: "upstream-key",
+    models: [MODEL.chat, MODEL.images],
+    priority,
+    settings,
+    status,
+  });
+  const anthropic = await gateway.admin("POST", "/api/admin/channels", {
+    name: `${name} (anthropic)`,
+    type: "anthropic",
+    baseUrl: upstream.url,
+    apiKey: "upstream-key",
+    models: [MODEL.messages],
+    priority,
+    settings,
+    status,
+  });
   return [openai.id, anthropic.id];
 }
 
@@ -60,7 +85,12 @@ async function setStatus(ids: string[], status: "enabled" | "disabled") {
 }
 
 /** A fault upstream with its two channels (priority 100, above the healthy ones); removed after `work`. */
-async function withFault(mode: FaultMode, options: Partial<FaultOptions>, settings: Record<string, unknown>, work: (upstream: FaultUpstream) => Promise<void>) {
+async function withFault(
+  mode: FaultMode,
+  options: Partial<FaultOptions>,
+  settings: Record<string, unknown>,
+  work: (upstream: FaultUpstream) => Promise<void>,
+) {
   const upstream = await startFaultUpstream(mode, options);
   upstreams.push(upstream);
   const ids = await addChannels(upstream, `faulty ${mode}`, 100, settings);
@@ -117,7 +147,7 @@ function textOf(events: SseEvent[]): string {
     if (event.data === "[DONE]") continue;
     try {
       const data = JSON.parse(event.data);
-      text += data.choices?.[0]?.delta?.content ?? (data.type === "content_block_delta" ? data.delta?.text ?? "" : "");
+      text += data.choices?.[0]?.delta?.content ?? (data.type === "content_block_delta" ? (data.delta?.text ?? "") : "");
     } catch {
       // not JSON: nothing to count
     }
@@ -128,15 +158,33 @@ function textOf(events: SseEvent[]): string {
 const PROMPT = "Tell me about fault tolerance";
 
 function requestFor(kind: Kind, stream: boolean, key: string): { path: string; headers: Record<string, string>; body: unknown } {
-  if (kind === "chat") return { path: "/v1/chat/completions", headers: { authorization: `Bearer ${key}` }, body: { model: MODEL.chat, max_tokens: 200, stream, messages: [{ role: "user", content: PROMPT }] } };
-  if (kind === "messages") return { path: "/v1/messages", headers: { "x-api-key": key }, body: { model: MODEL.messages, max_tokens: 200, stream, messages: [{ role: "user", content: PROMPT }] } };
-  return { path: "/v1/images/generations", headers: { authorization: `Bearer ${key}` }, body: { model: MODEL.images, prompt: "a lighthouse in a storm", size: "1024x1024", quality: "low" } };
+  if (kind === "chat")
+    return {
+      path: "/v1/chat/completions",
+      headers: { authorization: `Bearer ${key}` },
+      body: { model: MODEL.chat, max_tokens: 200, stream, messages: [{ role: "user", content: PROMPT }] },
+    };
+  if (kind === "messages")
+    return {
+      path: "/v1/messages",
+      headers: { "x-api-key": key },
+      body: { model: MODEL.messages, max_tokens: 200, stream, messages: [{ role: "user", content: PROMPT }] },
+    };
+  return {
+    path: "/v1/images/generations",
+    headers: { authorization: `Bearer ${key}` },
+    body: { model: MODEL.images, prompt: "a lighthouse in a storm", size: "1024x1024", quality: "low" },
+  };
 }
 
 async function call(kind: Kind, stream = false, key = payer.key): Promise<Answer> {
   const { path, headers, body } = requestFor(kind, stream, key);
   const started = performance.now();
-  const response = await fetch(`${gateway.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${gateway.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const requestId = response.headers.get("x-request-id") ?? "";
   const isStream = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
   let raw = "";
@@ -163,7 +211,8 @@ async function call(kind: Kind, stream = false, key = payer.key): Promise<Answer
   } catch {
     // keep the text for the assertion message
   }
-  const text = kind === "chat" ? parsed?.choices?.[0]?.message?.content ?? "" : kind === "messages" ? parsed?.content?.[0]?.text ?? "" : "";
+  const text =
+    kind === "chat" ? (parsed?.choices?.[0]?.message?.content ?? "") : kind === "messages" ? (parsed?.content?.[0]?.text ?? "") : "";
   return { status: response.status, headers: response.headers, requestId, body: parsed, text, ended, ms };
 }
 
@@ -246,7 +295,11 @@ function assertStreamEndsWithError(kind: "chat" | "messages", answer: Answer, me
   assert.equal(answer.ended, "clean", "the body ends properly after the error event (the connection stays usable)");
   const events = answer.events!;
   const last = events.at(-1)!;
-  assert.equal(events.some((event) => event.data === "[DONE]"), false, "no [DONE]: the stream did not complete");
+  assert.equal(
+    events.some((event) => event.data === "[DONE]"),
+    false,
+    "no [DONE]: the stream did not complete",
+  );
   if (kind === "chat") {
     assert.equal(last.event, undefined);
     const data = JSON.parse(last.data);
@@ -260,7 +313,10 @@ function assertStreamEndsWithError(kind: "chat" | "messages", answer: Answer, me
     assert.equal(data.type, "error");
     assert.equal(data.error.type, "api_error");
     assert.match(data.error.message, message);
-    assert.equal(events.some((event) => event.event === "message_stop"), false);
+    assert.equal(
+      events.some((event) => event.event === "message_stop"),
+      false,
+    );
   }
 }
 
@@ -272,10 +328,17 @@ async function assertDeliveredOnly(kind: "chat" | "messages", answer: Answer, be
   assert.ok(answer.text.length > 0, "something was delivered before the fault");
   const delivered = countTextTokens(answer.text);
   // Anthropic's message_start already reports 1 output token; the count of what was delivered wins when larger.
-  assert.equal(row.textOutputTokens, kind === "messages" ? Math.max(1, delivered) : delivered, `output tokens = what reached the client (${JSON.stringify(answer.text)})`);
+  assert.equal(
+    row.textOutputTokens,
+    kind === "messages" ? Math.max(1, delivered) : delivered,
+    `output tokens = what reached the client (${JSON.stringify(answer.text)})`,
+  );
   if (kind === "messages") assert.equal(row.textInputTokens, 13, "the input the upstream reported in message_start");
   else assert.ok(row.textInputTokens > 0, "the gateway's own count of the input");
-  const expected = costOf({ textInputTokens: row.textInputTokens, textOutputTokens: row.textOutputTokens, imageInputTokens: 0, imageOutputTokens: 0 }, prices.get(MODEL[kind])!);
+  const expected = costOf(
+    { textInputTokens: row.textInputTokens, textOutputTokens: row.textOutputTokens, imageInputTokens: 0, imageOutputTokens: 0 },
+    prices.get(MODEL[kind])!,
+  );
   assert.equal(row.cost, expected);
   assert.ok(row.cost > 0 && row.cost < row.reserved, `delivered-only cost ${row.cost} < reserved ${row.reserved}`);
   const after = await money();
@@ -284,7 +347,13 @@ async function assertDeliveredOnly(kind: "chat" | "messages", answer: Answer, be
 }
 
 /** Error status before anything was sent: every kind gets the dialect's error and pays nothing; then failover. */
-async function errorBeforeHeaders(mode: FaultMode, options: Partial<FaultOptions>, settings: Record<string, unknown>, expected: { status: number; code: string; message: RegExp }, check?: (kind: Kind, answer: Answer, upstream: FaultUpstream) => void) {
+async function errorBeforeHeaders(
+  mode: FaultMode,
+  options: Partial<FaultOptions>,
+  settings: Record<string, unknown>,
+  expected: { status: number; code: string; message: RegExp },
+  check?: (kind: Kind, answer: Answer, upstream: FaultUpstream) => void,
+) {
   await withFault(mode, options, settings, async (upstream) => {
     for (const kind of ["chat", "messages", "images"] as const) {
       for (const stream of kind === "images" ? [false] : [false, true]) {
@@ -310,23 +379,45 @@ async function errorBeforeHeaders(mode: FaultMode, options: Partial<FaultOptions
 
 describe("an upstream that fails before its headers", () => {
   test("5xx: 502 in the dialect with the gateway's own reason (the upstream's is logged), nothing charged; the next channel serves it", async () => {
-    await errorBeforeHeaders("5xx", { status: 503 }, {}, { status: 502, code: "upstream_error", message: /^The upstream failed \(503\); try again later$/ });
+    await errorBeforeHeaders(
+      "5xx",
+      { status: 503 },
+      {},
+      { status: 502, code: "upstream_error", message: /^The upstream failed \(503\); try again later$/ },
+    );
   });
 
   test("429 with retry-after: 429 in the dialect with the upstream's Retry-After, nothing charged; the next channel serves it", async () => {
-    await errorBeforeHeaders("429", { retryAfter: "7" }, {}, { status: 429, code: "rate_limited", message: /^The upstream is rate limiting this gateway; try again later$/ }, (kind, answer) => {
-      assert.equal(answer.headers.get("retry-after"), "7", `${kind}: Retry-After is passed on`);
-    });
+    await errorBeforeHeaders(
+      "429",
+      { retryAfter: "7" },
+      {},
+      { status: 429, code: "rate_limited", message: /^The upstream is rate limiting this gateway; try again later$/ },
+      (kind, answer) => {
+        assert.equal(answer.headers.get("retry-after"), "7", `${kind}: Retry-After is passed on`);
+      },
+    );
   });
 
   test("connection reset before the headers: 502, nothing charged; the next channel serves it", async () => {
-    await errorBeforeHeaders("reset-before-headers", {}, {}, { status: 502, code: "upstream_error", message: /^Could not reach the upstream \(\w+\)$/ });
+    await errorBeforeHeaders(
+      "reset-before-headers",
+      {},
+      {},
+      { status: 502, code: "upstream_error", message: /^Could not reach the upstream \(\w+\)$/ },
+    );
   });
 
   test("stall with no headers: 504 after the channel's timeoutMs, the upstream connection is closed, nothing charged; the next channel serves it", async () => {
-    await errorBeforeHeaders("stall-before-headers", {}, { timeoutMs: 400 }, { status: 504, code: "upstream_timeout", message: /^The upstream did not answer within 0\.4 s$/ }, (kind, answer) => {
-      assert.ok(answer.ms >= 380 && answer.ms < 3000, `${kind}: answered after the 400 ms deadline (${Math.round(answer.ms)} ms)`);
-    });
+    await errorBeforeHeaders(
+      "stall-before-headers",
+      {},
+      { timeoutMs: 400 },
+      { status: 504, code: "upstream_timeout", message: /^The upstream did not answer within 0\.4 s$/ },
+      (kind, answer) => {
+        assert.ok(answer.ms >= 380 && answer.ms < 3000, `${kind}: answered after the 400 ms deadline (${Math.round(answer.ms)} ms)`);
+      },
+    );
   });
 });
 
@@ -399,7 +490,11 @@ describe("an upstream that fails after its headers", () => {
       let text = "";
       await assert.rejects(
         (async () => {
-          const stream = await openai.chat.completions.create({ model: MODEL.chat, messages: [{ role: "user", content: PROMPT }], stream: true });
+          const stream = await openai.chat.completions.create({
+            model: MODEL.chat,
+            messages: [{ role: "user", content: PROMPT }],
+            stream: true,
+          });
           for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
         })(),
         (error: Error) => {
@@ -410,11 +505,14 @@ describe("an upstream that fails after its headers", () => {
       );
       assert.equal(text, "word0 word1 word2 ");
       const anthropic = new Anthropic({ apiKey: payer.key, baseURL: gateway.url, maxRetries: 0 });
-      await assert.rejects(anthropic.messages.stream({ model: MODEL.messages, max_tokens: 50, messages: [{ role: "user", content: PROMPT }] }).finalMessage(), (error: Error) => {
-        assert.ok(error instanceof Anthropic.APIError, `an APIError, got ${error.constructor.name}: ${error.message}`);
-        assert.match(error.message, /The upstream connection broke mid-stream/);
-        return true;
-      });
+      await assert.rejects(
+        anthropic.messages.stream({ model: MODEL.messages, max_tokens: 50, messages: [{ role: "user", content: PROMPT }] }).finalMessage(),
+        (error: Error) => {
+          assert.ok(error instanceof Anthropic.APIError, `an APIError, got ${error.constructor.name}: ${error.message}`);
+          assert.match(error.message, /The upstream connection broke mid-stream/);
+          return true;
+        },
+      );
     });
   });
 });
@@ -482,12 +580,23 @@ describe("refusals inside an attempt", () => {
     await withFault("ok", {}, {}, async (upstream) => {
       const before = await money();
       // Chat Completions served by an anthropic channel: an audio part cannot be converted.
-      const id = await gateway.admin("POST", "/api/admin/channels", { name: "anthropic for chat", type: "anthropic", baseUrl: upstream.url, apiKey: "k", models: ["msg-opus-4-6"], priority: 100 });
+      const id = await gateway.admin("POST", "/api/admin/channels", {
+        name: "anthropic for chat",
+        type: "anthropic",
+        baseUrl: upstream.url,
+        apiKey: "k",
+        models: ["msg-opus-4-6"],
+        priority: 100,
+      });
       try {
         const response = await fetch(`${gateway.url}/v1/chat/completions`, {
           method: "POST",
           headers: { authorization: `Bearer ${payer.key}`, "content-type": "application/json" },
-          body: JSON.stringify({ model: "msg-opus-4-6", max_tokens: 100, messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "AAAA", format: "wav" } }] }] }),
+          body: JSON.stringify({
+            model: "msg-opus-4-6",
+            max_tokens: 100,
+            messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "AAAA", format: "wav" } }] }],
+          }),
         });
         assert.equal(response.status, 400);
         const body = await response.json();

@@ -44,7 +44,13 @@ async function exerciseOperatorApi(gateway: Gateway) {
   const group = await gateway.admin("POST", "/api/admin/groups", { name: "text-only", models: ["std-5.5", "msg-sonnet-4-6"] });
   assert.deepEqual(group.models, ["std-5.5", "msg-sonnet-4-6"]);
 
-  const key = await gateway.admin("POST", "/api/admin/keys", { userId: user.id, name: "ci", group: "text-only", quota: 1000, expiresAt: "2030-01-01T00:00:00Z" });
+  const key = await gateway.admin("POST", "/api/admin/keys", {
+    userId: user.id,
+    name: "ci",
+    group: "text-only",
+    quota: 1000,
+    expiresAt: "2030-01-01T00:00:00Z",
+  });
   assert.match(key.key, /^sk-[A-Za-z0-9]{48}$/);
   assert.equal(key.key.slice(0, 10), key.prefix);
   const listed = await gateway.admin("GET", `/api/admin/keys?userId=${user.id}`);
@@ -52,7 +58,14 @@ async function exerciseOperatorApi(gateway: Gateway) {
   assert.equal(JSON.stringify(listed).includes(key.key), false, "the full key appears only in the create answer");
 
   const channel = await gateway.admin("POST", "/api/admin/channels", {
-    name: "upstream", type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "upstream-secret", models: ["std-5.5"], modelMapping: { "std-5.5": "real-model" }, priority: 5, weight: 3,
+    name: "upstream",
+    type: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    apiKey: "upstream-secret",
+    models: ["std-5.5"],
+    modelMapping: { "std-5.5": "real-model" },
+    priority: 5,
+    weight: 3,
   });
   assert.match(channel.id, /\S+/);
   const patched = await gateway.admin("PATCH", `/api/admin/channels/${channel.id}`, { weight: 7, status: "disabled" });
@@ -62,7 +75,10 @@ async function exerciseOperatorApi(gateway: Gateway) {
   assert.equal(JSON.stringify(patched).includes("upstream-secret"), false, "the upstream key is never returned");
   await gateway.admin("DELETE", `/api/admin/channels/${channel.id}`);
   const channels = await gateway.admin("GET", "/api/admin/channels");
-  assert.equal(channels.data.some((row: { id: string }) => row.id === channel.id), false);
+  assert.equal(
+    channels.data.some((row: { id: string }) => row.id === channel.id),
+    false,
+  );
 
   const price = await gateway.admin("POST", "/api/admin/prices", { model: "std-5.5", textInput: 2, textOutput: 8 });
   assert.equal(price.textInput, 2);
@@ -133,7 +149,12 @@ describe("foundation on SQLite", () => {
   });
 
   test("operator settings close and reopen self-service sign-up", async () => {
-    const signup = (email: string) => fetch(`${gateway.url}/api/user/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "a-long-password-9" }) });
+    const signup = (email: string) =>
+      fetch(`${gateway.url}/api/user/signup`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password: "a-long-password-9" }),
+      });
     const closed = await gateway.admin("POST", "/api/admin/settings", { signupEnabled: false });
     assert.equal(closed.signupEnabled, false);
     const refused = await signup("closed@example.com");
@@ -158,7 +179,11 @@ describe("foundation on SQLite", () => {
       assert.equal(result.status, 400, `${pathname} ${JSON.stringify(body)}`);
       assert.match(result.body.error.message, pattern);
     }
-    const broken = await fetch(`${gateway.url}/api/admin/users`, { method: "POST", headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" }, body: "{not json" });
+    const broken = await fetch(`${gateway.url}/api/admin/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" },
+      body: "{not json",
+    });
     assert.equal(broken.status, 400);
     assert.equal((await broken.json()).error.code, "invalid_json");
   });
@@ -183,7 +208,11 @@ describe("seeding and restarts", () => {
     const user = await first.admin("POST", "/api/admin/users", { email: "keep@example.com", password: "keep-password-1", quota: 7 });
     await first.stop();
 
-    const second = await startGateway({ dataDir, databaseUrl: first.databaseUrl, env: { GATEWAY_ADMIN_PASSWORD: undefined, GATEWAY_ADMIN_EMAIL: undefined } });
+    const second = await startGateway({
+      dataDir,
+      databaseUrl: first.databaseUrl,
+      env: { GATEWAY_ADMIN_PASSWORD: undefined, GATEWAY_ADMIN_EMAIL: undefined },
+    });
     assert.doesNotMatch(second.output(), /First admin account created/);
     assert.equal((await second.admin("GET", "/api/admin/channels")).data.length, 1);
     assert.equal((await second.admin("GET", "/api/admin/groups")).data.length, 1);
@@ -203,16 +232,43 @@ describe("seed steps", () => {
     await first.stop();
     // Back to what version 1 left: flat [1m] prices, no caching or tiers, and the version-1 marker.
     const database = new Sqlite(file);
-    database.prepare(`UPDATE "ModelPrice" SET "textInput" = 6, "textOutput" = 22.5, "tierThreshold" = NULL, "tierTextInput" = NULL, "tierTextOutput" = NULL, "cacheReadMultiplier" = 1, "toolPrices" = '{}' WHERE "model" = 'msg-sonnet-4-6[1m]'`).run();
+    database
+      .prepare(
+        `UPDATE "ModelPrice" SET "textInput" = 6, "textOutput" = 22.5, "tierThreshold" = NULL, "tierTextInput" = NULL, "tierTextOutput" = NULL, "cacheReadMultiplier" = 1, "toolPrices" = '{}' WHERE "model" = 'msg-sonnet-4-6[1m]'`,
+      )
+      .run();
     database.prepare(`UPDATE "Setting" SET "value" = '1' WHERE "key" = 'seed.version'`).run();
     database.close();
 
     const second = await startGateway({ dataDir, databaseUrl: first.databaseUrl, env: { GATEWAY_LOG: "info" } });
-    const prices = (await second.admin("GET", "/api/admin/prices")).data as { model: string; textInput: number; textOutput: number; tierThreshold: number | null; tierTextInput: number | null; cacheReadMultiplier: number; toolPrices: Record<string, number>; editedByOperator: boolean }[];
+    const prices = (await second.admin("GET", "/api/admin/prices")).data as {
+      model: string;
+      textInput: number;
+      textOutput: number;
+      tierThreshold: number | null;
+      tierTextInput: number | null;
+      cacheReadMultiplier: number;
+      toolPrices: Record<string, number>;
+      editedByOperator: boolean;
+    }[];
     const sonnet1m = prices.find((price) => price.model === "msg-sonnet-4-6[1m]")!;
-    assert.deepEqual([sonnet1m.textInput, sonnet1m.textOutput, sonnet1m.tierThreshold, sonnet1m.tierTextInput, sonnet1m.cacheReadMultiplier, sonnet1m.toolPrices.web_search], [3, 15, 200_000, 6, 0.1, 10_000]);
+    assert.deepEqual(
+      [
+        sonnet1m.textInput,
+        sonnet1m.textOutput,
+        sonnet1m.tierThreshold,
+        sonnet1m.tierTextInput,
+        sonnet1m.cacheReadMultiplier,
+        sonnet1m.toolPrices.web_search,
+      ],
+      [3, 15, 200_000, 6, 0.1, 10_000],
+    );
     const opus = prices.find((price) => price.model === "msg-opus-4-6")!;
-    assert.deepEqual([opus.textInput, opus.editedByOperator], [4, true], "the edited row is left as the operator set it (the default is 5)");
+    assert.deepEqual(
+      [opus.textInput, opus.editedByOperator],
+      [4, true],
+      "the edited row is left as the operator set it (the default is 5)",
+    );
     assert.match(second.output(), /seeded prices left as the operator edited them.*msg-opus-4-6/);
   });
 });
@@ -227,9 +283,17 @@ describe("configuration errors stop the app with a clear message", () => {
     [{ APP_URL: "not a url" }, /APP_URL/],
   ];
   for (const [variables, pattern] of cases) {
-    test(`${Object.entries(variables).map(([name, value]) => `${name}=${value}`).join(" ")}`, () => {
+    test(`${Object.entries(variables)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(" ")}`, () => {
       const result = spawnSync(process.execPath, ["--import", "tsx", "server.ts"], {
-        env: { PATH: process.env.PATH, GATEWAY_DATA_DIR: "/tmp/gateway-config-test", GATEWAY_DISABLE_NEXT: "1", NODE_ENV: "production", ...variables } as NodeJS.ProcessEnv,
+        env: {
+          PATH: process.env.PATH,
+          GATEWAY_DATA_DIR: "/tmp/gateway-config-test",
+          GATEWAY_DISABLE_NEXT: "1",
+          NODE_ENV: "production",
+          ...variables,
+        } as NodeJS.ProcessEnv,
         encoding: "utf8",
         timeout: 30_000,
       });
@@ -242,7 +306,9 @@ describe("configuration errors stop the app with a clear message", () => {
 
 describe("foundation on PostgreSQL", async () => {
   const available = await postgresAvailable();
-  test("starts, migrates, seeds, serves the operator API and restarts without reseeding", { skip: available ? false : "PostgreSQL is not reachable at 127.0.0.1:5432" }, async () => {
+  test("starts, migrates, seeds, serves the operator API and restarts without reseeding", {
+    skip: available ? false : "PostgreSQL is not reachable at 127.0.0.1:5432",
+  }, async () => {
     const gateway = await startGateway({ database: "postgres", portal: true });
     assert.equal((await fetch(`${gateway.url}/`)).status, 200);
     assert.equal((await fetch(`${gateway.url}/readyz`)).status, 200);

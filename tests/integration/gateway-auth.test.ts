@@ -26,7 +26,13 @@ before(async () => {
 });
 after(stopAllGateways);
 
-type Case = { cause: string; headers: (endpoint: "chat" | "messages") => Record<string, string>; status: number; code: string; message: string | RegExp };
+type Case = {
+  cause: string;
+  headers: (endpoint: "chat" | "messages") => Record<string, string>;
+  status: number;
+  code: string;
+  message: string | RegExp;
+};
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const apiKey = (key: string) => ({ "x-api-key": key });
@@ -34,25 +40,111 @@ const right = (key: () => string) => (endpoint: "chat" | "messages") => (endpoin
 
 const CASES: Case[] = [
   { cause: "no key at all", headers: () => ({}), status: 401, code: "missing_api_key", message: "" },
-  { cause: "the wrong scheme for the endpoint", headers: (endpoint) => (endpoint === "chat" ? apiKey(keys.valid!) : bearer(keys.valid!)), status: 401, code: "wrong_auth_scheme", message: "" },
-  { cause: "a Basic authorization header", headers: (endpoint) => (endpoint === "chat" ? { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } : { authorization: "Basic abc" }), status: 401, code: "wrong_auth_scheme", message: "" },
+  {
+    cause: "the wrong scheme for the endpoint",
+    headers: (endpoint) => (endpoint === "chat" ? apiKey(keys.valid!) : bearer(keys.valid!)),
+    status: 401,
+    code: "wrong_auth_scheme",
+    message: "",
+  },
+  {
+    cause: "a Basic authorization header",
+    headers: (endpoint) =>
+      endpoint === "chat" ? { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } : { authorization: "Basic abc" },
+    status: 401,
+    code: "wrong_auth_scheme",
+    message: "",
+  },
   // fetch trims header values, so the extra space goes where a person typing it would leave it inside the value.
-  { cause: "a key with an extra space", headers: (endpoint) => (endpoint === "chat" ? { authorization: `Bearer  ${keys.valid}` } : { "x-api-key": `${keys.valid!.slice(0, 20)}  ${keys.valid!.slice(20)}` }), status: 401, code: "invalid_api_key", message: "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces" },
-  { cause: "a key with a space inside", headers: right(() => keys.valid!.replace("sk-", "sk- ")), status: 401, code: "invalid_api_key", message: "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces" },
-  { cause: "a key with characters missing", headers: right(() => keys.valid!.slice(0, -3)), status: 401, code: "invalid_api_key", message: "Invalid API key: no such key" },
-  { cause: "an injection string", headers: right(() => "' OR 1=1--"), status: 401, code: "invalid_api_key", message: "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces" },
-  { cause: "an expired key", headers: right(() => keys.expired!), status: 401, code: "expired_api_key", message: "This API key expired at 2020-01-01T00:00:00.000Z" },
-  { cause: "a disabled key", headers: right(() => keys.disabled!), status: 401, code: "disabled_api_key", message: "This API key is disabled" },
-  { cause: "a deleted key", headers: right(() => keys.deleted!), status: 401, code: "invalid_api_key", message: "This API key was deleted" },
-  { cause: "a key whose owner is disabled", headers: right(() => keys.ownerDisabled!), status: 401, code: "disabled_api_key", message: "The account that owns this API key is disabled" },
+  {
+    cause: "a key with an extra space",
+    headers: (endpoint) =>
+      endpoint === "chat"
+        ? { authorization: `Bearer  ${keys.valid}` }
+        : { "x-api-key": `${keys.valid!.slice(0, 20)}  ${keys.valid!.slice(20)}` },
+    status: 401,
+    code: "invalid_api_key",
+    message: "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces",
+  },
+  {
+    cause: "a key with a space inside",
+    headers: right(() => keys.valid!.replace("sk-", "sk- ")),
+    status: 401,
+    code: "invalid_api_key",
+    message: "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces",
+  },
+  {
+    cause: "a key with characters missing",
+    headers: right(() => keys.valid!.slice(0, -3)),
+    status: 401,
+    code: "invalid_api_key",
+    message: "Invalid API key: no such key",
+  },
+  {
+    cause: "an injection string",
+    headers: right(() => "' OR 1=1--"),
+    status: 401,
+    code: "invalid_api_key",
+    message: "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces",
+  },
+  {
+    cause: "an expired key",
+    headers: right(() => keys.expired!),
+    status: 401,
+    code: "expired_api_key",
+    message: "This API key expired at 2020-01-01T00:00:00.000Z",
+  },
+  {
+    cause: "a disabled key",
+    headers: right(() => keys.disabled!),
+    status: 401,
+    code: "disabled_api_key",
+    message: "This API key is disabled",
+  },
+  {
+    cause: "a deleted key",
+    headers: right(() => keys.deleted!),
+    status: 401,
+    code: "invalid_api_key",
+    message: "This API key was deleted",
+  },
+  {
+    cause: "a key whose owner is disabled",
+    headers: right(() => keys.ownerDisabled!),
+    status: 401,
+    code: "disabled_api_key",
+    message: "The account that owns this API key is disabled",
+  },
   { cause: "a group without the model", headers: right(() => keys.otherGroup!), status: 403, code: "model_not_allowed", message: "" },
-  { cause: "a used-up key quota", headers: right(() => keys.noQuota!), status: 403, code: "quota_exhausted", message: /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and this API key has \$0\.000000 of quota left\.( [^.]+\.)? An operator can raise the key's quota\.$/ },
-  { cause: "a used-up balance", headers: right(() => keys.noBalance!), status: 403, code: "insufficient_balance", message: /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and the account's balance is \$0\.000000\.( [^.]+\.)? Redeem a code or ask an operator to top it up\.$/ },
+  {
+    cause: "a used-up key quota",
+    headers: right(() => keys.noQuota!),
+    status: 403,
+    code: "quota_exhausted",
+    message:
+      /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and this API key has \$0\.000000 of quota left\.( [^.]+\.)? An operator can raise the key's quota\.$/,
+  },
+  {
+    cause: "a used-up balance",
+    headers: right(() => keys.noBalance!),
+    status: 403,
+    code: "insufficient_balance",
+    message:
+      /^This request reserves up to \$\d+\.\d+ \(the most it can cost; the unused part is given back\) and the account's balance is \$0\.000000\.( [^.]+\.)? Redeem a code or ask an operator to top it up\.$/,
+  },
 ];
 
 const ENDPOINTS = {
-  chat: { path: "/v1/chat/completions", model: "std-5.5", body: { model: "std-5.5", max_tokens: 16, messages: [{ role: "user", content: "hi" }] } },
-  messages: { path: "/v1/messages", model: "msg-sonnet-4-6", body: { model: "msg-sonnet-4-6", max_tokens: 16, messages: [{ role: "user", content: "hi" }] } },
+  chat: {
+    path: "/v1/chat/completions",
+    model: "std-5.5",
+    body: { model: "std-5.5", max_tokens: 16, messages: [{ role: "user", content: "hi" }] },
+  },
+  messages: {
+    path: "/v1/messages",
+    model: "msg-sonnet-4-6",
+    body: { model: "msg-sonnet-4-6", max_tokens: 16, messages: [{ role: "user", content: "hi" }] },
+  },
 } as const;
 
 function expectedMessage(kase: Case, endpoint: "chat" | "messages"): string | RegExp {
@@ -64,16 +156,24 @@ function expectedMessage(kase: Case, endpoint: "chat" | "messages"): string | Re
       : `This endpoint takes the key in the x-api-key header, not in Authorization; send ${scheme}`;
   }
   if (kase.cause === "a Basic authorization header") {
-    return endpoint === "chat" ? `Authorization must use the Bearer scheme; send ${scheme}` : `This endpoint takes the key in the x-api-key header, not in Authorization; send ${scheme}`;
+    return endpoint === "chat"
+      ? `Authorization must use the Bearer scheme; send ${scheme}`
+      : `This endpoint takes the key in the x-api-key header, not in Authorization; send ${scheme}`;
   }
-  if (kase.code === "model_not_allowed") return `This key's group 'images-only' does not include the model '${ENDPOINTS[endpoint].model}'; GET /v1/models lists the models this key may use`;
+  if (kase.code === "model_not_allowed")
+    return `This key's group 'images-only' does not include the model '${ENDPOINTS[endpoint].model}'; GET /v1/models lists the models this key may use`;
   return kase.message;
 }
 
 const OPENAI_TYPES: Record<string, string> = {
-  missing_api_key: "invalid_request_error", wrong_auth_scheme: "invalid_request_error", invalid_api_key: "invalid_request_error",
-  expired_api_key: "invalid_request_error", disabled_api_key: "invalid_request_error", model_not_allowed: "permission_error",
-  quota_exhausted: "insufficient_quota", insufficient_balance: "insufficient_quota",
+  missing_api_key: "invalid_request_error",
+  wrong_auth_scheme: "invalid_request_error",
+  invalid_api_key: "invalid_request_error",
+  expired_api_key: "invalid_request_error",
+  disabled_api_key: "invalid_request_error",
+  model_not_allowed: "permission_error",
+  quota_exhausted: "insufficient_quota",
+  insufficient_balance: "insufficient_quota",
 };
 
 for (const endpoint of ["chat", "messages"] as const) {
@@ -122,7 +222,11 @@ test("a valid key passes on both endpoints (the table's control case)", async ()
 test("refused requests cost nothing and write no charge", async () => {
   const before = (await gateway.admin("GET", "/api/admin/usage?limit=1000")).data.filter((row: { cost: number }) => row.cost > 0).length;
   for (const kase of CASES) {
-    await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...kase.headers("chat") }, body: JSON.stringify(ENDPOINTS.chat.body) });
+    await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...kase.headers("chat") },
+      body: JSON.stringify(ENDPOINTS.chat.body),
+    });
   }
   const afterRows = (await gateway.admin("GET", "/api/admin/usage?limit=1000")).data.filter((row: { cost: number }) => row.cost > 0).length;
   assert.equal(afterRows, before);
@@ -130,7 +234,12 @@ test("refused requests cost nothing and write no charge", async () => {
 
 test("keys are cached, yet a revoked or disabled key is refused on the very next request", async () => {
   const user = await createUserWithKey(gateway);
-  const call = () => fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" }, body: JSON.stringify(ENDPOINTS.chat.body) });
+  const call = () =>
+    fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
+      body: JSON.stringify(ENDPOINTS.chat.body),
+    });
   assert.equal((await call()).status, 200);
   await gateway.admin("PATCH", `/api/admin/keys/${user.keyId}`, { status: "disabled" });
   assert.equal((await call()).status, 401);

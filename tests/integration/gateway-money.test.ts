@@ -20,22 +20,39 @@ async function raceOn(gateway: Gateway, limit: "key" | "balance") {
     sendJson(response, 200, chatCompletion("ok", "m"));
   });
   upstreams.push(upstream);
-  await gateway.admin("POST", "/api/admin/channels", { name: "counting", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "x", models: ["std-5.5"], priority: 100 });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "counting",
+    type: "openai",
+    baseUrl: `${upstream.url}/v1`,
+    apiKey: "x",
+    models: ["std-5.5"],
+    priority: 100,
+  });
 
   // What one request reserves, measured on a separate key.
   const probe = await createUserWithKey(gateway);
-  const first = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${probe.key}`, "content-type": "application/json" }, body: JSON.stringify(BODY) });
+  const first = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${probe.key}`, "content-type": "application/json" },
+    body: JSON.stringify(BODY),
+  });
   assert.equal(first.status, 200);
-  const reserved = (await gateway.admin("GET", `/api/admin/usage?requestId=${first.headers.get("x-request-id")}`)).data[0].reserved as number;
+  const reserved = (await gateway.admin("GET", `/api/admin/usage?requestId=${first.headers.get("x-request-id")}`)).data[0]
+    .reserved as number;
   upstream.received.length = 0;
 
   const coversThree = Math.floor(reserved * 3.5);
-  const racer = limit === "key"
-    ? await createUserWithKey(gateway, { quota: coversThree, balance: 100_000_000 })
-    : await createUserWithKey(gateway, { balance: coversThree, unlimited: true });
+  const racer =
+    limit === "key"
+      ? await createUserWithKey(gateway, { quota: coversThree, balance: 100_000_000 })
+      : await createUserWithKey(gateway, { balance: coversThree, unlimited: true });
   const responses = await Promise.all(
     Array.from({ length: 30 }, () =>
-      fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${racer.key}`, "content-type": "application/json" }, body: JSON.stringify(BODY) }).then(async (response) => ({ status: response.status, body: await response.json() })),
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${racer.key}`, "content-type": "application/json" },
+        body: JSON.stringify(BODY),
+      }).then(async (response) => ({ status: response.status, body: await response.json() })),
     ),
   );
   const served = responses.filter((response) => response.status === 200).length;

@@ -5,7 +5,16 @@ import assert from "node:assert/strict";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
-import { anthropicEvents, anthropicMessage, chatChunks, chatCompletion, sendJson, sendSse, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import {
+  anthropicEvents,
+  anthropicMessage,
+  chatChunks,
+  chatCompletion,
+  sendJson,
+  sendSse,
+  startFakeUpstream,
+  type FakeUpstream,
+} from "../helpers/fake-upstream";
 
 let gateway: Gateway;
 let key: string;
@@ -47,7 +56,9 @@ function anthropic(apiKey = key) {
 
 describe("against the built-in simulator", () => {
   test("Chat Completions, non-streaming, through the openai SDK", async () => {
-    const { data, response } = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "Say hello to the gateway" }], max_tokens: 50 }).withResponse();
+    const { data, response } = await openai()
+      .chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "Say hello to the gateway" }], max_tokens: 50 })
+      .withResponse();
     assert.equal(data.object, "chat.completion");
     assert.equal(data.model, "std-5.5");
     assert.match(data.choices[0]!.message.content ?? "", /^\(simulated\) /);
@@ -68,7 +79,12 @@ describe("against the built-in simulator", () => {
   });
 
   test("Chat Completions, streaming, with and without the usage chunk", async () => {
-    const stream = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "Count to five" }], stream: true, max_tokens: 40 });
+    const stream = await openai().chat.completions.create({
+      model: "std-5.5",
+      messages: [{ role: "user", content: "Count to five" }],
+      stream: true,
+      max_tokens: 40,
+    });
     let text = "";
     let usageChunks = 0;
     for await (const chunk of stream) {
@@ -78,21 +94,35 @@ describe("against the built-in simulator", () => {
     assert.match(text, /^\(simulated\) /);
     assert.equal(usageChunks, 0, "no usage chunk unless asked");
 
-    const withUsage = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "Count to five" }], stream: true, max_tokens: 40, stream_options: { include_usage: true } });
+    const withUsage = await openai().chat.completions.create({
+      model: "std-5.5",
+      messages: [{ role: "user", content: "Count to five" }],
+      stream: true,
+      max_tokens: 40,
+      stream_options: { include_usage: true },
+    });
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of withUsage) if (chunk.usage) usage = chunk.usage;
     assert.ok(usage && usage.completion_tokens > 0);
   });
 
   test("Messages, non-streaming and streaming, through the Anthropic SDK", async () => {
-    const message = await anthropic().messages.create({ model: "msg-sonnet-4-6", max_tokens: 64, messages: [{ role: "user", content: "Hello there" }] });
+    const message = await anthropic().messages.create({
+      model: "msg-sonnet-4-6",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Hello there" }],
+    });
     assert.equal(message.type, "message");
     assert.equal(message.model, "msg-sonnet-4-6");
     assert.equal(message.content[0]!.type, "text");
     assert.match((message.content[0] as Anthropic.TextBlock).text, /^\(simulated\) /);
     assert.match(message.id, /^msg_sim_/);
 
-    const stream = anthropic().messages.stream({ model: "msg-haiku-4-5-20251001", max_tokens: 64, messages: [{ role: "user", content: "Stream please" }] });
+    const stream = anthropic().messages.stream({
+      model: "msg-haiku-4-5-20251001",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Stream please" }],
+    });
     let text = "";
     stream.on("text", (delta) => (text += delta));
     const final = await stream.finalMessage();
@@ -102,7 +132,9 @@ describe("against the built-in simulator", () => {
   });
 
   test("the [1m] models are authorised and priced on their own name", async () => {
-    const { data, response } = await anthropic().messages.create({ model: "msg-opus-4-6[1m]", max_tokens: 32, messages: [{ role: "user", content: "long context" }] }).withResponse();
+    const { data, response } = await anthropic()
+      .messages.create({ model: "msg-opus-4-6[1m]", max_tokens: 32, messages: [{ role: "user", content: "long context" }] })
+      .withResponse();
     const row = await ledgerFor(response.headers.get("x-request-id")!);
     assert.equal(row.model, "msg-opus-4-6[1m]");
     // msg-opus-4-6[1m]: the base $5 / $25 per 1M tokens up to 200,000 input tokens (the long-context tier above it
@@ -117,9 +149,27 @@ describe("against recording fake upstreams", () => {
       if (request.body.stream) await sendSse(response, chatChunks(["Hel", "lo"], "real-model-v2"));
       else sendJson(response, 200, chatCompletion("Hello from upstream", "real-model-v2"));
     });
-    const channelId = await channel({ name: "fake openai", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "upstream-secret-1", models: ["std-5.5"], modelMapping: { "std-5.5": "real-model-v2" }, priority: 50 });
+    const channelId = await channel({
+      name: "fake openai",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "upstream-secret-1",
+      models: ["std-5.5"],
+      modelMapping: { "std-5.5": "real-model-v2" },
+      priority: 50,
+    });
     try {
-      const { data, response } = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "system", content: "Be brief" }, { role: "user", content: "Hi" }], temperature: 0.2, max_tokens: 30 }).withResponse();
+      const { data, response } = await openai()
+        .chat.completions.create({
+          model: "std-5.5",
+          messages: [
+            { role: "system", content: "Be brief" },
+            { role: "user", content: "Hi" },
+          ],
+          temperature: 0.2,
+          max_tokens: 30,
+        })
+        .withResponse();
       assert.equal(data.choices[0]!.message.content, "Hello from upstream");
       assert.equal(data.model, "std-5.5", "the client sees the public model name");
       const received = upstream.received.at(-1)!;
@@ -127,7 +177,10 @@ describe("against recording fake upstreams", () => {
       assert.equal(received.headers.authorization, "Bearer upstream-secret-1");
       assert.equal(JSON.stringify(received.headers).includes(key), false, "the caller's key never goes upstream");
       assert.equal(received.body.model, "real-model-v2");
-      assert.deepEqual(received.body.messages, [{ role: "system", content: "Be brief" }, { role: "user", content: "Hi" }]);
+      assert.deepEqual(received.body.messages, [
+        { role: "system", content: "Be brief" },
+        { role: "user", content: "Hi" },
+      ]);
       assert.equal(received.body.temperature, 0.2);
       const row = await ledgerFor(response.headers.get("x-request-id")!);
       assert.equal(row.channelName, "fake openai");
@@ -135,7 +188,11 @@ describe("against recording fake upstreams", () => {
       assert.equal(row.textOutputTokens, 7);
       assert.equal(row.cost, Math.ceil(11 * 1.25 + 7 * 10));
 
-      const stream = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "Hi" }], stream: true });
+      const stream = await openai().chat.completions.create({
+        model: "std-5.5",
+        messages: [{ role: "user", content: "Hi" }],
+        stream: true,
+      });
       let text = "";
       let sawUsage = false;
       for await (const chunk of stream) {
@@ -157,11 +214,20 @@ describe("against recording fake upstreams", () => {
       else sendJson(response, 200, anthropicMessage("Hi from upstream", "real-sonnet"));
     });
     const channelId = await channel({
-      name: "fake anthropic", type: "anthropic", baseUrl: upstream.url, apiKey: "upstream-secret-2", priority: 50,
-      models: ["msg-sonnet-4-6", "msg-sonnet-4-6[1m]"], modelMapping: { "msg-sonnet-4-6": "real-sonnet" },
+      name: "fake anthropic",
+      type: "anthropic",
+      baseUrl: upstream.url,
+      apiKey: "upstream-secret-2",
+      priority: 50,
+      models: ["msg-sonnet-4-6", "msg-sonnet-4-6[1m]"],
+      modelMapping: { "msg-sonnet-4-6": "real-sonnet" },
     });
     try {
-      const message = await anthropic().messages.create({ model: "msg-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "Hello" }] });
+      const message = await anthropic().messages.create({
+        model: "msg-sonnet-4-6",
+        max_tokens: 100,
+        messages: [{ role: "user", content: "Hello" }],
+      });
       assert.equal((message.content[0] as Anthropic.TextBlock).text, "Hi from upstream");
       assert.equal(message.model, "msg-sonnet-4-6");
       let received = upstream.received.at(-1)!;
@@ -173,7 +239,11 @@ describe("against recording fake upstreams", () => {
       assert.equal(received.body.model, "real-sonnet");
       assert.equal(received.body.max_tokens, 100);
 
-      const long = await anthropic().messages.create({ model: "msg-sonnet-4-6[1m]", max_tokens: 10, messages: [{ role: "user", content: "Long" }] });
+      const long = await anthropic().messages.create({
+        model: "msg-sonnet-4-6[1m]",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "Long" }],
+      });
       assert.equal(long.model, "msg-sonnet-4-6[1m]");
       received = upstream.received.at(-1)!;
       assert.equal(received.body.model, "real-sonnet", "the [1m] suffix is stripped, then mapped");
@@ -188,7 +258,11 @@ describe("against recording fake upstreams", () => {
       assert.equal(raw.status, 200);
       assert.equal(upstream.received.at(-1)!.headers["anthropic-version"], "2023-06-01");
 
-      const stream = anthropic().messages.stream({ model: "msg-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "Stream" }] });
+      const stream = anthropic().messages.stream({
+        model: "msg-sonnet-4-6",
+        max_tokens: 50,
+        messages: [{ role: "user", content: "Stream" }],
+      });
       const final = await stream.finalMessage();
       assert.equal((final.content[0] as Anthropic.TextBlock).text, "Hi there");
       assert.equal(final.model, "msg-sonnet-4-6");
@@ -207,10 +281,31 @@ describe("against recording fake upstreams", () => {
       if (request.body.stream) await sendSse(response, anthropicEvents(["from ", "claude"], "claude-backend"));
       else sendJson(response, 200, anthropicMessage("from claude", "claude-backend"));
     });
-    const first = await channel({ name: "openai for msg", type: "openai", baseUrl: `${openaiUpstream.url}/v1`, apiKey: "k1", models: ["msg-haiku-4-5-20251001"], modelMapping: { "msg-haiku-4-5-20251001": "gpt-backend" }, priority: 50 });
-    const second = await channel({ name: "anthropic for chat", type: "anthropic", baseUrl: anthropicUpstream.url, apiKey: "k2", models: ["msg-opus-4-6"], modelMapping: { "msg-opus-4-6": "claude-backend" }, priority: 50 });
+    const first = await channel({
+      name: "openai for msg",
+      type: "openai",
+      baseUrl: `${openaiUpstream.url}/v1`,
+      apiKey: "k1",
+      models: ["msg-haiku-4-5-20251001"],
+      modelMapping: { "msg-haiku-4-5-20251001": "gpt-backend" },
+      priority: 50,
+    });
+    const second = await channel({
+      name: "anthropic for chat",
+      type: "anthropic",
+      baseUrl: anthropicUpstream.url,
+      apiKey: "k2",
+      models: ["msg-opus-4-6"],
+      modelMapping: { "msg-opus-4-6": "claude-backend" },
+      priority: 50,
+    });
     try {
-      const message = await anthropic().messages.create({ model: "msg-haiku-4-5-20251001", max_tokens: 77, system: "Be kind", messages: [{ role: "user", content: "Convert me" }] });
+      const message = await anthropic().messages.create({
+        model: "msg-haiku-4-5-20251001",
+        max_tokens: 77,
+        system: "Be kind",
+        messages: [{ role: "user", content: "Convert me" }],
+      });
       assert.equal((message.content[0] as Anthropic.TextBlock).text, "converted answer");
       assert.equal(message.usage.input_tokens, 11);
       const sent = openaiUpstream.received.at(-1)!;
@@ -218,10 +313,19 @@ describe("against recording fake upstreams", () => {
       assert.equal(sent.body.model, "gpt-backend");
       assert.equal(sent.body.messages[0].role, "system");
       assert.equal(sent.body.messages.at(-1).role, "user");
-      const streamed = await anthropic().messages.stream({ model: "msg-haiku-4-5-20251001", max_tokens: 20, messages: [{ role: "user", content: "Stream it" }] }).finalMessage();
+      const streamed = await anthropic()
+        .messages.stream({ model: "msg-haiku-4-5-20251001", max_tokens: 20, messages: [{ role: "user", content: "Stream it" }] })
+        .finalMessage();
       assert.equal((streamed.content[0] as Anthropic.TextBlock).text, "converted");
 
-      const completion = await openai().chat.completions.create({ model: "msg-opus-4-6", messages: [{ role: "system", content: "Sys" }, { role: "user", content: "Hi" }], max_tokens: 33 });
+      const completion = await openai().chat.completions.create({
+        model: "msg-opus-4-6",
+        messages: [
+          { role: "system", content: "Sys" },
+          { role: "user", content: "Hi" },
+        ],
+        max_tokens: 33,
+      });
       assert.equal(completion.choices[0]!.message.content, "from claude");
       assert.equal(completion.choices[0]!.finish_reason, "stop");
       assert.equal(completion.usage!.prompt_tokens, 13);
@@ -230,7 +334,12 @@ describe("against recording fake upstreams", () => {
       assert.equal(converted.body.model, "claude-backend");
       assert.equal(converted.body.max_tokens, 33);
       assert.ok(JSON.stringify(converted.body.system).includes("Sys"));
-      const chunks = await openai().chat.completions.create({ model: "msg-opus-4-6", messages: [{ role: "user", content: "Hi" }], stream: true, stream_options: { include_usage: true } });
+      const chunks = await openai().chat.completions.create({
+        model: "msg-opus-4-6",
+        messages: [{ role: "user", content: "Hi" }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let text = "";
       let usage: OpenAI.CompletionUsage | undefined;
       for await (const chunk of chunks) {
@@ -248,10 +357,26 @@ describe("against recording fake upstreams", () => {
   test("failover: the first channel answers 503, the second 200; the ledger names the second", async () => {
     const failing = await fake((_request, response) => sendJson(response, 503, { error: { message: "overloaded" } }));
     const working = await fake((_request, response) => sendJson(response, 200, chatCompletion("second channel", "m")));
-    const a = await channel({ name: "first (503)", type: "openai", baseUrl: `${failing.url}/v1`, apiKey: "a", models: ["std-5.5"], priority: 90 });
-    const b = await channel({ name: "second (200)", type: "openai", baseUrl: `${working.url}/v1`, apiKey: "b", models: ["std-5.5"], priority: 80 });
+    const a = await channel({
+      name: "first (503)",
+      type: "openai",
+      baseUrl: `${failing.url}/v1`,
+      apiKey: "a",
+      models: ["std-5.5"],
+      priority: 90,
+    });
+    const b = await channel({
+      name: "second (200)",
+      type: "openai",
+      baseUrl: `${working.url}/v1`,
+      apiKey: "b",
+      models: ["std-5.5"],
+      priority: 80,
+    });
     try {
-      const { data, response } = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "failover" }], max_tokens: 10 }).withResponse();
+      const { data, response } = await openai()
+        .chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "failover" }], max_tokens: 10 })
+        .withResponse();
       assert.equal(response.status, 200);
       assert.equal(data.choices[0]!.message.content, "second channel");
       assert.equal(failing.received.length, 1);
@@ -268,10 +393,28 @@ describe("against recording fake upstreams", () => {
   test("an upstream 401 switches its channel off with the reason, and the request fails over", async () => {
     const refusing = await fake((_request, response) => sendJson(response, 401, { error: { message: "bad key" } }));
     const working = await fake((_request, response) => sendJson(response, 200, chatCompletion("ok", "m")));
-    const a = await channel({ name: "refused key", type: "openai", baseUrl: `${refusing.url}/v1`, apiKey: "wrong", models: ["std-5.5"], priority: 90 });
-    const b = await channel({ name: "good key", type: "openai", baseUrl: `${working.url}/v1`, apiKey: "right", models: ["std-5.5"], priority: 80 });
+    const a = await channel({
+      name: "refused key",
+      type: "openai",
+      baseUrl: `${refusing.url}/v1`,
+      apiKey: "wrong",
+      models: ["std-5.5"],
+      priority: 90,
+    });
+    const b = await channel({
+      name: "good key",
+      type: "openai",
+      baseUrl: `${working.url}/v1`,
+      apiKey: "right",
+      models: ["std-5.5"],
+      priority: 80,
+    });
     try {
-      const completion = await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "x" }], max_tokens: 5 });
+      const completion = await openai().chat.completions.create({
+        model: "std-5.5",
+        messages: [{ role: "user", content: "x" }],
+        max_tokens: 5,
+      });
       assert.equal(completion.choices[0]!.message.content, "ok");
       const channels = (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; status: string; disabledReason: string }[];
       const disabled = channels.find((row) => row.id === a)!;
@@ -287,7 +430,14 @@ describe("against recording fake upstreams", () => {
 
   test("an upstream 400 is passed to the client in its dialect and costs nothing", async () => {
     const refusing = await fake((_request, response) => sendJson(response, 400, { error: { message: "temperature is out of range" } }));
-    const a = await channel({ name: "refusing request", type: "openai", baseUrl: `${refusing.url}/v1`, apiKey: "a", models: ["std-5.5"], priority: 90 });
+    const a = await channel({
+      name: "refusing request",
+      type: "openai",
+      baseUrl: `${refusing.url}/v1`,
+      apiKey: "a",
+      models: ["std-5.5"],
+      priority: 90,
+    });
     try {
       const response = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: "POST",
@@ -307,9 +457,23 @@ describe("against recording fake upstreams", () => {
 
   test("a client that disconnects mid-stream aborts the upstream and is charged for what it received", async () => {
     const upstream = await fake(async (_request, response) => {
-      await sendSse(response, chatChunks(Array.from({ length: 200 }, (_, index) => `word${index} `), "slow"), 20);
+      await sendSse(
+        response,
+        chatChunks(
+          Array.from({ length: 200 }, (_, index) => `word${index} `),
+          "slow",
+        ),
+        20,
+      );
     });
-    const a = await channel({ name: "slow stream", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "a", models: ["std-5.5"], priority: 90 });
+    const a = await channel({
+      name: "slow stream",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "a",
+      models: ["std-5.5"],
+      priority: 90,
+    });
     try {
       const controller = new AbortController();
       const response = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -338,7 +502,9 @@ describe("against recording fake upstreams", () => {
 describe("money", () => {
   test("the reservation is refunded down to the real cost; balance and key quota move together", async () => {
     const user = await createUserWithKey(gateway, { balance: 1_000_000, quota: 500_000 });
-    const { data, response } = await openai(user.key).chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "refund me" }], max_tokens: 1000 }).withResponse();
+    const { data, response } = await openai(user.key)
+      .chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "refund me" }], max_tokens: 1000 })
+      .withResponse();
     const row = await ledgerFor(response.headers.get("x-request-id")!);
     assert.ok(row.reserved >= Math.ceil(1000 * 10), "the output cap is reserved");
     assert.equal(row.cost, Math.ceil(data.usage!.prompt_tokens * 1.25 + data.usage!.completion_tokens * 10 - 1e-9));
@@ -355,13 +521,20 @@ describe("@anthropic-ai/sdk 1.x, which sends the key as a Bearer token", () => {
   test("is refused with a 401 that says where the key goes, and works with the documented x-api-key header", async () => {
     const { default: AnthropicV1 } = await import("anthropic-sdk-v1");
     const plain = new AnthropicV1({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
-    await assert.rejects(plain.messages.create({ model: "msg-sonnet-4-6", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }), (error: { status?: number; message?: string }) => {
-      assert.equal(error.status, 401);
-      assert.match(error.message ?? "", /x-api-key/);
-      return true;
-    });
+    await assert.rejects(
+      plain.messages.create({ model: "msg-sonnet-4-6", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
+      (error: { status?: number; message?: string }) => {
+        assert.equal(error.status, 401);
+        assert.match(error.message ?? "", /x-api-key/);
+        return true;
+      },
+    );
     const configured = new AnthropicV1({ apiKey: null, defaultHeaders: { "x-api-key": key }, baseURL: gateway.url, maxRetries: 0 });
-    const message = await configured.messages.create({ model: "msg-sonnet-4-6", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
+    const message = await configured.messages.create({
+      model: "msg-sonnet-4-6",
+      max_tokens: 8,
+      messages: [{ role: "user", content: "hi" }],
+    });
     assert.equal(message.model, "msg-sonnet-4-6");
     assert.equal(message.content[0]!.type, "text");
   });

@@ -31,25 +31,49 @@ describe("hardening item 1: cross-site writes", () => {
   test("a text/plain no-cors POST from another origin with the admin's cookie creates nothing", async () => {
     const before = await codes();
     for (const origin of ["http://evil.example", `http://127.0.0.1:${Number(new URL(gateway.url).port) + 1}`, "null"]) {
-      const response = await fetch(`${gateway.url}/api/admin/redeem-codes`, { method: "POST", headers: { cookie: adminCookie, origin, "content-type": "text/plain", "sec-fetch-site": "same-site" }, body });
+      const response = await fetch(`${gateway.url}/api/admin/redeem-codes`, {
+        method: "POST",
+        headers: { cookie: adminCookie, origin, "content-type": "text/plain", "sec-fetch-site": "same-site" },
+        body,
+      });
       assert.equal(response.status, 403, origin);
       assert.match((await response.json()).error.message, /Cross-site request refused/);
     }
-    const siteOnly = await fetch(`${gateway.url}/api/admin/users`, { method: "POST", headers: { cookie: adminCookie, "sec-fetch-site": "same-site", "content-type": "application/json" }, body: JSON.stringify({ email: "evil@example.com", password: "a-long-password-1" }) });
+    const siteOnly = await fetch(`${gateway.url}/api/admin/users`, {
+      method: "POST",
+      headers: { cookie: adminCookie, "sec-fetch-site": "same-site", "content-type": "application/json" },
+      body: JSON.stringify({ email: "evil@example.com", password: "a-long-password-1" }),
+    });
     assert.equal(siteOnly.status, 403, "Sec-Fetch-Site: same-site without an Origin is refused too");
-    const userWrite = await fetch(`${gateway.url}/api/user/keys`, { method: "POST", headers: { cookie: adminCookie, origin: "http://evil.example", "content-type": "application/json" }, body: JSON.stringify({ name: "x" }) });
+    const userWrite = await fetch(`${gateway.url}/api/user/keys`, {
+      method: "POST",
+      headers: { cookie: adminCookie, origin: "http://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ name: "x" }),
+    });
     assert.equal(userWrite.status, 403, "the account API refuses the same way");
     assert.equal(await codes(), before, "nothing was created");
   });
 
   test("from the portal's own origin a cookie write must be JSON (415 otherwise); as JSON it works; the master key is not a cookie", async () => {
     const before = await codes();
-    const plain = await fetch(`${gateway.url}/api/admin/redeem-codes`, { method: "POST", headers: { cookie: adminCookie, origin: `http://${own()}`, "content-type": "text/plain" }, body });
+    const plain = await fetch(`${gateway.url}/api/admin/redeem-codes`, {
+      method: "POST",
+      headers: { cookie: adminCookie, origin: `http://${own()}`, "content-type": "text/plain" },
+      body,
+    });
     assert.equal(plain.status, 415);
     assert.match((await plain.json()).error.message, /Content-Type: application\/json/);
-    const form = await fetch(`${gateway.url}/api/admin/redeem-codes`, { method: "POST", headers: { cookie: adminCookie, "content-type": "application/x-www-form-urlencoded" }, body: "quota=1&count=1" });
+    const form = await fetch(`${gateway.url}/api/admin/redeem-codes`, {
+      method: "POST",
+      headers: { cookie: adminCookie, "content-type": "application/x-www-form-urlencoded" },
+      body: "quota=1&count=1",
+    });
     assert.equal(form.status, 415);
-    const json = await fetch(`${gateway.url}/api/admin/redeem-codes`, { method: "POST", headers: { cookie: adminCookie, origin: `http://${own()}`, "sec-fetch-site": "same-origin", "content-type": "application/json" }, body: JSON.stringify({ quota: 1_000, count: 1 }) });
+    const json = await fetch(`${gateway.url}/api/admin/redeem-codes`, {
+      method: "POST",
+      headers: { cookie: adminCookie, origin: `http://${own()}`, "sec-fetch-site": "same-origin", "content-type": "application/json" },
+      body: JSON.stringify({ quota: 1_000, count: 1 }),
+    });
     assert.equal(json.status, 201);
     assert.equal(await codes(), before + 1);
     const reads = await fetch(`${gateway.url}/api/admin/users`, { headers: { cookie: adminCookie, origin: "http://evil.example" } });
@@ -57,7 +81,11 @@ describe("hardening item 1: cross-site writes", () => {
   });
 
   test("/v1 is not a cookie route: no 415 for its bodies", async () => {
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "text/plain", origin: "http://evil.example" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }) });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "text/plain", origin: "http://evil.example" },
+      body: JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+    });
     assert.equal(response.status, 200);
     await response.text();
   });
@@ -71,9 +99,17 @@ describe("hardening item 6: one bad cookie, one bad path", () => {
     assert.equal(none.status, 401);
     const page = await fetch(`${gateway.url}/dashboard`, { headers: { cookie: "other=100%" }, redirect: "manual" });
     assert.ok(page.status < 500, `a portal page: ${page.status}`);
-    const unauthenticated = await fetch(`${gateway.url}/api/admin/keys/%ZZ`, { method: "PATCH", headers: { "content-type": "application/json" }, body: "{}" });
+    const unauthenticated = await fetch(`${gateway.url}/api/admin/keys/%ZZ`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     assert.equal(unauthenticated.status, 401);
-    const admin = await fetch(`${gateway.url}/api/admin/keys/%ZZ`, { method: "PATCH", headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" }, body: JSON.stringify({ status: "disabled" }) });
+    const admin = await fetch(`${gateway.url}/api/admin/keys/%ZZ`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ status: "disabled" }),
+    });
     assert.equal(admin.status, 404);
     const model = await fetch(`${gateway.url}/v1/models/%ZZ`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(model.status, 404);
@@ -131,7 +167,6 @@ describe("hardening item 11: framing", () => {
     }
     assert.equal(nonces.size, 3, "a new nonce per view");
   });
-
 
   test("portal pages refuse framing and carry the usual headers; /v1 answers do not; HSTS when APP_URL is https", async () => {
     const page = await fetch(`${gateway.url}/`);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, POSTGRES_ADMIN_URL, type Gateway } from "../helpers/gateway";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
-import { postgresConfig } from "../../lib/platform/db/client";
+import { postgresConfig } from "@/lib/platform/db/client";
 
 const METRICS_TOKEN = "metrics-token-for-the-test-0123";
 
@@ -25,8 +25,22 @@ before(async () => {
   // Only the fake serves the models: a retryable failure must reach the client, not the simulator.
   const channels = (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[];
   for (const channel of channels) await gateway.admin("PATCH", `/api/admin/channels/${channel.id}`, { status: "disabled" });
-  await gateway.admin("POST", "/api/admin/channels", { name: "openai-like", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "upstream-key-123456", models: ["std-5.5"], priority: 10 });
-  await gateway.admin("POST", "/api/admin/channels", { name: "anthropic-like", type: "anthropic", baseUrl: upstream.url, apiKey: "upstream-key-123456", models: ["msg-sonnet-4-6"], priority: 10 });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "openai-like",
+    type: "openai",
+    baseUrl: `${upstream.url}/v1`,
+    apiKey: "upstream-key-123456",
+    models: ["std-5.5"],
+    priority: 10,
+  });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "anthropic-like",
+    type: "anthropic",
+    baseUrl: upstream.url,
+    apiKey: "upstream-key-123456",
+    models: ["msg-sonnet-4-6"],
+    priority: 10,
+  });
 });
 after(async () => {
   await stopAllGateways();
@@ -51,7 +65,12 @@ const IDENTIFIERS = ["org-AbCdEf123456", "proj_Zy98Xw76Vu54", "req_0123456789abc
 
 describe("hardening item 10: leaks", () => {
   test("/metrics needs GATEWAY_METRICS_TOKEN or the master key as a bearer token; 401 with a reason otherwise", async () => {
-    for (const headers of [{}, { authorization: "Bearer not-the-token-at-all" }, { authorization: `Basic ${METRICS_TOKEN}` }, { authorization: `Bearer ${key}` }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer not-the-token-at-all" },
+      { authorization: `Basic ${METRICS_TOKEN}` },
+      { authorization: `Bearer ${key}` },
+    ] as Record<string, string>[]) {
       const refused = await fetch(`${gateway.url}/metrics`, { headers });
       assert.equal(refused.status, 401, JSON.stringify(headers));
       const body = (await refused.json()) as { error: { message: string } };
@@ -67,7 +86,14 @@ describe("hardening item 10: leaks", () => {
   test("a refused request (4xx) keeps the vendor's type, code and message, with organisation, project, request ids and keys stripped", async () => {
     answer = {
       status: 400,
-      body: { error: { message: `This model's maximum context length is 8192 tokens (organization org-AbCdEf123456, project proj_Zy98Xw76Vu54, request req_0123456789abcdef, key sk-proj-AAAAbbbbCCCCdddd1234).`, type: "invalid_request_error", code: "context_length_exceeded", param: "messages" } },
+      body: {
+        error: {
+          message: `This model's maximum context length is 8192 tokens (organization org-AbCdEf123456, project proj_Zy98Xw76Vu54, request req_0123456789abcdef, key sk-proj-AAAAbbbbCCCCdddd1234).`,
+          type: "invalid_request_error",
+          code: "context_length_exceeded",
+          param: "messages",
+        },
+      },
     };
     const response = await chat();
     assert.equal(response.status, 400);
@@ -78,7 +104,13 @@ describe("hardening item 10: leaks", () => {
     assert.match(body.error.message, /^This model's maximum context length is 8192 tokens/);
     for (const identifier of IDENTIFIERS) assert.equal(text.includes(identifier), false, `${identifier} reached the client: ${text}`);
 
-    answer = { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 250000 tokens > 200000 maximum (req_0123456789abcdef)" } } };
+    answer = {
+      status: 400,
+      body: {
+        type: "error",
+        error: { type: "invalid_request_error", message: "prompt is too long: 250000 tokens > 200000 maximum (req_0123456789abcdef)" },
+      },
+    };
     const anthropic = await messages();
     assert.equal(anthropic.status, 400);
     const refusal = (await anthropic.json()) as { type: string; error: { type: string; message: string } };
@@ -94,7 +126,10 @@ describe("hardening item 10: leaks", () => {
     const limited = await chat();
     assert.equal(limited.status, 429);
     const limitedText = await limited.text();
-    assert.match((JSON.parse(limitedText) as { error: { message: string } }).error.message, /^The upstream is rate limiting this gateway; try again later$/);
+    assert.match(
+      (JSON.parse(limitedText) as { error: { message: string } }).error.message,
+      /^The upstream is rate limiting this gateway; try again later$/,
+    );
     for (const identifier of IDENTIFIERS) assert.equal(limitedText.includes(identifier), false, `${identifier} reached the client`);
 
     answer = { status: 500, body: { error: { message: "Internal failure at shard 17 for org-AbCdEf123456", type: "server_error" } } };
@@ -112,7 +147,9 @@ describe("hardening item 10: leaks", () => {
   });
 });
 
-describe("hardening item 10: /readyz on PostgreSQL", { skip: !(await postgresAvailable()) && "PostgreSQL is not reachable on 127.0.0.1" }, () => {
+describe("hardening item 10: /readyz on PostgreSQL", {
+  skip: !(await postgresAvailable()) && "PostgreSQL is not reachable on 127.0.0.1",
+}, () => {
   let ready: Gateway;
   before(async () => {
     ready = await startGateway({ database: "postgres" });

@@ -25,15 +25,33 @@ const PRICES: Record<string, { input: number; output: number; imageInput: number
 };
 
 type Row = {
-  model: string; status: string; cost: number; reserved: number; overReservation: number; textInputTokens: number; textOutputTokens: number;
-  imageInputTokens: number; imageOutputTokens: number; endpoint: string; detail: any;
+  model: string;
+  status: string;
+  cost: number;
+  reserved: number;
+  overReservation: number;
+  textInputTokens: number;
+  textOutputTokens: number;
+  imageInputTokens: number;
+  imageOutputTokens: number;
+  endpoint: string;
+  detail: any;
 };
 
 /** What a row's tokens cost at the seeded prices, each priced part rounded up as the gateway rounds it. */
 function expectedCost(row: Row): number {
-  const partCost = (model: string, part: { textInputTokens: number; textOutputTokens: number; imageInputTokens: number; imageOutputTokens: number }, toolUses: Record<string, number> = {}) => {
+  const partCost = (
+    model: string,
+    part: { textInputTokens: number; textOutputTokens: number; imageInputTokens: number; imageOutputTokens: number },
+    toolUses: Record<string, number> = {},
+  ) => {
     const price = PRICES[model]!;
-    const exact = part.textInputTokens * price.input + part.textOutputTokens * price.output + part.imageInputTokens * price.imageInput + part.imageOutputTokens * price.imageOutput + (toolUses.web_search ?? 0) * (price.webSearch ?? 0);
+    const exact =
+      part.textInputTokens * price.input +
+      part.textOutputTokens * price.output +
+      part.imageInputTokens * price.imageInput +
+      part.imageOutputTokens * price.imageOutput +
+      (toolUses.web_search ?? 0) * (price.webSearch ?? 0);
     return Math.ceil(exact - 1e-9);
   };
   if (row.detail?.parts) return row.detail.parts.reduce((total: number, part: any) => total + partCost(part.model, part), 0);
@@ -65,7 +83,9 @@ function totals<T extends Tokens>(items: T[], searches: (item: T) => number) {
 }
 
 async function png(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: "#884422" } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: "#884422" } })
+    .png()
+    .toBuffer();
 }
 
 /** Reads a whole Responses stream; returns the status and the event types. */
@@ -73,7 +93,13 @@ async function responsesCall(gateway: Gateway, key: string, text: string): Promi
   const response = await fetch(`${gateway.url}/v1/responses`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "std-5.5", instructions: "Draw what is asked.", input: [{ role: "user", content: [{ type: "input_text", text }] }], tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }], stream: true }),
+    body: JSON.stringify({
+      model: "std-5.5",
+      instructions: "Draw what is asked.",
+      input: [{ role: "user", content: [{ type: "input_text", text }] }],
+      tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }],
+      stream: true,
+    }),
   });
   const body = await response.text();
   const types = [...body.matchAll(/^event: (.+)$/gm)].map((match) => match[1]!);
@@ -93,29 +119,94 @@ function requests(gateway: Gateway, key: string, image: Buffer): Work[] {
       return { status: (error as { status?: number }).status ?? 0 };
     }
   };
-  const schema = { type: "object", properties: Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`field_${index}`, { type: "string", description: `The value of field number ${index}, written in full.` }])) };
+  const schema = {
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: 40 }, (_, index) => [
+        `field_${index}`,
+        { type: "string", description: `The value of field number ${index}, written in full.` },
+      ]),
+    ),
+  };
   return [
     // No cap: the catalog's default is reserved and sent.
     () => status(openai.chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "Write until stopped." }] })),
-    () => status(openai.chat.completions.create({ model: "std-5.5", max_tokens: 300, messages: [{ role: "system", content: "Be thorough." }, { role: "user", content: "Explain tides." }] })),
+    () =>
+      status(
+        openai.chat.completions.create({
+          model: "std-5.5",
+          max_tokens: 300,
+          messages: [
+            { role: "system", content: "Be thorough." },
+            { role: "user", content: "Explain tides." },
+          ],
+        }),
+      ),
     async () => {
-      const stream = await openai.chat.completions.create({ model: "std-5.5", stream: true, max_completion_tokens: 200, messages: [{ role: "user", content: "Stream it." }] }).catch((error) => error);
+      const stream = await openai.chat.completions
+        .create({ model: "std-5.5", stream: true, max_completion_tokens: 200, messages: [{ role: "user", content: "Stream it." }] })
+        .catch((error) => error);
       if (!(Symbol.asyncIterator in stream)) return { status: stream.status ?? 0 };
       for await (const _chunk of stream);
       return { status: 200 };
     },
     // Priced input beyond the messages: a response schema and a tool list.
-    () => status(openai.chat.completions.create({ model: "std-5.5", max_tokens: 100, messages: [{ role: "user", content: "Fill the form." }], response_format: { type: "json_schema", json_schema: { name: "form", schema } } })),
-    () => status(openai.chat.completions.create({ model: "std-5.5", max_tokens: 100, messages: [{ role: "user", content: "Use a tool." }], tools: [{ type: "function", function: { name: "lookup", description: "Looks a thing up.", parameters: schema } }] })),
-    () => status(anthropic.messages.create({ model: "msg-sonnet-4-6", max_tokens: 400, system: [{ type: "text", text: "You are careful." }], messages: [{ role: "user", content: "Summarise the news." }] })),
+    () =>
+      status(
+        openai.chat.completions.create({
+          model: "std-5.5",
+          max_tokens: 100,
+          messages: [{ role: "user", content: "Fill the form." }],
+          response_format: { type: "json_schema", json_schema: { name: "form", schema } },
+        }),
+      ),
+    () =>
+      status(
+        openai.chat.completions.create({
+          model: "std-5.5",
+          max_tokens: 100,
+          messages: [{ role: "user", content: "Use a tool." }],
+          tools: [{ type: "function", function: { name: "lookup", description: "Looks a thing up.", parameters: schema } }],
+        }),
+      ),
+    () =>
+      status(
+        anthropic.messages.create({
+          model: "msg-sonnet-4-6",
+          max_tokens: 400,
+          system: [{ type: "text", text: "You are careful." }],
+          messages: [{ role: "user", content: "Summarise the news." }],
+        }),
+      ),
     async () => {
-      const stream = anthropic.messages.stream({ model: "msg-sonnet-4-6", max_tokens: 250, messages: [{ role: "user", content: "Stream a poem." }] });
+      const stream = anthropic.messages.stream({
+        model: "msg-sonnet-4-6",
+        max_tokens: 250,
+        messages: [{ role: "user", content: "Stream a poem." }],
+      });
       return status(stream.finalMessage());
     },
     // A server tool billed per use: its max_uses is set by the gateway when missing.
-    () => status(anthropic.messages.create({ model: "msg-sonnet-4-6", max_tokens: 300, messages: [{ role: "user", content: "Search the web." }], tools: [{ type: "web_search_20250305", name: "web_search" } as never] })),
+    () =>
+      status(
+        anthropic.messages.create({
+          model: "msg-sonnet-4-6",
+          max_tokens: 300,
+          messages: [{ role: "user", content: "Search the web." }],
+          tools: [{ type: "web_search_20250305", name: "web_search" } as never],
+        }),
+      ),
     () => status(openai.images.generate({ model: "std-image-2", prompt: "A lighthouse at dusk", size: "1024x1024", quality: "auto" })),
-    () => status(openai.images.edit({ model: "std-image-2", prompt: "Make it night", image: new File([new Uint8Array(image)], "base.png", { type: "image/png" }), size: "1024x1024", quality: "low" })),
+    () =>
+      status(
+        openai.images.edit({
+          model: "std-image-2",
+          prompt: "Make it night",
+          image: new File([new Uint8Array(image)], "base.png", { type: "image/png" }),
+          size: "1024x1024",
+          quality: "low",
+        }),
+      ),
     () => responsesCall(gateway, key, "One image of a lighthouse"),
   ];
 }
@@ -124,19 +215,44 @@ for (const database of ["sqlite", "postgres"] as const) {
   describe(`money invariant on ${database}`, async () => {
     const skip = database === "postgres" && !(await postgresAvailable()) ? "PostgreSQL is not reachable at 127.0.0.1:5432" : false;
 
-    test("concurrent requests on every endpoint: the ledger charges exactly the upstream's bills; balances never below zero; every request capped", { skip, timeout: 240_000 }, async () => {
+    test("concurrent requests on every endpoint: the ledger charges exactly the upstream's bills; balances never below zero; every request capped", {
+      skip,
+      timeout: 240_000,
+    }, async () => {
       const gateway = await startGateway({ database });
       const upstream = await startBillingUpstream();
       upstreams.push(upstream);
       const models = ["std-5.5", "std-image-2"];
-      const openaiChannel = (await gateway.admin("POST", "/api/admin/channels", { name: "billing openai", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "o", models, settings: { responsesApi: true }, priority: 100 })).id;
-      await gateway.admin("POST", "/api/admin/channels", { name: "billing anthropic", type: "anthropic", baseUrl: upstream.url, apiKey: "a", models: ["msg-sonnet-4-6"], priority: 100 });
+      const openaiChannel = (
+        await gateway.admin("POST", "/api/admin/channels", {
+          name: "billing openai",
+          type: "openai",
+          baseUrl: `${upstream.url}/v1`,
+          apiKey: "o",
+          models,
+          settings: { responsesApi: true },
+          priority: 100,
+        })
+      ).id;
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "billing anthropic",
+        type: "anthropic",
+        baseUrl: upstream.url,
+        apiKey: "a",
+        models: ["msg-sonnet-4-6"],
+        priority: 100,
+      });
       const image = await png(1024, 1024);
 
       // A user with plenty, and one whose balance runs out part-way through: refusals happen while others settle.
       const rich = await createUserWithKey(gateway, { balance: 2_000_000_000, unlimited: true });
       const tight = await createUserWithKey(gateway, { balance: 150_000, unlimited: true });
-      const work = [...requests(gateway, rich.key, image), ...requests(gateway, rich.key, image), ...requests(gateway, tight.key, image), ...requests(gateway, tight.key, image)];
+      const work = [
+        ...requests(gateway, rich.key, image),
+        ...requests(gateway, rich.key, image),
+        ...requests(gateway, tight.key, image),
+        ...requests(gateway, tight.key, image),
+      ];
       const answers = await Promise.all(work.map((run) => run()));
       // Native Responses done; the same requests again through the gateway's own tool loop (no Responses API upstream).
       await gateway.admin("PATCH", `/api/admin/channels/${openaiChannel}`, { settings: {} });
@@ -146,12 +262,25 @@ for (const database of ["sqlite", "postgres"] as const) {
       const richServed = answers.slice(0, 22).filter((answer) => answer.status === 200).length + loop.length;
       assert.equal(richServed, 25, `every request of the user with money is served: ${JSON.stringify(answers.slice(0, 22))}`);
       const tightAnswers = answers.slice(22);
-      assert.ok(tightAnswers.some((answer) => answer.status === 200) && tightAnswers.some((answer) => answer.status === 403), `the tight user is served some and refused some: ${JSON.stringify(tightAnswers)}`);
-      assert.ok(tightAnswers.every((answer) => answer.status === 200 || answer.status === 403), "refusals are 403 for money, nothing else");
+      assert.ok(
+        tightAnswers.some((answer) => answer.status === 200) && tightAnswers.some((answer) => answer.status === 403),
+        `the tight user is served some and refused some: ${JSON.stringify(tightAnswers)}`,
+      );
+      assert.ok(
+        tightAnswers.every((answer) => answer.status === 200 || answer.status === 403),
+        "refusals are 403 for money, nothing else",
+      );
 
-      const rows = [...(await ledger(gateway, rich.userId, richServed)), ...(await ledger(gateway, tight.userId, tightAnswers.filter((answer) => answer.status === 200).length))];
+      const rows = [
+        ...(await ledger(gateway, rich.userId, richServed)),
+        ...(await ledger(gateway, tight.userId, tightAnswers.filter((answer) => answer.status === 200).length)),
+      ];
       const charged = rows.filter((row) => row.status === "success");
-      assert.equal(charged.length, richServed + tightAnswers.filter((answer) => answer.status === 200).length, "one ledger row per answered request");
+      assert.equal(
+        charged.length,
+        richServed + tightAnswers.filter((answer) => answer.status === 200).length,
+        "one ledger row per answered request",
+      );
       assert.deepEqual(
         totals(charged, (row) => row.detail?.toolUses?.web_search ?? 0),
         totals(upstream.bills, (bill: Bill) => bill.toolUses.web_search ?? 0),
@@ -164,13 +293,21 @@ for (const database of ["sqlite", "postgres"] as const) {
         assert.equal(row.detail?.shortfall, undefined, "nothing written off");
       }
 
-      for (const bill of upstream.bills) assert.notEqual(bill.cap, null, `every upstream request carried an output cap (${bill.endpoint}: ${JSON.stringify(bill.body).slice(0, 200)})`);
+      for (const bill of upstream.bills)
+        assert.notEqual(
+          bill.cap,
+          null,
+          `every upstream request carried an output cap (${bill.endpoint}: ${JSON.stringify(bill.body).slice(0, 200)})`,
+        );
       const chatCaps = upstream.bills.filter((bill) => bill.endpoint === "chat").map((bill) => bill.cap);
       assert.ok(chatCaps.includes(4096), "a chat request without a cap got the catalog's default, as max_completion_tokens");
       const searches = upstream.bills.filter((bill) => bill.toolUses.web_search);
       assert.ok(searches.length > 0 && searches.every((bill) => bill.body.tools[0].max_uses === 5), "web search went up with max_uses 5");
       const native = upstream.bills.filter((bill) => bill.endpoint === "responses");
-      assert.ok(native.length > 0 && native.every((bill) => bill.body.max_output_tokens === 6144 && bill.body.max_tool_calls === 4), "native Responses carry max_output_tokens and max_tool_calls");
+      assert.ok(
+        native.length > 0 && native.every((bill) => bill.body.max_output_tokens === 6144 && bill.body.max_tool_calls === 4),
+        "native Responses carry max_output_tokens and max_tool_calls",
+      );
 
       const users = (await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number }[];
       for (const user of [rich, tight]) {

@@ -22,8 +22,13 @@ async function billing(options: Parameters<typeof startBillingUpstream>[0] = {})
 }
 
 async function post(gateway: Gateway, path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
-  const auth: Record<string, string> = path === "/v1/messages" ? { "x-api-key": key, "anthropic-version": "2023-06-01" } : { authorization: `Bearer ${key}` };
-  const response = await fetch(`${gateway.url}${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const auth: Record<string, string> =
+    path === "/v1/messages" ? { "x-api-key": key, "anthropic-version": "2023-06-01" } : { authorization: `Bearer ${key}` };
+  const response = await fetch(`${gateway.url}${path}`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   let json: any = null;
   try {
@@ -44,7 +49,9 @@ async function row(gateway: Gateway, requestId: string) {
 }
 
 async function balanceOf(gateway: Gateway, userId: string): Promise<number> {
-  return ((await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number }[]).find((user) => user.id === userId)!.balance;
+  return ((await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number }[]).find(
+    (user) => user.id === userId,
+  )!.balance;
 }
 
 async function metric(gateway: Gateway, name: string): Promise<number> {
@@ -58,17 +65,42 @@ describe("money leaks, closed", () => {
   before(async () => {
     gateway = await startGateway();
     upstream = await billing();
-    await gateway.admin("POST", "/api/admin/channels", { name: "billing openai", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "o", models: ["std-5.5", "std-image-2"], priority: 100 });
     await gateway.admin("POST", "/api/admin/channels", {
-      name: "billing anthropic", type: "anthropic", baseUrl: upstream.url, apiKey: "a", priority: 100,
-      models: ["msg-sonnet-4-6", "msg-sonnet-4-6[1m]", "msg-haiku-4-5-20251001"], settings: { betas: ["operator-extra-2026-01-01"] },
+      name: "billing openai",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "o",
+      models: ["std-5.5", "std-image-2"],
+      priority: 100,
+    });
+    await gateway.admin("POST", "/api/admin/channels", {
+      name: "billing anthropic",
+      type: "anthropic",
+      baseUrl: upstream.url,
+      apiKey: "a",
+      priority: 100,
+      models: ["msg-sonnet-4-6", "msg-sonnet-4-6[1m]", "msg-haiku-4-5-20251001"],
+      settings: { betas: ["operator-extra-2026-01-01"] },
     });
     await gateway.admin("POST", "/api/admin/groups", { name: "base-only", models: ["msg-sonnet-4-6", "std-5.5", "std-image-2"] });
   });
 
   test("a 1 MB response schema is reserved for: refused with the amount when the balance cannot cover it, billed within the reservation when it can", async () => {
-    const schema = { type: "object", properties: Object.fromEntries(Array.from({ length: 12_000 }, (_, index) => [`field_${index}`, { type: "string", description: `Field ${index} of the form, in full words.` }])) };
-    const body = { model: "std-5.5", max_tokens: 50, messages: [{ role: "user", content: "Fill it." }], response_format: { type: "json_schema", json_schema: { name: "big", schema } } };
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: 12_000 }, (_, index) => [
+          `field_${index}`,
+          { type: "string", description: `Field ${index} of the form, in full words.` },
+        ]),
+      ),
+    };
+    const body = {
+      model: "std-5.5",
+      max_tokens: 50,
+      messages: [{ role: "user", content: "Fill it." }],
+      response_format: { type: "json_schema", json_schema: { name: "big", schema } },
+    };
     assert.ok(JSON.stringify(body).length > 1_000_000);
     const poor = await createUserWithKey(gateway, { balance: 100_000, unlimited: true });
     const before = upstream.bills.length;
@@ -90,8 +122,17 @@ describe("money leaks, closed", () => {
 
   test("a big tool list is counted: 300 tools on messages billed within the reservation", async () => {
     const user = await createUserWithKey(gateway, { balance: 100_000_000, unlimited: true });
-    const tools = Array.from({ length: 300 }, (_, index) => ({ name: `tool_${index}`, description: `Does thing number ${index} to the repository.`, input_schema: { type: "object", properties: { path: { type: "string" }, depth: { type: "integer" } } } }));
-    const served = await post(gateway, "/v1/messages", user.key, { model: "msg-sonnet-4-6", max_tokens: 100, tools, messages: [{ role: "user", content: "Pick a tool." }] });
+    const tools = Array.from({ length: 300 }, (_, index) => ({
+      name: `tool_${index}`,
+      description: `Does thing number ${index} to the repository.`,
+      input_schema: { type: "object", properties: { path: { type: "string" }, depth: { type: "integer" } } },
+    }));
+    const served = await post(gateway, "/v1/messages", user.key, {
+      model: "msg-sonnet-4-6",
+      max_tokens: 100,
+      tools,
+      messages: [{ role: "user", content: "Pick a tool." }],
+    });
     assert.equal(served.status, 200);
     const ledger = await row(gateway, served.requestId);
     assert.equal(ledger.textInputTokens, upstream.bills.at(-1)!.textInputTokens);
@@ -100,7 +141,9 @@ describe("money leaks, closed", () => {
 
   test("a client's 1M-context beta on a base model is the [1m] model: refused without it in the group, billed as it with; betas pass by allowlist", async () => {
     const base = await createUserWithKey(gateway, { balance: 100_000_000, unlimited: true, group: "base-only" });
-    const headers = { "anthropic-beta": "context-1m-2025-08-07,interleaved-thinking-2025-05-14,files-api-2025-04-14,operator-extra-2026-01-01" };
+    const headers = {
+      "anthropic-beta": "context-1m-2025-08-07,interleaved-thinking-2025-05-14,files-api-2025-04-14,operator-extra-2026-01-01",
+    };
     const body = { model: "msg-sonnet-4-6", max_tokens: 64, messages: [{ role: "user", content: "Hello" }] };
     const before = upstream.bills.length;
     const refused = await post(gateway, "/v1/messages", base.key, body, headers);
@@ -112,7 +155,11 @@ describe("money leaks, closed", () => {
     const served = await post(gateway, "/v1/messages", full.key, body, headers);
     assert.equal(served.status, 200);
     const sent = String(upstream.bills.at(-1)!.headers["anthropic-beta"]).split(",");
-    assert.deepEqual(sent.sort(), ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14", "operator-extra-2026-01-01"].sort(), "allowlisted betas pass (the channel's extra too), others are dropped, the 1M beta once");
+    assert.deepEqual(
+      sent.sort(),
+      ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14", "operator-extra-2026-01-01"].sort(),
+      "allowlisted betas pass (the channel's extra too), others are dropped, the 1M beta once",
+    );
     const ledger = await row(gateway, served.requestId);
     assert.equal(ledger.model, "msg-sonnet-4-6[1m]", "billed as the [1m] model");
 
@@ -123,17 +170,31 @@ describe("money leaks, closed", () => {
 
   test("server tools: web search priced per use with max_uses sent; a tool with no per-use price is refused before anything goes upstream", async () => {
     const user = await createUserWithKey(gateway, { balance: 100_000_000, unlimited: true });
-    const served = await post(gateway, "/v1/messages", user.key, { model: "msg-sonnet-4-6", max_tokens: 200, tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }], messages: [{ role: "user", content: "Search." }] });
+    const served = await post(gateway, "/v1/messages", user.key, {
+      model: "msg-sonnet-4-6",
+      max_tokens: 200,
+      tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }],
+      messages: [{ role: "user", content: "Search." }],
+    });
     assert.equal(served.status, 200);
     const bill = upstream.bills.at(-1)!;
     assert.equal(bill.body.tools[0].max_uses, 3);
     const ledger = await row(gateway, served.requestId);
     assert.deepEqual(ledger.detail.toolUses, { web_search: 3 });
-    assert.equal(ledger.cost, Math.ceil(bill.textInputTokens * 3 + bill.textOutputTokens * 15 + 3 * 10_000 - 1e-9), "three searches at $0.01 each");
+    assert.equal(
+      ledger.cost,
+      Math.ceil(bill.textInputTokens * 3 + bill.textOutputTokens * 15 + 3 * 10_000 - 1e-9),
+      "three searches at $0.01 each",
+    );
     assert.ok(ledger.reserved >= ledger.cost);
 
     const before = upstream.bills.length;
-    const refused = await post(gateway, "/v1/messages", user.key, { model: "msg-sonnet-4-6", max_tokens: 200, tools: [{ type: "code_execution_20250825", name: "code_execution" }], messages: [{ role: "user", content: "Run code." }] });
+    const refused = await post(gateway, "/v1/messages", user.key, {
+      model: "msg-sonnet-4-6",
+      max_tokens: 200,
+      tools: [{ type: "code_execution_20250825", name: "code_execution" }],
+      messages: [{ role: "user", content: "Run code." }],
+    });
     assert.equal(refused.status, 400);
     assert.equal(refused.json.type, "error");
     assert.match(refused.json.error.message, /server tool 'code_execution_20250825' .* no per-use price/);
@@ -143,7 +204,11 @@ describe("money leaks, closed", () => {
   test("the long-context tier: past 200,000 input tokens the whole request is billed at the tier's rates", async () => {
     const user = await createUserWithKey(gateway, { balance: 100_000_000, unlimited: true });
     const words = Array.from({ length: 120_000 }, (_, index) => `word${index % 1000}`).join(" ");
-    const served = await post(gateway, "/v1/messages", user.key, { model: "msg-sonnet-4-6[1m]", max_tokens: 100, messages: [{ role: "user", content: words }] });
+    const served = await post(gateway, "/v1/messages", user.key, {
+      model: "msg-sonnet-4-6[1m]",
+      max_tokens: 100,
+      messages: [{ role: "user", content: words }],
+    });
     assert.equal(served.status, 200);
     const bill = upstream.bills.at(-1)!;
     assert.ok(bill.textInputTokens > 200_000, `over the threshold (${bill.textInputTokens})`);
@@ -172,11 +237,18 @@ describe("money leaks, closed", () => {
     const user = await createUserWithKey(gateway, { balance: 100_000_000, unlimited: true });
     await gateway.admin("PUT", "/api/admin/catalog/std-5.5", { override: { defaultOutputTokens: 777, maxOutputTokens: 5_000 } });
     try {
-      const served = await post(gateway, "/v1/chat/completions", user.key, { model: "std-5.5", messages: [{ role: "user", content: "Go on." }] });
+      const served = await post(gateway, "/v1/chat/completions", user.key, {
+        model: "std-5.5",
+        messages: [{ role: "user", content: "Go on." }],
+      });
       assert.equal(served.status, 200);
       assert.equal(upstream.bills.at(-1)!.body.max_completion_tokens, 777);
       assert.equal((await row(gateway, served.requestId)).reserved >= 777 * 10, true);
-      const tooBig = await post(gateway, "/v1/chat/completions", user.key, { model: "std-5.5", max_tokens: 6_000, messages: [{ role: "user", content: "Go on." }] });
+      const tooBig = await post(gateway, "/v1/chat/completions", user.key, {
+        model: "std-5.5",
+        max_tokens: 6_000,
+        messages: [{ role: "user", content: "Go on." }],
+      });
       assert.equal(tooBig.status, 400);
       assert.match(tooBig.json.error.message, /'std-5\.5' writes at most 5000 output tokens; got 6000/);
     } finally {
@@ -184,17 +256,33 @@ describe("money leaks, closed", () => {
     }
     const catalog = (await gateway.admin("GET", "/api/admin/catalog")).data as { id: string; defaultOutputTokens: number }[];
     assert.equal(catalog.find((entry) => entry.id === "std-5.5")!.defaultOutputTokens, 4_096, "the override is gone");
-    const wrongKind = await post(gateway, "/v1/chat/completions", user.key, { model: "std-image-2", messages: [{ role: "user", content: "Draw." }] });
+    const wrongKind = await post(gateway, "/v1/chat/completions", user.key, {
+      model: "std-image-2",
+      messages: [{ role: "user", content: "Draw." }],
+    });
     assert.equal(wrongKind.status, 400);
     assert.match(wrongKind.json.error.message, /image model: it is served by \/v1\/images\/generations/);
   });
 
   test("money before work: a zero-balance key sending 16 large images is refused before the body is read; a short balance before any image is decoded", async () => {
-    const noise = await sharp(randomBytes(768 * 768 * 3), { raw: { width: 768, height: 768, channels: 3 } }).png().toBuffer();
+    const noise = await sharp(randomBytes(768 * 768 * 3), { raw: { width: 768, height: 768, channels: 3 } })
+      .png()
+      .toBuffer();
     const uri = `data:image/png;base64,${noise.toString("base64")}`;
     const body = JSON.stringify({
-      model: "std-5.5", instructions: "Edit.", stream: true, tools: [{ type: "image_generation", action: "edit" }],
-      input: [{ role: "user", content: [{ type: "input_text", text: "Combine these" }, ...Array.from({ length: 16 }, () => ({ type: "input_image", image_url: uri }))] }],
+      model: "std-5.5",
+      instructions: "Edit.",
+      stream: true,
+      tools: [{ type: "image_generation", action: "edit" }],
+      input: [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "Combine these" },
+            ...Array.from({ length: 16 }, () => ({ type: "input_image", image_url: uri })),
+          ],
+        },
+      ],
     });
     assert.ok(body.length > 16 * 1024 * 1024, `${(body.length / 1024 / 1024).toFixed(0)} MB of images`);
     const decodes = await metric(gateway, "gateway_image_decodes_total");
@@ -202,7 +290,10 @@ describe("money leaks, closed", () => {
     const empty = await createUserWithKey(gateway, { balance: 0, unlimited: true });
     const refused = await post(gateway, "/v1/responses", empty.key, body);
     assert.equal(refused.status, 403);
-    assert.match(refused.json.error.message, /balance is \$0\.000000 and any request here reserves at least \$0\.\d+; the request was not read/);
+    assert.match(
+      refused.json.error.message,
+      /balance is \$0\.000000 and any request here reserves at least \$0\.\d+; the request was not read/,
+    );
 
     // Less than any request reserves: not read either.
     const short = await createUserWithKey(gateway, { balance: 1_000, unlimited: true });
@@ -221,13 +312,26 @@ describe("money leaks, closed", () => {
 for (const database of ["sqlite", "postgres"] as const) {
   describe(`an upstream billing past the cap on ${database}`, async () => {
     const skip = database === "postgres" && !(await postgresAvailable()) ? "PostgreSQL is not reachable at 127.0.0.1:5432" : false;
-    test("is charged in full (the balance goes below zero), flagged on the row and in the metric, and the next request is refused", { skip }, async () => {
+    test("is charged in full (the balance goes below zero), flagged on the row and in the metric, and the next request is refused", {
+      skip,
+    }, async () => {
       const gateway = await startGateway({ database });
       const liar = await billing({ overbillOutput: 5_000 });
-      await gateway.admin("POST", "/api/admin/channels", { name: "overbilling", type: "openai", baseUrl: `${liar.url}/v1`, apiKey: "o", models: ["std-5.5"], priority: 100 });
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "overbilling",
+        type: "openai",
+        baseUrl: `${liar.url}/v1`,
+        apiKey: "o",
+        models: ["std-5.5"],
+        priority: 100,
+      });
       const user = await createUserWithKey(gateway, { balance: 20_000, quota: 1_000_000 });
       const before = await metric(gateway, "gateway_over_reservation_total");
-      const served = await post(gateway, "/v1/chat/completions", user.key, { model: "std-5.5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
+      const served = await post(gateway, "/v1/chat/completions", user.key, {
+        model: "std-5.5",
+        max_tokens: 100,
+        messages: [{ role: "user", content: "Hi" }],
+      });
       assert.equal(served.status, 200);
       const bill = liar.bills.at(-1)!;
       assert.equal(bill.textOutputTokens, 5_100, "the upstream billed 5,000 tokens past the cap of 100");
@@ -242,7 +346,11 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal(key.quotaRemaining, 1_000_000 - cost, "the key's quota paid the same");
       assert.equal(await metric(gateway, "gateway_over_reservation_total"), before + 1);
 
-      const next = await post(gateway, "/v1/chat/completions", user.key, { model: "std-5.5", max_tokens: 1, messages: [{ role: "user", content: "Again" }] });
+      const next = await post(gateway, "/v1/chat/completions", user.key, {
+        model: "std-5.5",
+        max_tokens: 1,
+        messages: [{ role: "user", content: "Again" }],
+      });
       assert.equal(next.status, 403);
       assert.match(next.json.error.message, /balance is -\$0\.\d+: an earlier request cost more than it reserved/);
       assert.equal(liar.bills.length, 1, "the refused request never went upstream");

@@ -9,10 +9,10 @@ import { once } from "node:events";
 import { SMTPServer } from "smtp-server";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { signIn } from "../helpers/session";
-import { Browser, callApi, eventually, signedIn } from "../helpers/user-api";
+import { type Browser, callApi, eventually, signedIn } from "../helpers/user-api";
 import { withDatabase } from "../helpers/database";
-import { currentTotp } from "../../lib/accounts/totp";
-import { sha256 } from "../../lib/platform/crypto";
+import { currentTotp } from "@/lib/accounts/totp";
+import { sha256 } from "@/lib/platform/crypto";
 
 type Person = Awaited<ReturnType<typeof createUserWithKey>> & { browser: Browser };
 
@@ -41,7 +41,10 @@ const decoded = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=")
 function tokenIn(raw: string): string {
   return /token=([A-Za-z0-9]+)/.exec(decoded(raw))![1]!;
 }
-const resetMailTo = (address: string, from = 0) => async () => mail.slice(from).find((message) => message.to.includes(address) && message.raw.includes("Reset your Model Gateway password"));
+const resetMailTo =
+  (address: string, from = 0) =>
+  async () =>
+    mail.slice(from).find((message) => message.to.includes(address) && message.raw.includes("Reset your Model Gateway password"));
 
 before(async () => {
   smtp.listen(0, "127.0.0.1");
@@ -60,10 +63,18 @@ before(async () => {
   const enabled = await alice.browser.call("POST", "/api/user/2fa/enable", { code: await currentTotp(aliceTotp) });
   assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
   aliceBackupCodes = enabled.body.backupCodes;
-  const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${alice.key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "alice's private prompt" }] }) });
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${alice.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "alice's private prompt" }] }),
+  });
   assert.equal(response.status, 200);
   // And a playground key, through her session.
-  const played = await alice.browser.call("POST", "/api/user/playground/v1/chat/completions", { model: "std-5.5", max_tokens: 4, messages: [{ role: "user", content: "alice plays" }] });
+  const played = await alice.browser.call("POST", "/api/user/playground/v1/chat/completions", {
+    model: "std-5.5",
+    max_tokens: 4,
+    messages: [{ role: "user", content: "alice plays" }],
+  });
   assert.equal(played.status, 200);
 });
 after(async () => {
@@ -73,13 +84,37 @@ after(async () => {
 
 /** What A has, to compare before and after B's attempts. */
 async function aliceState() {
-  const users = (await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number; totpEnabled: boolean; status: string; role: string }[];
+  const users = (await gateway.admin("GET", "/api/admin/users?limit=1000")).data as {
+    id: string;
+    balance: number;
+    totpEnabled: boolean;
+    status: string;
+    role: string;
+  }[];
   const user = users.find((row) => row.id === alice.userId)!;
-  const keys = (await gateway.admin("GET", `/api/admin/keys?userId=${alice.userId}`)).data as { id: string; status: string; quotaRemaining: number; name: string }[];
-  const secret = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT "totpSecret", "passwordHash", "sessionVersion" FROM "User" WHERE "id" = ?`, [alice.userId]))[0]);
-  const backup = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT COUNT(*) AS n FROM "BackupCode" WHERE "userId" = ? AND "usedAt" IS NULL`, [alice.userId]))[0].n);
-  const sessions = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT "id" FROM "Session" WHERE "userId" = ? AND "revokedAt" IS NULL ORDER BY "id"`, [alice.userId])).map((row: { id: string }) => row.id));
-  const verified = await withDatabase(gateway.databaseUrl, async (query) => (await query(`SELECT "emailVerifiedAt" FROM "User" WHERE "id" = ?`, [alice.userId]))[0].emailVerifiedAt);
+  const keys = (await gateway.admin("GET", `/api/admin/keys?userId=${alice.userId}`)).data as {
+    id: string;
+    status: string;
+    quotaRemaining: number;
+    name: string;
+  }[];
+  const secret = await withDatabase(
+    gateway.databaseUrl,
+    async (query) => (await query(`SELECT "totpSecret", "passwordHash", "sessionVersion" FROM "User" WHERE "id" = ?`, [alice.userId]))[0],
+  );
+  const backup = await withDatabase(
+    gateway.databaseUrl,
+    async (query) => (await query(`SELECT COUNT(*) AS n FROM "BackupCode" WHERE "userId" = ? AND "usedAt" IS NULL`, [alice.userId]))[0].n,
+  );
+  const sessions = await withDatabase(gateway.databaseUrl, async (query) =>
+    (await query(`SELECT "id" FROM "Session" WHERE "userId" = ? AND "revokedAt" IS NULL ORDER BY "id"`, [alice.userId])).map(
+      (row: { id: string }) => row.id,
+    ),
+  );
+  const verified = await withDatabase(
+    gateway.databaseUrl,
+    async (query) => (await query(`SELECT "emailVerifiedAt" FROM "User" WHERE "id" = ?`, [alice.userId]))[0].emailVerifiedAt,
+  );
   return { user, keys, secret, backup: Number(backup), sessions, verified: String(verified) };
 }
 
@@ -89,7 +124,9 @@ async function aliceState() {
 const USER_ROUTES: Record<string, () => Promise<void>> = {
   "POST /api/user/signup": async () => {
     // Signing up with A's email: the same answer as for a new email, and A's account is untouched.
-    const answer = await callApi(gateway.url, "POST", "/api/user/signup", { body: { email: alice.email, password: "bob-wants-alices-account-1" } });
+    const answer = await callApi(gateway.url, "POST", "/api/user/signup", {
+      body: { email: alice.email, password: "bob-wants-alices-account-1" },
+    });
     assert.equal(answer.status, 202);
     assert.equal((await signIn(gateway.url, alice.email, "bob-wants-alices-account-1")).ok, false);
   },
@@ -101,7 +138,12 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     assert.equal(JSON.stringify(withQuery.body).includes(alice.email), false);
   },
   "POST /api/user/password": async () => {
-    const answer = await bob.browser.call("POST", "/api/user/password", { current: bob.password, next: "bobs-new-password-1", userId: alice.userId, email: alice.email });
+    const answer = await bob.browser.call("POST", "/api/user/password", {
+      current: bob.password,
+      next: "bobs-new-password-1",
+      userId: alice.userId,
+      email: alice.email,
+    });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     bob.password = "bobs-new-password-1";
     assert.equal((await signIn(gateway.url, alice.email, "bobs-new-password-1")).ok, false, "A's password did not change");
@@ -116,7 +158,10 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
   "GET /api/user/keys": async () => {
     const list = await bob.browser.call("GET", `/api/user/keys?userId=${alice.userId}`);
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((key: { userId: string }) => key.userId), [bob.userId]);
+    assert.deepEqual(
+      list.body.data.map((key: { userId: string }) => key.userId),
+      [bob.userId],
+    );
     assert.equal(JSON.stringify(list.body).includes(alice.keyId), false);
   },
   "POST /api/user/keys": async () => {
@@ -133,7 +178,11 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
   },
   "DELETE /api/user/keys/{id}": async () => {
     const answer = await bob.browser.call("DELETE", `/api/user/keys/${alice.keyId}`);
-    assert.deepEqual([answer.status, answer.body.error.message], [404, "No key with this id"], "the same answer as for a key that does not exist");
+    assert.deepEqual(
+      [answer.status, answer.body.error.message],
+      [404, "No key with this id"],
+      "the same answer as for a key that does not exist",
+    );
     const missing = await bob.browser.call("DELETE", "/api/user/keys/no-such-key-id");
     assert.deepEqual(missing.body, answer.body);
   },
@@ -168,7 +217,10 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     const backup = await bob.browser.call("POST", "/api/user/2fa/disable", { code: aliceBackupCodes[0], email: alice.email });
     assert.equal(backup.status, 409);
     // A's own API key cannot switch A's 2FA off either, even with a valid code (item 14).
-    const withKey = await callApi(gateway.url, "POST", "/api/user/2fa/disable", { body: { code: aliceBackupCodes[0] }, headers: { authorization: `Bearer ${alice.key}` } });
+    const withKey = await callApi(gateway.url, "POST", "/api/user/2fa/disable", {
+      body: { code: aliceBackupCodes[0] },
+      headers: { authorization: `Bearer ${alice.key}` },
+    });
     assert.deepEqual([withKey.status, withKey.body.error.code], [403, "forbidden"]);
   },
   "POST /api/user/reset/request": async () => {
@@ -183,7 +235,9 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     await callApi(gateway.url, "POST", "/api/user/reset/request", { body: { email: bob.email } });
     const sent = await eventually(resetMailTo(bob.email), 10_000, "B's reset mail");
     const token = tokenIn(sent.raw);
-    const answer = await callApi(gateway.url, "POST", "/api/user/reset", { body: { email: alice.email, token, password: "taken-over-password-1" } });
+    const answer = await callApi(gateway.url, "POST", "/api/user/reset", {
+      body: { email: alice.email, token, password: "taken-over-password-1" },
+    });
     assert.equal(answer.status, 400);
     assert.equal((await signIn(gateway.url, alice.email, "taken-over-password-1")).ok, false);
   },
@@ -238,7 +292,16 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     [
       ["chat/completions", { model: "std-5.5", max_tokens: 4, messages: [{ role: "user", content: "bob plays" }] }],
       ["messages", { model: "msg-haiku-4-5-20251001", max_tokens: 4, messages: [{ role: "user", content: "bob plays" }] }],
-      ["responses", { model: "std-5.5", instructions: "x", input: [{ role: "user", content: "bob plays" }], stream: true, tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }] }],
+      [
+        "responses",
+        {
+          model: "std-5.5",
+          instructions: "x",
+          input: [{ role: "user", content: "bob plays" }],
+          stream: true,
+          tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }],
+        },
+      ],
       ["images/generations", { prompt: "bob plays", size: "1024x1024", quality: "low" }],
       // Sent as JSON here: refused with 415 (an edit is multipart with the portal's header), which also leaves A alone.
       ["images/edits", { prompt: "bob plays" }],
@@ -246,7 +309,10 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
       `POST /api/user/playground/v1/${path}`,
       async () => {
         // Billed to B through B's session, whatever ids B puts in the body or the query.
-        const answer = await bob.browser.call("POST", `/api/user/playground/v1/${path}?userId=${alice.userId}&keyId=${alice.keyId}`, { ...(body as object), user: alice.userId });
+        const answer = await bob.browser.call("POST", `/api/user/playground/v1/${path}?userId=${alice.userId}&keyId=${alice.keyId}`, {
+          ...(body as object),
+          user: alice.userId,
+        });
         assert.ok([200, 400, 415].includes(answer.status), `${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
       },
     ]),
@@ -255,7 +321,10 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
 
 /** Each /api/admin route, with path ids that exist and a body that would be valid for an admin. */
 const ADMIN_ROUTES: Record<string, () => { path: string; body?: unknown }> = {
-  "POST /api/admin/users": () => ({ path: "/api/admin/users", body: { email: "made-by-bob@example.com", password: "a-long-password-1", role: "admin" } }),
+  "POST /api/admin/users": () => ({
+    path: "/api/admin/users",
+    body: { email: "made-by-bob@example.com", password: "a-long-password-1", role: "admin" },
+  }),
   "GET /api/admin/users": () => ({ path: "/api/admin/users" }),
   "PATCH /api/admin/users/{id}": () => ({ path: `/api/admin/users/${bob.userId}`, body: { role: "admin", balanceDelta: 1_000_000 } }),
   "POST /api/admin/keys": () => ({ path: "/api/admin/keys", body: { userId: bob.userId, quota: 1_000_000, unlimited: true } }),
@@ -264,7 +333,10 @@ const ADMIN_ROUTES: Record<string, () => { path: string; body?: unknown }> = {
   "DELETE /api/admin/keys/{id}": () => ({ path: `/api/admin/keys/${alice.keyId}` }),
   "POST /api/admin/groups": () => ({ path: "/api/admin/groups", body: { name: "default", models: [] } }),
   "GET /api/admin/groups": () => ({ path: "/api/admin/groups" }),
-  "POST /api/admin/channels": () => ({ path: "/api/admin/channels", body: { name: "bob's upstream", type: "openai", baseUrl: "http://127.0.0.1:9/v1", models: ["std-5.5"], priority: 1000 } }),
+  "POST /api/admin/channels": () => ({
+    path: "/api/admin/channels",
+    body: { name: "bob's upstream", type: "openai", baseUrl: "http://127.0.0.1:9/v1", models: ["std-5.5"], priority: 1000 },
+  }),
   "GET /api/admin/channels": () => ({ path: "/api/admin/channels" }),
   "PATCH /api/admin/channels/{id}": () => ({ path: `/api/admin/channels/${channelId}`, body: { baseUrl: "http://127.0.0.1:9/v1" } }),
   "DELETE /api/admin/channels/{id}": () => ({ path: `/api/admin/channels/${channelId}` }),
@@ -292,9 +364,12 @@ let channelId = "";
 
 /** The routes as the route tables declare them, read from their source. */
 function declaredRoutes(prefix: "/api/user" | "/api/admin"): string[] {
-  const sources = ["lib/server/routes.ts", "lib/account-api/routes.ts", "lib/gateway/playground.ts"].map((file) => readFileSync(file, "utf8")).join("\n");
+  const sources = ["lib/server/routes.ts", "lib/account-api/routes.ts", "lib/gateway/playground.ts"]
+    .map((file) => readFileSync(file, "utf8"))
+    .join("\n");
   const found = new Set<string>();
-  for (const match of sources.matchAll(/(?:route\(|\[)\s*"(GET|POST|PATCH|DELETE|PUT)",\s*"([^"]+)"/g)) if (match[2]!.startsWith(prefix)) found.add(`${match[1]} ${match[2]}`);
+  for (const match of sources.matchAll(/(?:route\(|\[)\s*"(GET|POST|PATCH|DELETE|PUT)",\s*"([^"]+)"/g))
+    if (match[2]!.startsWith(prefix)) found.add(`${match[1]} ${match[2]}`);
   return [...found].sort();
 }
 
@@ -312,20 +387,51 @@ describe("object-level checks", () => {
       assert.deepEqual(after, before, "A's balance, keys, 2FA secret, backup codes, password and sessions are as they were");
       // A's key and A's session still work.
       assert.equal((await alice.browser.call("GET", "/api/user/self")).body.id, alice.userId);
-      assert.equal((await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers: { "x-api-key": alice.key, "content-type": "application/json" }, body: JSON.stringify({ model: "msg-haiku-4-5-20251001", max_tokens: 4, messages: [{ role: "user", content: "still mine" }] }) })).status, 200);
+      assert.equal(
+        (
+          await fetch(`${gateway.url}/v1/messages`, {
+            method: "POST",
+            headers: { "x-api-key": alice.key, "content-type": "application/json" },
+            body: JSON.stringify({ model: "msg-haiku-4-5-20251001", max_tokens: 4, messages: [{ role: "user", content: "still mine" }] }),
+          })
+        ).status,
+        200,
+      );
     });
   }
 
   test("every /api/admin route: 403 for a user's session and a user's key, 401 with nothing; nothing changes", async () => {
-    channelId = (await gateway.admin("POST", "/api/admin/channels", { name: "operator's channel", type: "simulator", models: ["std-5.5"], priority: -5 })).id;
+    channelId = (
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "operator's channel",
+        type: "simulator",
+        models: ["std-5.5"],
+        priority: -5,
+      })
+    ).id;
     const snapshot = async () =>
       JSON.stringify([
         await aliceState(),
-        (await gateway.admin("GET", "/api/admin/users?limit=1000")).data.map((user: { id: string; role: string; balance: number }) => [user.id, user.role, user.balance]),
-        (await gateway.admin("GET", "/api/admin/keys")).data.map((key: { id: string; status: string; quotaRemaining: number }) => [key.id, key.status, key.quotaRemaining]),
-        (await gateway.admin("GET", "/api/admin/channels")).data.map((channel: { id: string; baseUrl: string; status: string }) => [channel.id, channel.baseUrl, channel.status]),
+        (await gateway.admin("GET", "/api/admin/users?limit=1000")).data.map((user: { id: string; role: string; balance: number }) => [
+          user.id,
+          user.role,
+          user.balance,
+        ]),
+        (await gateway.admin("GET", "/api/admin/keys")).data.map((key: { id: string; status: string; quotaRemaining: number }) => [
+          key.id,
+          key.status,
+          key.quotaRemaining,
+        ]),
+        (await gateway.admin("GET", "/api/admin/channels")).data.map((channel: { id: string; baseUrl: string; status: string }) => [
+          channel.id,
+          channel.baseUrl,
+          channel.status,
+        ]),
         (await gateway.admin("GET", "/api/admin/groups")).data,
-        (await gateway.admin("GET", "/api/admin/prices")).data.map((price: { model: string; version: number }) => [price.model, price.version]),
+        (await gateway.admin("GET", "/api/admin/prices")).data.map((price: { model: string; version: number }) => [
+          price.model,
+          price.version,
+        ]),
         (await gateway.admin("GET", "/api/admin/redeem-codes")).data.length,
         await gateway.admin("GET", "/api/admin/settings"),
         (await gateway.admin("GET", "/api/admin/moderation")).updatedAt,
@@ -337,7 +443,11 @@ describe("object-level checks", () => {
       const method = route.split(" ")[0]!;
       const { path, body } = target();
       const asSession = await bob.browser.call(method, path, body);
-      assert.deepEqual([asSession.status, asSession.body?.error?.code], [403, "forbidden"], `${route} with B's session: ${JSON.stringify(asSession.body)}`);
+      assert.deepEqual(
+        [asSession.status, asSession.body?.error?.code],
+        [403, "forbidden"],
+        `${route} with B's session: ${JSON.stringify(asSession.body)}`,
+      );
       const asKey = await callApi(gateway.url, method, path, { body, headers: { authorization: `Bearer ${userKey}` } });
       assert.deepEqual([asKey.status, asKey.body?.error?.code], [403, "forbidden"], `${route} with B's key`);
       const asKeyHeader = await callApi(gateway.url, method, path, { body, headers: { "x-api-key": userKey } });
@@ -355,7 +465,14 @@ describe("what a database dump holds", () => {
   test("no usable secret: keys, redeem codes, reset tokens and backup codes are hashed; TOTP and upstream keys encrypted; passwords slow-hashed", async () => {
     const [code] = (await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 10, count: 1 })).codes as string[];
     const userKey = (await bob.browser.call("POST", "/api/user/keys", { quota: 10, name: "dump me" })).body.key as string;
-    await gateway.admin("POST", "/api/admin/channels", { name: "with a key", type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-upstream-VERY-secret-0123456789", models: ["std-5.5"], status: "disabled" });
+    await gateway.admin("POST", "/api/admin/channels", {
+      name: "with a key",
+      type: "openai",
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: "sk-upstream-VERY-secret-0123456789",
+      models: ["std-5.5"],
+      status: "disabled",
+    });
     const resetFor = mail.length;
     await callApi(gateway.url, "POST", "/api/user/reset/request", { body: { email: alice.email } });
     const sent = await eventually(resetMailTo(alice.email, resetFor), 10_000, "the reset mail");
@@ -363,9 +480,17 @@ describe("what a database dump holds", () => {
     assert.ok(resetToken.length >= 40);
 
     const secrets: Record<string, string> = {
-      "A's API key": alice.key, "B's new API key": userKey, "a redeem code": code!, "the redeem code without dashes": code!.replace(/-/g, ""),
-      "a reset token": resetToken, "A's TOTP secret": aliceTotp, "A's backup code": aliceBackupCodes[1]!, "the backup code without dashes": aliceBackupCodes[1]!.replace(/-/g, ""),
-      "an upstream key": "sk-upstream-VERY-secret-0123456789", "A's password": alice.password, "the master key": gateway.masterKey,
+      "A's API key": alice.key,
+      "B's new API key": userKey,
+      "a redeem code": code!,
+      "the redeem code without dashes": code!.replace(/-/g, ""),
+      "a reset token": resetToken,
+      "A's TOTP secret": aliceTotp,
+      "A's backup code": aliceBackupCodes[1]!,
+      "the backup code without dashes": aliceBackupCodes[1]!.replace(/-/g, ""),
+      "an upstream key": "sk-upstream-VERY-secret-0123456789",
+      "A's password": alice.password,
+      "the master key": gateway.masterKey,
     };
     const dump = await withDatabase(gateway.databaseUrl, async (query) => {
       const tables = (await query(`SELECT name FROM sqlite_master WHERE type = 'table'`)).map((row: { name: string }) => row.name);
@@ -375,7 +500,8 @@ describe("what a database dump holds", () => {
       return all;
     });
     const text = JSON.stringify(dump);
-    for (const [what, secret] of Object.entries(secrets)) assert.equal(text.toLowerCase().includes(secret.toLowerCase()), false, `${what} is in the dump`);
+    for (const [what, secret] of Object.entries(secrets))
+      assert.equal(text.toLowerCase().includes(secret.toLowerCase()), false, `${what} is in the dump`);
     // What is there instead: hashes, ciphertext, a slow hash.
     const keyRow = (dump.ApiKey as { id: string; keyHash: string; prefix: string }[]).find((row) => row.id === alice.keyId)!;
     assert.equal(keyRow.keyHash, sha256(alice.key));
@@ -388,7 +514,11 @@ describe("what a database dump holds", () => {
     // The outbox copy of the delivered reset mail keeps no usable token.
     assert.match(JSON.stringify(dump.EmailOutbox), /\[redacted\]/);
     // A hash from the dump is not a key.
-    const withHash = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${keyRow.keyHash}`, "content-type": "application/json" }, body: "{}" });
+    const withHash = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${keyRow.keyHash}`, "content-type": "application/json" },
+      body: "{}",
+    });
     assert.equal(withHash.status, 401);
   });
 });

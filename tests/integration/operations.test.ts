@@ -19,7 +19,12 @@ test("SIGTERM lets an in-flight stream finish, refuses new work, settles the led
   const response = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "std-5.5", stream: true, max_tokens: 60, messages: [{ role: "user", content: "Tell me a long story about shutdowns" }] }),
+    body: JSON.stringify({
+      model: "std-5.5",
+      stream: true,
+      max_tokens: 60,
+      messages: [{ role: "user", content: "Tell me a long story about shutdowns" }],
+    }),
   });
   const requestId = response.headers.get("x-request-id")!;
   const reader = response.body!.getReader();
@@ -36,10 +41,16 @@ test("SIGTERM lets an in-flight stream finish, refuses new work, settles the led
   await assert.rejects(fetch(`${gateway.url}/healthz`), "no new connections after shutdown");
   assert.match(gateway.output(), /"msg":"shutting down"/);
   // Every log line on stdout is JSON; the access log names the request id.
-  const lines = gateway.output().split("\n").filter((line) => line.startsWith("{"));
+  const lines = gateway
+    .output()
+    .split("\n")
+    .filter((line) => line.startsWith("{"));
   assert.ok(lines.length > 0);
   for (const line of lines) JSON.parse(line);
-  assert.ok(lines.some((line) => line.includes(`"requestId":"${requestId}"`)), "the request id is logged");
+  assert.ok(
+    lines.some((line) => line.includes(`"requestId":"${requestId}"`)),
+    "the request id is logged",
+  );
 
   // The settlement of that stream was written before exit.
   const again = await startGateway({ dataDir, databaseUrl: gateway.databaseUrl });
@@ -53,11 +64,24 @@ test("/openapi.json documents the gateway, account and operator APIs from their 
   const document = await (await fetch(`${gateway.url}/openapi.json`)).json();
   assert.equal(document.openapi, "3.1.0");
   const paths = Object.keys(document.paths);
-  for (const expected of ["/v1/chat/completions", "/v1/messages", "/api/admin/users", "/api/admin/keys", "/api/admin/channels", "/api/admin/redeem-codes"]) {
+  for (const expected of [
+    "/v1/chat/completions",
+    "/v1/messages",
+    "/api/admin/users",
+    "/api/admin/keys",
+    "/api/admin/channels",
+    "/api/admin/redeem-codes",
+  ]) {
     assert.ok(paths.includes(expected), `${expected} is documented`);
   }
-  assert.ok(paths.some((entry) => entry.startsWith("/api/user/")), "the account API is documented");
-  assert.ok(paths.some((entry) => entry.startsWith("/v1/images/")), "the image API is documented");
+  assert.ok(
+    paths.some((entry) => entry.startsWith("/api/user/")),
+    "the account API is documented",
+  );
+  assert.ok(
+    paths.some((entry) => entry.startsWith("/v1/images/")),
+    "the image API is documented",
+  );
   assert.ok(paths.includes("/v1/responses"), "the Responses API is documented");
   const createUser = document.paths["/api/admin/users"].post.requestBody.content["application/json"].schema;
   assert.deepEqual(createUser.required.sort(), ["email", "password"]);

@@ -7,7 +7,7 @@ import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "
 import { sendJson, startFakeUpstream, chatCompletion, type FakeUpstream } from "../helpers/fake-upstream";
 import { signIn } from "../helpers/session";
 import { eventually, signedIn } from "../helpers/user-api";
-import { currentTotp } from "../../lib/accounts/totp";
+import { currentTotp } from "@/lib/accounts/totp";
 
 let gateway: Gateway;
 let vendor: FakeUpstream;
@@ -15,9 +15,12 @@ let vendor: FakeUpstream;
 before(async () => {
   gateway = await startGateway({ portal: true });
   vendor = await startFakeUpstream((request, response) => {
-    if (request.headers["x-api-key"] === "bad" || request.headers.authorization === "Bearer bad") return sendJson(response, 401, { error: { message: "bad key" } });
-    if (request.method === "GET" && request.path.startsWith("/v1/models")) return sendJson(response, 200, { object: "list", data: [{ id: "gpt-4o-mini" }, { id: "gpt-4o" }, { id: "gpt-4o" }] });
-    if (request.path === "/v1/chat/completions") return sendJson(response, request.body?.messages?.[0]?.content === "fail" ? 500 : 200, chatCompletion("hi", request.body.model));
+    if (request.headers["x-api-key"] === "bad" || request.headers.authorization === "Bearer bad")
+      return sendJson(response, 401, { error: { message: "bad key" } });
+    if (request.method === "GET" && request.path.startsWith("/v1/models"))
+      return sendJson(response, 200, { object: "list", data: [{ id: "gpt-4o-mini" }, { id: "gpt-4o" }, { id: "gpt-4o" }] });
+    if (request.path === "/v1/chat/completions")
+      return sendJson(response, request.body?.messages?.[0]?.content === "fail" ? 500 : 200, chatCompletion("hi", request.body.model));
     sendJson(response, 404, {});
   });
 });
@@ -26,12 +29,18 @@ after(async () => {
   await stopAllGateways();
 });
 
-async function auditRows(targetId?: string): Promise<{ actor: string; action: string; targetId: string | null; status: number; detail: Record<string, unknown> }[]> {
+async function auditRows(
+  targetId?: string,
+): Promise<{ actor: string; action: string; targetId: string | null; status: number; detail: Record<string, unknown> }[]> {
   return (await gateway.admin("GET", `/api/admin/audit${targetId ? `?targetId=${targetId}` : ""}`)).data;
 }
 
 async function post(path: string, body: unknown = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${gateway.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${gateway.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -53,7 +62,10 @@ describe("operator tools", () => {
 
     const [row, ...rest] = await auditRows(user.userId);
     assert.equal(rest.length, 0, "one row: refused calls leave none");
-    assert.deepEqual([row!.actor, row!.action, row!.status, row!.detail.email], ["master key", "POST /api/admin/users/{id}/reset-2fa", 200, user.email]);
+    assert.deepEqual(
+      [row!.actor, row!.action, row!.status, row!.detail.email],
+      ["master key", "POST /api/admin/users/{id}/reset-2fa", 200, user.email],
+    );
   });
 
   test("a reset link is mailed to the user (the operator never sees a password); an admin's session is named in the audit", async () => {
@@ -62,7 +74,11 @@ describe("operator tools", () => {
     const sent = await admin.call("POST", `/api/admin/users/${user.userId}/send-reset`, {});
     assert.deepEqual([sent.status, sent.body.sent], [200, true]);
     assert.equal(JSON.stringify(sent.body).includes("token"), false);
-    const mail = await eventually(async () => (await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(user.email)}`)).data[0], 10_000, "the reset mail");
+    const mail = await eventually(
+      async () => (await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(user.email)}`)).data[0],
+      10_000,
+      "the reset mail",
+    );
     assert.match(mail.text, /reset-password\?token=/);
     const [row] = await auditRows(user.userId);
     assert.deepEqual([row!.actor, row!.action], ["admin@example.com", "POST /api/admin/users/{id}/send-reset"]);
@@ -77,7 +93,9 @@ describe("operator tools", () => {
     assert.deepEqual(voided, { status: 200, body: { voided: 2 } });
     const refused = await browser.call("POST", "/api/user/topup", { key: codes[1] });
     assert.deepEqual([refused.status, refused.body.error.message], [400, "This redeem code has been disabled by the operator"]);
-    const statuses = (await gateway.admin("GET", `/api/admin/redeem-codes?batch=${batch}`)).data.map((row: { status: string }) => row.status).sort();
+    const statuses = (await gateway.admin("GET", `/api/admin/redeem-codes?batch=${batch}`)).data
+      .map((row: { status: string }) => row.status)
+      .sort();
     assert.deepEqual(statuses, ["disabled", "disabled", "used"]);
     assert.equal((await post("/api/admin/redeem-codes/void", {})).status, 400, "a batch or ids is required");
     const [row] = (await auditRows()).filter((entry) => entry.action === "POST /api/admin/redeem-codes/void");
@@ -85,9 +103,31 @@ describe("operator tools", () => {
   });
 
   test("a channel's model list comes from its upstream (both vendors' shapes); a refused key is a clear 502", async () => {
-    const openai = await gateway.admin("POST", "/api/admin/channels", { name: "vendor openai", type: "openai", baseUrl: `${vendor.url}/v1`, apiKey: "good", models: ["std-5.5"], priority: -10 });
-    const anthropic = await gateway.admin("POST", "/api/admin/channels", { name: "vendor anthropic", type: "anthropic", baseUrl: vendor.url, apiKey: "good", models: ["msg-sonnet-4-6"], priority: -10 });
-    const bad = await gateway.admin("POST", "/api/admin/channels", { name: "bad key", type: "openai", baseUrl: `${vendor.url}/v1`, apiKey: "bad", models: ["std-5.5"], priority: -10, status: "disabled" });
+    const openai = await gateway.admin("POST", "/api/admin/channels", {
+      name: "vendor openai",
+      type: "openai",
+      baseUrl: `${vendor.url}/v1`,
+      apiKey: "good",
+      models: ["std-5.5"],
+      priority: -10,
+    });
+    const anthropic = await gateway.admin("POST", "/api/admin/channels", {
+      name: "vendor anthropic",
+      type: "anthropic",
+      baseUrl: vendor.url,
+      apiKey: "good",
+      models: ["msg-sonnet-4-6"],
+      priority: -10,
+    });
+    const bad = await gateway.admin("POST", "/api/admin/channels", {
+      name: "bad key",
+      type: "openai",
+      baseUrl: `${vendor.url}/v1`,
+      apiKey: "bad",
+      models: ["std-5.5"],
+      priority: -10,
+      status: "disabled",
+    });
     assert.deepEqual((await post(`/api/admin/channels/${openai.id}/fetch-models`)).body, { models: ["gpt-4o", "gpt-4o-mini"] });
     assert.deepEqual((await post(`/api/admin/channels/${anthropic.id}/fetch-models`)).body, { models: ["gpt-4o", "gpt-4o-mini"] });
     const sent = vendor.received.filter((request) => request.path.startsWith("/v1/models"));
@@ -110,9 +150,20 @@ describe("operator tools", () => {
     const groups = (await gateway.admin("GET", "/api/admin/groups")).data as { name: string; models: string[] }[];
     const current = groups.find((group) => group.name === "default")!;
     await gateway.admin("POST", "/api/admin/groups", { name: "default", models: [...current.models, "overview-model"] });
-    const channel = await gateway.admin("POST", "/api/admin/channels", { name: "overview vendor", type: "openai", baseUrl: `${vendor.url}/v1`, apiKey: "good", models: ["overview-model"], priority: 50 });
+    const channel = await gateway.admin("POST", "/api/admin/channels", {
+      name: "overview vendor",
+      type: "openai",
+      baseUrl: `${vendor.url}/v1`,
+      apiKey: "good",
+      models: ["overview-model"],
+      priority: 50,
+    });
     const call = (content: string) =>
-      fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "overview-model", max_tokens: 5, messages: [{ role: "user", content }] }) }).then((response) => response.status);
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "overview-model", max_tokens: 5, messages: [{ role: "user", content }] }),
+      }).then((response) => response.status);
     assert.deepEqual([await call("one"), await call("two"), await call("fail")], [200, 200, 502]);
     const seen = await gateway.admin("GET", "/api/admin/overview?hours=1");
     const stats = seen.channels.find((entry: { channel: string }) => entry.channel === "overview vendor");

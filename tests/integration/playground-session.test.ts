@@ -32,17 +32,26 @@ describe("the playground through the session", () => {
     assert.equal(answer.body.object, "chat.completion");
     const requestId = answer.headers.get("x-request-id");
 
-    const message = await browser.call("POST", "/api/user/playground/v1/messages", { model: "msg-haiku-4-5-20251001", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] }, { "anthropic-version": "2023-06-01" });
+    const message = await browser.call(
+      "POST",
+      "/api/user/playground/v1/messages",
+      { model: "msg-haiku-4-5-20251001", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] },
+      { "anthropic-version": "2023-06-01" },
+    );
     assert.equal(message.status, 200, JSON.stringify(message.body));
     assert.equal(message.body.type, "message");
-    const image = await browser.call("POST", "/api/user/playground/v1/images/generations", { prompt: "a small boat", size: "1024x1024", quality: "low" });
+    const image = await browser.call("POST", "/api/user/playground/v1/images/generations", {
+      prompt: "a small boat",
+      size: "1024x1024",
+      quality: "low",
+    });
     assert.equal(image.status, 200);
     assert.ok(image.body.data[0].b64_json.length > 100);
 
     const info = await browser.call("GET", "/api/user/playground");
     assert.equal(info.status, 200);
     const key = info.body.key;
-    assert.ok(key && key.prefix.startsWith("sk-"));
+    assert.ok(key?.prefix.startsWith("sk-"));
     assert.equal(key.cap, 2_000_000);
     assert.ok(key.remaining < key.cap, "the runs came out of the cap");
     assert.equal(JSON.stringify(info.body).match(/sk-[A-Za-z0-9]{20,}/), null, "no full key in the answer");
@@ -58,7 +67,9 @@ describe("the playground through the session", () => {
   });
 
   test("image edits go as multipart with the portal's header; without it, or from another origin, they are refused", async () => {
-    const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: "#3366aa" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: "#3366aa" } })
+      .png()
+      .toBuffer();
     const form = () => {
       const data = new FormData();
       data.append("prompt", "make it red");
@@ -67,7 +78,12 @@ describe("the playground through the session", () => {
       data.append("image[]", new Blob([new Uint8Array(png)], { type: "image/png" }), "base.png");
       return data;
     };
-    const post = (headers: Record<string, string>) => fetch(`${gateway.url}/api/user/playground/v1/images/edits`, { method: "POST", headers: { cookie: browser.cookie, ...headers }, body: form() });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${gateway.url}/api/user/playground/v1/images/edits`, {
+        method: "POST",
+        headers: { cookie: browser.cookie, ...headers },
+        body: form(),
+      });
     const rows = async () => (await browser.call("GET", "/api/user/usage?limit=1")).body.total as number;
     const before = await rows();
     assert.equal((await post({})).status, 415, "a multipart POST without the header is what a hostile page could send");
@@ -83,16 +99,30 @@ describe("the playground through the session", () => {
   test("refused without a session, from another origin, or as a form; nothing is charged", async () => {
     const rows = async () => (await browser.call("GET", "/api/user/usage?limit=1")).body.total as number;
     const before = await rows();
-    const anonymous = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) });
+    const anonymous = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat),
+    });
     assert.equal(anonymous.status, 401);
     assert.match((await anonymous.json()).error.message, /Sign in first/);
-    const anonymousMessages = await fetch(`${gateway.url}/api/user/playground/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) });
+    const anonymousMessages = await fetch(`${gateway.url}/api/user/playground/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat),
+    });
     assert.equal((await anonymousMessages.json()).type, "error", "the Messages dialect for /messages");
     const crossSite = await browser.call("POST", "/api/user/playground/v1/chat/completions", chat, { origin: "http://evil.example" });
     assert.equal(crossSite.status, 403);
-    const form = await browser.call("POST", "/api/user/playground/v1/chat/completions", JSON.stringify(chat), { "content-type": "text/plain" });
+    const form = await browser.call("POST", "/api/user/playground/v1/chat/completions", JSON.stringify(chat), {
+      "content-type": "text/plain",
+    });
     assert.equal(form.status, 415);
-    const withKey = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+    const withKey = await fetch(`${gateway.url}/api/user/playground/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" },
+      body: JSON.stringify(chat),
+    });
     assert.equal(withKey.status, 401, "an API key is not a session");
     assert.equal(await rows(), before, "no ledger row for a refusal");
   });
@@ -103,7 +133,11 @@ describe("the playground through the session", () => {
     const refused = await browser.call("POST", "/api/user/playground/v1/chat/completions", chat);
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     assert.equal(refused.body.error.code, "quota_exhausted");
-    const direct = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" }, body: JSON.stringify(chat) });
+    const direct = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${person.key}`, "content-type": "application/json" },
+      body: JSON.stringify(chat),
+    });
     assert.equal(direct.status, 200, "the account's own keys still work");
 
     const renewed = await browser.call("POST", "/api/user/playground/renew", {});
@@ -112,7 +146,11 @@ describe("the playground through the session", () => {
     assert.equal(renewed.body.key.remaining, renewed.body.key.cap);
     assert.equal((await browser.call("POST", "/api/user/playground/v1/chat/completions", chat)).status, 200);
     const keys = (await browser.call("GET", "/api/user/keys")).body.data as { id: string; purpose: string | null }[];
-    assert.deepEqual(keys.filter((row) => row.purpose === "playground").map((row) => row.id), [renewed.body.key.id], "the old one is gone");
+    assert.deepEqual(
+      keys.filter((row) => row.purpose === "playground").map((row) => row.id),
+      [renewed.body.key.id],
+      "the old one is gone",
+    );
     const badGroup = await browser.call("POST", "/api/user/playground/renew", { group: "no-such-group" });
     assert.deepEqual([badGroup.status, badGroup.body.error.param], [400, "group"]);
   });

@@ -73,11 +73,19 @@ describe("hardening item 3: public routes parse big bodies", () => {
     const fresh = await startGateway();
     try {
       for (let index = 0; index < 10; index++) {
-        const response = await fetch(`${fresh.url}/api/user/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `limit-${index}@example.com`, password: "a-long-enough-password" }) });
+        const response = await fetch(`${fresh.url}/api/user/signup`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: `limit-${index}@example.com`, password: "a-long-enough-password" }),
+        });
         assert.equal(response.status, 202, await response.text());
       }
       for (const body of [Buffer.from("{not json"), padded({ email: "x@example.com" }, 50_000)]) {
-        const response = await fetch(`${fresh.url}/api/user/signup`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const response = await fetch(`${fresh.url}/api/user/signup`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
         assert.equal(response.status, 429, await response.text());
       }
     } finally {
@@ -91,17 +99,27 @@ describe("hardening item 3: public routes parse big bodies", () => {
     let text = "";
     socket.on("data", (chunk) => (text += chunk));
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`POST /api/auth/callback/credentials HTTP/1.1\r\nHost: 127.0.0.1:${gateway.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${150 * 1024 * 1024}\r\n\r\nemail=a`);
-    const closed = await Promise.race([new Promise((resolve) => socket.once("close", () => resolve("closed"))), new Promise((resolve) => setTimeout(() => resolve("waiting"), 5000))]);
+    socket.write(
+      `POST /api/auth/callback/credentials HTTP/1.1\r\nHost: 127.0.0.1:${gateway.port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${150 * 1024 * 1024}\r\n\r\nemail=a`,
+    );
+    const closed = await Promise.race([
+      new Promise((resolve) => socket.once("close", () => resolve("closed"))),
+      new Promise((resolve) => setTimeout(() => resolve("waiting"), 5000)),
+    ]);
     socket.destroy();
     assert.equal(closed, "closed", `the gateway waited for the body; answered so far: ${text.slice(0, 200)}`);
     assert.match(text, /^HTTP\/1\.1 413/);
     const rawBody = text.slice(text.indexOf("\r\n\r\n") + 4);
-    const body = JSON.parse(rawBody.slice(rawBody.indexOf("{"), rawBody.lastIndexOf("}") + 1)) as { error: { code: string; message: string } };
+    const body = JSON.parse(rawBody.slice(rawBody.indexOf("{"), rawBody.lastIndexOf("}") + 1)) as {
+      error: { code: string; message: string };
+    };
     assert.equal(body.error.code, "body_too_large");
     assert.match(body.error.message, /16 KB limit for sign-in requests/);
 
-    const chunked = await post("/api/auth/callback/credentials", Buffer.from("email=a&password=b"), { chunked: true, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const chunked = await post("/api/auth/callback/credentials", Buffer.from("email=a&password=b"), {
+      chunked: true,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     assert.equal(chunked.status, 411);
     assert.match(chunked.body.error.message, /Content-Length/);
 

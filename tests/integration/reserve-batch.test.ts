@@ -4,7 +4,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways } from "../helpers/gateway";
-import { postgresConfig } from "../../lib/platform/db/client";
+import { postgresConfig } from "@/lib/platform/db/client";
 
 after(stopAllGateways);
 

@@ -2,7 +2,15 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { createPostgresDatabase, createUserWithKey, postgresAvailable, REDIS_TEST_URL, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
+import {
+  createPostgresDatabase,
+  createUserWithKey,
+  postgresAvailable,
+  REDIS_TEST_URL,
+  startGateway,
+  stopAllGateways,
+  type Gateway,
+} from "../helpers/gateway";
 import { chatCompletion, sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
 import { signIn } from "../helpers/session";
 
@@ -10,16 +18,26 @@ function redisReachable(): Promise<boolean> {
   const url = new URL(REDIS_TEST_URL);
   return new Promise((resolve) => {
     const socket = net.connect({ host: url.hostname, port: Number(url.port || 6379), timeout: 1500 });
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once("error", () => resolve(false));
-    socket.once("timeout", () => (socket.destroy(), resolve(false)));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
 const BODY = { model: "std-5.5", max_tokens: 1000, messages: [{ role: "user", content: "scale" }] };
 
 function chat(gateway: Gateway, key: string) {
-  return fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(BODY) });
+  return fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(BODY),
+  });
 }
 
 describe("two instances on PostgreSQL and Redis", async () => {
@@ -33,7 +51,11 @@ describe("two instances on PostgreSQL and Redis", async () => {
     if (skip) return;
     const database = await createPostgresDatabase();
     dropDatabase = database.drop;
-    const shared = { GATEWAY_SECRET: "a-shared-secret-for-both-instances-0123456789", GATEWAY_MASTER_KEY: "shared-master-key-0123456789", REDIS_URL: REDIS_TEST_URL };
+    const shared = {
+      GATEWAY_SECRET: "a-shared-secret-for-both-instances-0123456789",
+      GATEWAY_MASTER_KEY: "shared-master-key-0123456789",
+      REDIS_URL: REDIS_TEST_URL,
+    };
     // The portal is on: sign-in (next-auth) runs in these processes too.
     first = await startGateway({ databaseUrl: database.url, env: shared, portal: true });
     second = await startGateway({ databaseUrl: database.url, env: shared, portal: true });
@@ -41,7 +63,14 @@ describe("two instances on PostgreSQL and Redis", async () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       sendJson(response, 200, chatCompletion("ok", "m"));
     });
-    await first.admin("POST", "/api/admin/channels", { name: "counting", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "x", models: ["std-5.5"], priority: 100 });
+    await first.admin("POST", "/api/admin/channels", {
+      name: "counting",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "x",
+      models: ["std-5.5"],
+      priority: 100,
+    });
   });
   after(async () => {
     if (skip) return;
@@ -55,12 +84,15 @@ describe("two instances on PostgreSQL and Redis", async () => {
     const probe = await createUserWithKey(first);
     const response = await chat(second, probe.key);
     assert.equal(response.status, 200);
-    const reserved = (await first.admin("GET", `/api/admin/usage?requestId=${response.headers.get("x-request-id")}`)).data[0]?.reserved
-      ?? (await second.admin("GET", `/api/admin/usage?requestId=${response.headers.get("x-request-id")}`)).data[0].reserved;
+    const reserved =
+      (await first.admin("GET", `/api/admin/usage?requestId=${response.headers.get("x-request-id")}`)).data[0]?.reserved ??
+      (await second.admin("GET", `/api/admin/usage?requestId=${response.headers.get("x-request-id")}`)).data[0].reserved;
     upstream.received.length = 0;
 
     const racer = await createUserWithKey(first, { quota: Math.floor(reserved * 5.5), balance: 1_000_000_000 });
-    const results = await Promise.all(Array.from({ length: 60 }, (_, index) => chat(index % 2 ? first : second, racer.key).then((answer) => answer.status)));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, index) => chat(index % 2 ? first : second, racer.key).then((answer) => answer.status)),
+    );
     assert.equal(results.filter((status) => status === 200).length, 5);
     assert.equal(results.filter((status) => status === 403).length, 55);
     assert.equal(upstream.received.length, 5, "exactly five upstream calls");
@@ -87,7 +119,9 @@ describe("two instances on PostgreSQL and Redis", async () => {
 
   test("a channel disabled through one instance is skipped by the other", { skip }, async () => {
     const user = await createUserWithKey(first);
-    const other = await startFakeUpstream((_request, response) => sendJson(response, 200, chatCompletion("from the preferred channel", "m")));
+    const other = await startFakeUpstream((_request, response) =>
+      sendJson(response, 200, chatCompletion("from the preferred channel", "m")),
+    );
     try {
       // The change reaches the other instance through Redis: wait for it (up to a second) rather than guess.
       const contentWithin = async (expected: string) => {
@@ -99,8 +133,19 @@ describe("two instances on PostgreSQL and Redis", async () => {
         }
         return content;
       };
-      const { id } = await first.admin("POST", "/api/admin/channels", { name: "preferred", type: "openai", baseUrl: `${other.url}/v1`, apiKey: "y", models: ["std-5.5"], priority: 200 });
-      assert.equal(await contentWithin("from the preferred channel"), "from the preferred channel", "the new channel reached the other instance");
+      const { id } = await first.admin("POST", "/api/admin/channels", {
+        name: "preferred",
+        type: "openai",
+        baseUrl: `${other.url}/v1`,
+        apiKey: "y",
+        models: ["std-5.5"],
+        priority: 200,
+      });
+      assert.equal(
+        await contentWithin("from the preferred channel"),
+        "from the preferred channel",
+        "the new channel reached the other instance",
+      );
       await first.admin("PATCH", `/api/admin/channels/${id}`, { status: "disabled" });
       assert.equal(await contentWithin("ok"), "ok", "the disabled channel is skipped by the other instance within a second");
     } finally {
@@ -111,7 +156,13 @@ describe("two instances on PostgreSQL and Redis", async () => {
   test("a per-key limit of 10 per minute holds across both instances", { skip }, async () => {
     const user = await createUserWithKey(first, { rateLimitPerMinute: 10 });
     const results = await Promise.all(
-      Array.from({ length: 24 }, (_, index) => chat(index % 2 ? first : second, user.key).then(async (answer) => ({ status: answer.status, retryAfter: answer.headers.get("retry-after"), body: await answer.json() }))),
+      Array.from({ length: 24 }, (_, index) =>
+        chat(index % 2 ? first : second, user.key).then(async (answer) => ({
+          status: answer.status,
+          retryAfter: answer.headers.get("retry-after"),
+          body: await answer.json(),
+        })),
+      ),
     );
     assert.equal(results.filter((result) => result.status === 200).length, 10);
     const limited = results.filter((result) => result.status === 429);
@@ -120,7 +171,11 @@ describe("two instances on PostgreSQL and Redis", async () => {
       assert.ok(Number(result.retryAfter) >= 1 && Number(result.retryAfter) <= 60, "retry-after in seconds");
       assert.equal(result.body.error.code, "rate_limited");
     }
-    const anthropicStyle = await fetch(`${second.url}/v1/messages`, { method: "POST", headers: { "x-api-key": user.key, "content-type": "application/json" }, body: JSON.stringify({ model: "msg-sonnet-4-6", max_tokens: 5, messages: [{ role: "user", content: "x" }] }) });
+    const anthropicStyle = await fetch(`${second.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": user.key, "content-type": "application/json" },
+      body: JSON.stringify({ model: "msg-sonnet-4-6", max_tokens: 5, messages: [{ role: "user", content: "x" }] }),
+    });
     assert.equal(anthropicStyle.status, 429);
     assert.equal((await anthropicStyle.json()).error.type, "rate_limit_error", "429 in the Messages dialect too");
   });
@@ -160,9 +215,19 @@ describe("metrics", () => {
     assert.equal(value(/gateway_requests_total\{endpoint="\/v1\/chat\/completions",status="200"\} (\d+)/), 3);
     assert.equal(value(/gateway_requests_total\{endpoint="\/v1\/chat\/completions",status="401"\} (\d+)/), 2);
     assert.equal(value(/gateway_request_duration_seconds_count\{endpoint="\/v1\/chat\/completions"\} (\d+)/), 5);
-    const rows = (await gateway.admin("GET", `/api/admin/usage?userId=${user.userId}`)).data as { textInputTokens: number; textOutputTokens: number; cost: number }[];
-    assert.equal(value(/gateway_tokens_total\{model="std-5.5",kind="text_output"\} (\d+)/), rows.reduce((sum, row) => sum + row.textOutputTokens, 0));
-    assert.equal(value(/gateway_cost_micro_usd_total\{model="std-5.5"\} (\d+)/), rows.reduce((sum, row) => sum + row.cost, 0));
+    const rows = (await gateway.admin("GET", `/api/admin/usage?userId=${user.userId}`)).data as {
+      textInputTokens: number;
+      textOutputTokens: number;
+      cost: number;
+    }[];
+    assert.equal(
+      value(/gateway_tokens_total\{model="std-5.5",kind="text_output"\} (\d+)/),
+      rows.reduce((sum, row) => sum + row.textOutputTokens, 0),
+    );
+    assert.equal(
+      value(/gateway_cost_micro_usd_total\{model="std-5.5"\} (\d+)/),
+      rows.reduce((sum, row) => sum + row.cost, 0),
+    );
     assert.match(text, /gateway_active_streams 0/);
   });
 });

@@ -19,7 +19,10 @@ const PASSWORD = "a-long-password-42";
 async function signOut(baseUrl: string, cookie: string): Promise<number> {
   const csrf = await fetch(`${baseUrl}/api/auth/csrf`, { headers: { cookie } });
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  const csrfCookie = csrf.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
   const response = await fetch(`${baseUrl}/api/auth/signout`, {
     method: "POST",
     headers: { cookie: [cookie, csrfCookie].filter(Boolean).join("; "), "content-type": "application/x-www-form-urlencoded" },
@@ -38,11 +41,18 @@ async function works(gateway: Gateway, cookie: string): Promise<boolean> {
 
 /** The newest outbox mail to `email` whose subject matches, once it is there. */
 async function mailTo(gateway: Gateway, email: string, subject: RegExp, count = 1): Promise<{ subject: string; text: string }[]> {
-  return eventually(async () => {
-    const rows = (await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(email)}`)).data as { subject: string; text: string }[];
-    const matching = rows.filter((row) => subject.test(row.subject));
-    return matching.length >= count ? matching : null;
-  }, 10_000, `mail "${subject}" to ${email}`);
+  return eventually(
+    async () => {
+      const rows = (await gateway.admin("GET", `/api/admin/outbox?to=${encodeURIComponent(email)}`)).data as {
+        subject: string;
+        text: string;
+      }[];
+      const matching = rows.filter((row) => subject.test(row.subject));
+      return matching.length >= count ? matching : null;
+    },
+    10_000,
+    `mail "${subject}" to ${email}`,
+  );
 }
 
 function verifyLinkIn(text: string): { token: string; email: string; url: URL } {
@@ -131,9 +141,15 @@ for (const database of ["sqlite", "postgres"] as const) {
         await gateway.admin("POST", "/api/admin/users", { email: existing, password: PASSWORD });
 
         const fresh = await callApi(gateway.url, "POST", "/api/user/signup", { body: { email, password: PASSWORD } });
-        const taken = await callApi(gateway.url, "POST", "/api/user/signup", { body: { email: existing, password: "another-password-77" } });
+        const taken = await callApi(gateway.url, "POST", "/api/user/signup", {
+          body: { email: existing, password: "another-password-77" },
+        });
         assert.equal(fresh.status, 202);
-        assert.deepEqual([taken.status, taken.body.message], [fresh.status, fresh.body.message], "the same answer for a new and a taken address");
+        assert.deepEqual(
+          [taken.status, taken.body.message],
+          [fresh.status, fresh.body.message],
+          "the same answer for a new and a taken address",
+        );
         assert.match(fresh.body.message, /link/);
 
         const wrong = await signIn(gateway.url, email, "not-the-password-1");

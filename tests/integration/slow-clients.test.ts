@@ -70,7 +70,9 @@ describe("hardening item 2: slow clients", () => {
 
   test("a body dripping below GATEWAY_BODY_MIN_BYTES_PER_SECOND after the grace period: 408 with the reason, connection closed", async () => {
     const raw = await connect(gateway.port);
-    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{`);
+    raw.socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{`,
+    );
     const drip = setInterval(() => raw.socket.writable && raw.socket.write(" "), 250);
     try {
       const open = await closedWithin(raw, 6000);
@@ -85,7 +87,9 @@ describe("hardening item 2: slow clients", () => {
 
   test("a body answered before it was read (401) must still arrive at the minimum rate: the rest dripping is cut", async () => {
     const raw = await connect(gateway.port);
-    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sk-notavalidkeynotavalidkeynotavalid\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+    raw.socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sk-notavalidkeynotavalidkeynotavalid\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+    );
     const drip = setInterval(() => raw.socket.writable && raw.socket.write(" "), 250);
     try {
       const open = await closedWithin(raw, 6000);
@@ -101,7 +105,9 @@ describe("hardening item 2: slow clients", () => {
     const content = "y".repeat(60_000);
     const body = Buffer.from(JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content }] }));
     const raw = await connect(gateway.port);
-    raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    raw.socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     // About 20 KB/s for 3 s: three grace periods, each well above 1000 bytes per second.
     for (let offset = 0; offset < body.length; offset += 3000) {
       raw.socket.write(body.subarray(offset, offset + 3000));
@@ -124,15 +130,31 @@ describe("hardening item 2: slow clients", () => {
     // 20 MB of answer: more than the socket buffers on both sides hold.
     const content = "z".repeat(20 * 1024 * 1024);
     const upstream: FakeUpstream = await startFakeUpstream((_request, response) => {
-      const body = JSON.stringify({ id: "chatcmpl-big", object: "chat.completion", created: 1, model: "std-5.5", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } });
+      const body = JSON.stringify({
+        id: "chatcmpl-big",
+        object: "chat.completion",
+        created: 1,
+        model: "std-5.5",
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+      });
       response.writeHead(200, { "content-type": "application/json" }).end(body);
     });
-    const channel = await gateway.admin("POST", "/api/admin/channels", { name: "big answers", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "upstream-key-123456", models: ["std-5.5"], priority: 500 });
+    const channel = await gateway.admin("POST", "/api/admin/channels", {
+      name: "big answers",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "upstream-key-123456",
+      models: ["std-5.5"],
+      priority: 500,
+    });
     try {
       const body = JSON.stringify({ model: "std-5.5", max_tokens: 5, messages: [{ role: "user", content: "hi" }] });
       const raw = await connect(gateway.port);
       raw.socket.pause();
-      raw.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      raw.socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       // Not reading for well past the stall limit, then reading whatever is left.
       await sleep(4000);
       raw.socket.resume();

@@ -30,11 +30,29 @@ test(`${CLIENTS} clients for ${SECONDS} s of streams and large images: memory, s
   const pid = gateway.process.pid!;
   const simulator = (await gateway.admin("GET", "/api/admin/channels")).data.find((row: { type: string }) => row.type === "simulator");
   await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { models: ["std-image-2"], priority: 100 });
-  await gateway.admin("POST", "/api/admin/channels", { name: "streams and edits", type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "k", models: ["std-5.5", "std-image-2"], priority: 100 });
-  await gateway.admin("POST", "/api/admin/channels", { name: "messages", type: "anthropic", baseUrl: upstream.url, apiKey: "k", models: ["msg-sonnet-4-6"], priority: 100 });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "streams and edits",
+    type: "openai",
+    baseUrl: `${upstream.url}/v1`,
+    apiKey: "k",
+    models: ["std-5.5", "std-image-2"],
+    priority: 100,
+  });
+  await gateway.admin("POST", "/api/admin/channels", {
+    name: "messages",
+    type: "anthropic",
+    baseUrl: upstream.url,
+    apiKey: "k",
+    models: ["msg-sonnet-4-6"],
+    priority: 100,
+  });
   const { key } = await createUserWithKey(gateway, { balance: 10_000_000_000, quota: 10_000_000_000 });
   // A 2048x2048 noise PNG, stored uncompressed: 12 MB that cannot shrink.
-  const large = await sharp({ create: { width: 2048, height: 2048, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } } }).png({ compressionLevel: 0 }).toBuffer();
+  const large = await sharp({
+    create: { width: 2048, height: 2048, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } },
+  })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
   assert.ok(large.length > 12 * 1024 * 1024);
 
   const agent = new Agent({ connections: CLIENTS + 10, keepAliveTimeout: 5000 });
@@ -45,9 +63,24 @@ test(`${CLIENTS} clients for ${SECONDS} s of streams and large images: memory, s
   };
   const json = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const kinds = {
-    chat: () => post("/v1/chat/completions", json, JSON.stringify({ model: "std-5.5", stream: true, max_tokens: 100, messages: [{ role: "user", content: "stream" }] })),
-    messages: () => post("/v1/messages", { "x-api-key": key, "content-type": "application/json" }, JSON.stringify({ model: "msg-sonnet-4-6", stream: true, max_tokens: 100, messages: [{ role: "user", content: "stream" }] })),
-    image: () => post("/v1/images/generations", json, JSON.stringify({ prompt: "a large harbour at night", size: "1536x1024", quality: "low", output_format: "jpeg" })),
+    chat: () =>
+      post(
+        "/v1/chat/completions",
+        json,
+        JSON.stringify({ model: "std-5.5", stream: true, max_tokens: 100, messages: [{ role: "user", content: "stream" }] }),
+      ),
+    messages: () =>
+      post(
+        "/v1/messages",
+        { "x-api-key": key, "content-type": "application/json" },
+        JSON.stringify({ model: "msg-sonnet-4-6", stream: true, max_tokens: 100, messages: [{ role: "user", content: "stream" }] }),
+      ),
+    image: () =>
+      post(
+        "/v1/images/generations",
+        json,
+        JSON.stringify({ prompt: "a large harbour at night", size: "1536x1024", quality: "low", output_format: "jpeg" }),
+      ),
     edit: () => {
       const form = new UndiciFormData();
       form.append("prompt", "brighter");
@@ -74,23 +107,36 @@ test(`${CLIENTS} clients for ${SECONDS} s of streams and large images: memory, s
           const answer = await kinds[kind]();
           const label = `${kind}:${answer.status}`;
           counts.set(label, (counts.get(label) ?? 0) + 1);
-          if (answer.status === 200 && (kind === "chat" || kind === "messages")) assert.match(answer.text, kind === "chat" ? /data: \[DONE\]/ : /event: message_stop/);
+          if (answer.status === 200 && (kind === "chat" || kind === "messages"))
+            assert.match(answer.text, kind === "chat" ? /data: \[DONE\]/ : /event: message_stop/);
           peak = Math.max(peak, rss(pid));
         }
       }),
     );
     t.diagnostic(`${name}: ${[...counts].map(([label, count]) => `${label} ${count}`).join(", ")}`);
-    assert.deepEqual([...counts.keys()].filter((label) => !label.endsWith(":200")), [], "every request was served");
+    assert.deepEqual(
+      [...counts.keys()].filter((label) => !label.endsWith(":200")),
+      [],
+      "every request was served",
+    );
     assert.equal(await activeStreams(gateway), 0, "no stream left open");
     const settled = await settledMemory(gateway);
-    t.diagnostic(`after ${name}: rss ${mb(settled.rss)} heap ${mb(settled.heap)} external ${mb(settled.external)} (baseline rss ${mb(baseline.rss)} heap ${mb(baseline.heap)} external ${mb(baseline.external)}; peak rss ${mb(peak)})`);
+    t.diagnostic(
+      `after ${name}: rss ${mb(settled.rss)} heap ${mb(settled.heap)} external ${mb(settled.external)} (baseline rss ${mb(baseline.rss)} heap ${mb(baseline.heap)} external ${mb(baseline.external)}; peak rss ${mb(peak)})`,
+    );
     assert.ok(settled.heap <= baseline.heap + 32 * 1024 * 1024, `V8 heap ${mb(settled.heap)} (baseline ${mb(baseline.heap)})`);
-    assert.ok(settled.external <= baseline.external + 32 * 1024 * 1024, `Buffers ${mb(settled.external)} (baseline ${mb(baseline.external)})`);
+    assert.ok(
+      settled.external <= baseline.external + 32 * 1024 * 1024,
+      `Buffers ${mb(settled.external)} (baseline ${mb(baseline.external)})`,
+    );
     return settled;
   };
   const first = await round("round 1");
   const second = await round("round 2");
-  assert.ok(second.rss <= first.rss + 192 * 1024 * 1024, `RSS is flat across rounds: ${mb(first.rss)} after the first, ${mb(second.rss)} after the second`);
+  assert.ok(
+    second.rss <= first.rss + 192 * 1024 * 1024,
+    `RSS is flat across rounds: ${mb(first.rss)} after the first, ${mb(second.rss)} after the second`,
+  );
 
   await agent.close();
   let open = sockets(pid);

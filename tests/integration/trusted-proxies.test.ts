@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { randomBytes, randomInt } from "node:crypto";
 import { createUserWithKey, postgresAvailable, REDIS_TEST_URL, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { signIn } from "../helpers/session";
-import { parseRanges } from "../../lib/platform/http/cidr";
-import { clientAddress } from "../../lib/platform/http/client-address";
-import { parseEnv } from "../../lib/platform/env";
+import { parseRanges } from "@/lib/platform/http/cidr";
+import { clientAddress } from "@/lib/platform/http/client-address";
+import { parseEnv } from "@/lib/platform/env";
 
 after(stopAllGateways);
 
@@ -24,8 +24,16 @@ const via = (client: string) => ({ "x-forwarded-for": `${client}, 10.1.2.3` });
 describe("hardening item 4: the client address behind trusted proxies", () => {
   test("X-Forwarded-For is read from the right, past trusted proxies only; without trusted proxies it is ignored", () => {
     const { ranges } = parseRanges("127.0.0.1/32, 10.0.0.0/8, fd00::/8");
-    assert.equal(clientAddress("127.0.0.1", "6.6.6.6, 203.0.113.9, 10.0.0.2", ranges), "203.0.113.9", "the client-written entry on the left is never used");
-    assert.equal(clientAddress("::ffff:127.0.0.1", "203.0.113.9", ranges), "203.0.113.9", "an IPv4-mapped socket address matches an IPv4 range");
+    assert.equal(
+      clientAddress("127.0.0.1", "6.6.6.6, 203.0.113.9, 10.0.0.2", ranges),
+      "203.0.113.9",
+      "the client-written entry on the left is never used",
+    );
+    assert.equal(
+      clientAddress("::ffff:127.0.0.1", "203.0.113.9", ranges),
+      "203.0.113.9",
+      "an IPv4-mapped socket address matches an IPv4 range",
+    );
     assert.equal(clientAddress("fd00::1", "2001:db8::7", ranges), "2001:db8::7");
     assert.equal(clientAddress("198.51.100.1", "203.0.113.9", ranges), "198.51.100.1", "an untrusted peer's header is ignored");
     assert.equal(clientAddress("127.0.0.1", "not-an-address, 10.0.0.2", ranges), "10.0.0.2", "garbage stops the walk at the last proxy");
@@ -35,21 +43,33 @@ describe("hardening item 4: the client address behind trusted proxies", () => {
   });
 
   test("GATEWAY_TRUSTED_PROXIES is validated at start-up, naming the bad entry", () => {
-    assert.throws(() => parseEnv({ GATEWAY_TRUSTED_PROXIES: "10.0.0.0/8, 10.0.0.0/33, example.com" }), /GATEWAY_TRUSTED_PROXIES: '10\.0\.0\.0\/33' is not an IPv4 or IPv6 address or CIDR[\s\S]*'example\.com'/);
+    assert.throws(
+      () => parseEnv({ GATEWAY_TRUSTED_PROXIES: "10.0.0.0/8, 10.0.0.0/33, example.com" }),
+      /GATEWAY_TRUSTED_PROXIES: '10\.0\.0\.0\/33' is not an IPv4 or IPv6 address or CIDR[\s\S]*'example\.com'/,
+    );
     assert.doesNotThrow(() => parseEnv({ GATEWAY_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.7, fd00::/8, ::1" }));
   });
 });
 
 const databases: { name: string; skip: string | false; options: Parameters<typeof startGateway>[0] }[] = [
   { name: "SQLite", skip: false, options: {} },
-  { name: "PostgreSQL and Redis", skip: !(await postgresAvailable()) && "PostgreSQL is not reachable on 127.0.0.1", options: { database: "postgres", env: { REDIS_URL: REDIS_TEST_URL } } },
+  {
+    name: "PostgreSQL and Redis",
+    skip: !(await postgresAvailable()) && "PostgreSQL is not reachable on 127.0.0.1",
+    options: { database: "postgres", env: { REDIS_URL: REDIS_TEST_URL } },
+  },
 ];
 
 for (const { name, skip, options } of databases) {
   describe(`hardening item 4: throttles by client address, on ${name}`, { skip }, () => {
     let gateway: Gateway;
     const start = async () => {
-      gateway ??= await startGateway({ ...options, portal: true, timeoutMs: 120_000, env: { ...options?.env, GATEWAY_TRUSTED_PROXIES: "127.0.0.1/32, ::1/128, 10.0.0.0/8" } });
+      gateway ??= await startGateway({
+        ...options,
+        portal: true,
+        timeoutMs: 120_000,
+        env: { ...options?.env, GATEWAY_TRUSTED_PROXIES: "127.0.0.1/32, ::1/128, 10.0.0.0/8" },
+      });
       return gateway;
     };
     const hostOffset = name === "SQLite" ? 0 : 100;
@@ -64,7 +84,11 @@ for (const { name, skip, options } of databases) {
         assert.doesNotMatch(failed.ok ? "" : failed.error, LOCKED);
       }
       const locked = await signIn(gateway.url, owner.email, owner.password, undefined, via(attacker));
-      assert.match(locked.ok ? "" : locked.error, LOCKED, "the sixth attempt from the attacker's address is locked, even with the right password");
+      assert.match(
+        locked.ok ? "" : locked.error,
+        LOCKED,
+        "the sixth attempt from the attacker's address is locked, even with the right password",
+      );
       const signedIn = await signIn(gateway.url, owner.email, owner.password, undefined, via(address(hostOffset + 2)));
       assert.equal(signedIn.ok, true, "the owner, from another address, is not locked out");
     });

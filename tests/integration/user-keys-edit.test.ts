@@ -17,7 +17,11 @@ before(async () => {
 after(stopAllGateways);
 
 const chat = () =>
-  fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }) });
+  fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
+  });
 
 test("rename, pause (refused at once), resume (works again), re-cap and re-date a key", async () => {
   const renamed = await browser.call("PATCH", `/api/user/keys/${user.keyId}`, { name: "Build server" });
@@ -43,7 +47,16 @@ test("rename, pause (refused at once), resume (works again), re-cap and re-date 
 });
 
 test("the playground's key is managed by the playground", async () => {
-  assert.equal((await browser.call("POST", "/api/user/playground/v1/chat/completions", { model: "std-5.5", max_tokens: 4, messages: [{ role: "user", content: "x" }] })).status, 200);
+  assert.equal(
+    (
+      await browser.call("POST", "/api/user/playground/v1/chat/completions", {
+        model: "std-5.5",
+        max_tokens: 4,
+        messages: [{ role: "user", content: "x" }],
+      })
+    ).status,
+    200,
+  );
   const key = (await browser.call("GET", "/api/user/playground")).body.key;
   const edit = await browser.call("PATCH", `/api/user/keys/${key.id}`, { unlimited: true });
   assert.equal(edit.status, 409);

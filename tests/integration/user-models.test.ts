@@ -16,7 +16,15 @@ before(async () => {
 });
 after(stopAllGateways);
 
-type Listed = { id: string; kind: string; endpoints: string[]; contextWindow: number; groups: string[]; price: { textInput: number; textOutput: number; tier: unknown }; imagePrices: { size: string; low: number; medium: number; high: number }[] | null };
+type Listed = {
+  id: string;
+  kind: string;
+  endpoints: string[];
+  contextWindow: number;
+  groups: string[];
+  price: { textInput: number; textOutput: number; tier: unknown };
+  imagePrices: { size: string; low: number; medium: number; high: number }[] | null;
+};
 
 async function listed(): Promise<Listed[]> {
   const answer = await browser.call("GET", "/api/user/models");
@@ -51,8 +59,16 @@ test("an operator-added priced model appears; one outside the groups or without 
   assert.ok(added, "listed");
   assert.deepEqual([added.price.textInput, added.price.textOutput, added.kind], [0.15, 0.6, "text"]);
   assert.ok(added.endpoints.includes("/v1/chat/completions"));
-  assert.equal(models.some((model) => model.id === "elsewhere-model"), false, "not in the user's groups");
-  assert.equal(models.some((model) => model.id === "unpriced-model"), false, "no price, cannot be called");
+  assert.equal(
+    models.some((model) => model.id === "elsewhere-model"),
+    false,
+    "not in the user's groups",
+  );
+  assert.equal(
+    models.some((model) => model.id === "unpriced-model"),
+    false,
+    "no price, cannot be called",
+  );
   const anonymous = await fetch(`${gateway.url}/api/user/models`);
   assert.equal(anonymous.status, 401);
 });

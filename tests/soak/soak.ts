@@ -17,8 +17,8 @@ import { createUserWithKey, startGateway, stopAllGateways } from "../helpers/gat
 import { startFaultUpstream, type FaultMode } from "../helpers/fault-upstream";
 import { withDatabase } from "../helpers/database";
 import { activeStreams, collectGarbage, heap, mb, rss, settledMemory, sockets } from "../helpers/process-stats";
-import { costOf, priceFromRow, type Usage } from "../../lib/money/prices";
-import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens } from "../../lib/money/tokens";
+import { costOf, priceFromRow, type Usage } from "@/lib/money/prices";
+import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens } from "@/lib/money/tokens";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 90);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 200);
@@ -60,16 +60,19 @@ const ZERO: Usage = { textInputTokens: 0, textOutputTokens: 0, imageInputTokens:
 
 type SseEvent = { event?: string; data: string };
 function events(raw: string): SseEvent[] {
-  return raw.split("\n\n").filter((block) => block.trim()).map((block) => {
-    const event: SseEvent = { data: "" };
-    const data: string[] = [];
-    for (const line of block.split("\n")) {
-      if (line.startsWith("event: ")) event.event = line.slice(7);
-      else if (line.startsWith("data: ")) data.push(line.slice(6));
-    }
-    event.data = data.join("\n");
-    return event;
-  });
+  return raw
+    .split("\n\n")
+    .filter((block) => block.trim())
+    .map((block) => {
+      const event: SseEvent = { data: "" };
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) event.event = line.slice(7);
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      event.data = data.join("\n");
+      return event;
+    });
 }
 function json(text: string): any {
   try {
@@ -92,7 +95,11 @@ function servedUsage(kind: Kind, status: number, body: unknown, raw: string): Us
   }
   if (kind === "messages") {
     const usage = json(raw)?.usage;
-    return { ...ZERO, textInputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0), textOutputTokens: usage.output_tokens };
+    return {
+      ...ZERO,
+      textInputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+      textOutputTokens: usage.output_tokens,
+    };
   }
   if (kind === "image" || kind === "edit") {
     const usage = json(raw)?.usage;
@@ -133,7 +140,9 @@ function servedUsage(kind: Kind, status: number, body: unknown, raw: string): Us
     if (data.type === "message_delta" && data.usage?.output_tokens !== undefined) finalOutput = data.usage.output_tokens;
     if (data.type === "message_stop") complete = true;
   }
-  const output = complete ? finalOutput ?? startOutput ?? countTextTokens(text) : Math.max(finalOutput ?? startOutput ?? 0, countTextTokens(text));
+  const output = complete
+    ? (finalOutput ?? startOutput ?? countTextTokens(text))
+    : Math.max(finalOutput ?? startOutput ?? 0, countTextTokens(text));
   return { ...ZERO, textInputTokens: input ?? countMessagesInputTokens(body as never), textOutputTokens: output };
 }
 
@@ -142,7 +151,11 @@ async function main() {
   // Idle upstream connections close after 2 s, so the check for leaked sockets does not wait for a 30 s keep-alive.
   const faulty = await startFaultUpstream(() => pick(FAULTS), { words: 12, eventPauseMs: 5, dripMs: 1, keepAliveTimeoutMs: 2000 });
   const healthy = await startFaultUpstream("ok", { words: 12, eventPauseMs: 5, keepAliveTimeoutMs: 2000 });
-  const gateway = await startGateway({ database: DATABASE, env: { GATEWAY_LOG: "warn", NODE_OPTIONS: "--inspect=127.0.0.1:0" }, timeoutMs: 120_000 });
+  const gateway = await startGateway({
+    database: DATABASE,
+    env: { GATEWAY_LOG: "warn", NODE_OPTIONS: "--inspect=127.0.0.1:0" },
+    timeoutMs: 120_000,
+  });
   const upstreams = [faulty, healthy];
   let failed = false;
   const check = (ok: boolean, message: string) => {
@@ -154,17 +167,49 @@ async function main() {
     const channels = (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[];
     const simulator = channels.find((channel) => channel.type === "simulator")!;
     // The simulator renders a fifth of the images for real (same priority as the faulty upstream, a fifth of the weight).
-    await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { models: ["std-image-2", "msg-haiku-4-5-20251001"], priority: 100, weight: 1 });
+    await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, {
+      models: ["std-image-2", "msg-haiku-4-5-20251001"],
+      priority: 100,
+      weight: 1,
+    });
     // Short deadlines for the faulty upstream's stalls; the healthy one keeps the defaults (under this load a loaded
     // machine can take a second to answer, which is not a fault).
-    for (const [upstream, name, priority, weight, settings] of [[faulty, "faulty", 100, 4, { timeoutMs: 3000, idleTimeoutMs: 3000 }], [healthy, "healthy", 50, 1, {}]] as const) {
-      await gateway.admin("POST", "/api/admin/channels", { name: `${name} (openai)`, type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: "k", models: ["std-5.5", "std-image-2"], priority, weight, settings });
-      await gateway.admin("POST", "/api/admin/channels", { name: `${name} (anthropic)`, type: "anthropic", baseUrl: upstream.url, apiKey: "k", models: ["msg-sonnet-4-6"], priority, weight, settings });
+    for (const [upstream, name, priority, weight, settings] of [
+      [faulty, "faulty", 100, 4, { timeoutMs: 3000, idleTimeoutMs: 3000 }],
+      [healthy, "healthy", 50, 1, {}],
+    ] as const) {
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: `${name} (openai)`,
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "k",
+        models: ["std-5.5", "std-image-2"],
+        priority,
+        weight,
+        settings,
+      });
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: `${name} (anthropic)`,
+        type: "anthropic",
+        baseUrl: upstream.url,
+        apiKey: "k",
+        models: ["msg-sonnet-4-6"],
+        priority,
+        weight,
+        settings,
+      });
     }
-    const prices = new Map(((await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][]).map((price) => [price.model, priceFromRow(price)]));
+    const prices = new Map(
+      ((await gateway.admin("GET", "/api/admin/prices")).data as Parameters<typeof priceFromRow>[0][]).map((price) => [
+        price.model,
+        priceFromRow(price),
+      ]),
+    );
     const STARTING = 10_000_000_000;
     const users = await Promise.all(Array.from({ length: KEYS }, () => createUserWithKey(gateway, { balance: STARTING, quota: STARTING })));
-    const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: "#4477aa" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: "#4477aa" } })
+      .png()
+      .toBuffer();
 
     const agent = new Agent({ connections: CONCURRENCY + 10, keepAliveTimeout: 10_000 });
     const pid = gateway.process.pid!;
@@ -172,13 +217,19 @@ async function main() {
     // Warm up (with a key of its own, outside the ledger check), then the baseline.
     const warmup = await createUserWithKey(gateway);
     for (let index = 0; index < 20; index++) {
-      await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers: { "x-api-key": warmup.key, "content-type": "application/json" }, body: JSON.stringify({ model: "msg-haiku-4-5-20251001", max_tokens: 8, messages: [{ role: "user", content: "warm" }] }) }).then((response) => response.text());
+      await fetch(`${gateway.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": warmup.key, "content-type": "application/json" },
+        body: JSON.stringify({ model: "msg-haiku-4-5-20251001", max_tokens: 8, messages: [{ role: "user", content: "warm" }] }),
+      }).then((response) => response.text());
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await collectGarbage(gateway);
     const start = await heap(gateway);
     const baseline = { rss: rss(pid), sockets: sockets(pid), heap: start.used, external: start.external };
-    console.log(`baseline: rss ${mb(baseline.rss)}, heap ${mb(baseline.heap)}, external ${mb(baseline.external)}, sockets ${baseline.sockets}`);
+    console.log(
+      `baseline: rss ${mb(baseline.rss)}, heap ${mb(baseline.heap)}, external ${mb(baseline.external)}, sockets ${baseline.sockets}`,
+    );
 
     const expected = new Map<string, number>(users.map((user) => [user.keyId, 0]));
     /** Each request's own expected charge, to name the ones that differ when a total does. */
@@ -196,9 +247,14 @@ async function main() {
       peakRss = Math.max(peakRss, now);
       peakSockets = Math.max(peakSockets, open);
       const elapsed = (Date.now() - started) / 1000;
-      const summary = [...statuses].sort().map(([status, count]) => `${status}:${count}`).join(" ");
+      const summary = [...statuses]
+        .sort()
+        .map(([status, count]) => `${status}:${count}`)
+        .join(" ");
       const memory = await heap(gateway).catch(() => ({ used: NaN, external: NaN }));
-      console.log(`[${elapsed.toFixed(0).padStart(4)} s] ${done} done (${(done / elapsed).toFixed(0)}/s) | rss ${mb(now)} heap ${mb(memory.used)} ext ${mb(memory.external)} | sockets ${open} | streams ${await activeStreams(gateway).catch(() => NaN)} | ${summary}`);
+      console.log(
+        `[${elapsed.toFixed(0).padStart(4)} s] ${done} done (${(done / elapsed).toFixed(0)}/s) | rss ${mb(now)} heap ${mb(memory.used)} ext ${mb(memory.external)} | sockets ${open} | streams ${await activeStreams(gateway).catch(() => NaN)} | ${summary}`,
+      );
     }, 5000);
 
     async function one(worker: number): Promise<void> {
@@ -213,19 +269,35 @@ async function main() {
         model = "std-5.5";
         path = "/v1/chat/completions";
         headers = { authorization: `Bearer ${user.key}`, "content-type": "application/json" };
-        body = { model, max_tokens: 200, messages: [{ role: "user", content: `worker ${worker}: tell me something` }], ...(kind === "chat-stream" ? { stream: true, stream_options: { include_usage: true } } : {}) };
+        body = {
+          model,
+          max_tokens: 200,
+          messages: [{ role: "user", content: `worker ${worker}: tell me something` }],
+          ...(kind === "chat-stream" ? { stream: true, stream_options: { include_usage: true } } : {}),
+        };
         payload = JSON.stringify(body);
       } else if (kind === "messages" || kind === "messages-stream") {
         model = "msg-sonnet-4-6";
         path = "/v1/messages";
         headers = { "x-api-key": user.key, "content-type": "application/json" };
-        body = { model, max_tokens: 200, messages: [{ role: "user", content: `worker ${worker}: tell me something` }], ...(kind === "messages-stream" ? { stream: true } : {}) };
+        body = {
+          model,
+          max_tokens: 200,
+          messages: [{ role: "user", content: `worker ${worker}: tell me something` }],
+          ...(kind === "messages-stream" ? { stream: true } : {}),
+        };
         payload = JSON.stringify(body);
       } else if (kind === "image") {
         model = "std-image-2";
         path = "/v1/images/generations";
         headers = { authorization: `Bearer ${user.key}`, "content-type": "application/json" };
-        payload = JSON.stringify({ model, prompt: `a small lighthouse ${worker}`, size: "1024x640", quality: "low", output_format: "jpeg" });
+        payload = JSON.stringify({
+          model,
+          prompt: `a small lighthouse ${worker}`,
+          size: "1024x640",
+          quality: "low",
+          output_format: "jpeg",
+        });
       } else {
         model = "std-image-2";
         path = "/v1/images/edits";
@@ -254,7 +326,8 @@ async function main() {
       const usage = servedUsage(kind, status, body, raw);
       const cost = costOf(usage, prices.get(model)!);
       expected.set(user.keyId, expected.get(user.keyId)! + cost);
-      if (requestId) perRequest.set(requestId, { kind, status, cost, raw: raw.length > 4000 ? `${raw.slice(0, 2000)}…${raw.slice(-2000)}` : raw });
+      if (requestId)
+        perRequest.set(requestId, { kind, status, cost, raw: raw.length > 4000 ? `${raw.slice(0, 2000)}…${raw.slice(-2000)}` : raw });
       done++;
     }
 
@@ -265,14 +338,24 @@ async function main() {
     );
     clearInterval(progress);
     const elapsed = (Date.now() - started) / 1000;
-    console.log(`load done: ${done} requests in ${elapsed.toFixed(0)} s (${(done / elapsed).toFixed(0)}/s), peak rss ${mb(peakRss)}, peak sockets ${peakSockets}`);
-    console.log(`answers: ${[...statuses].sort().map(([status, count]) => `${status}:${count}`).join(" ")}`);
+    console.log(
+      `load done: ${done} requests in ${elapsed.toFixed(0)} s (${(done / elapsed).toFixed(0)}/s), peak rss ${mb(peakRss)}, peak sockets ${peakSockets}`,
+    );
+    console.log(
+      `answers: ${[...statuses]
+        .sort()
+        .map(([status, count]) => `${status}:${count}`)
+        .join(" ")}`,
+    );
     console.log(`faulty upstream: ${faulty.records.length} requests; healthy upstream: ${healthy.records.length} (failovers)`);
 
     // ------------------------------------------------------------------------------------------- afterwards
     await agent.close();
     console.log("checks:");
-    check(statuses.get("-1") === undefined && ![...statuses.keys()].some((key) => key.endsWith(":-1")), "every request got an HTTP answer (no connection error)");
+    check(
+      statuses.get("-1") === undefined && ![...statuses.keys()].some((key) => key.endsWith(":-1")),
+      "every request got an HTTP answer (no connection error)",
+    );
     check(![...statuses.keys()].some((key) => key.endsWith(":500")), "no 500");
     check((await activeStreams(gateway)) === 0, `the active_streams metric is ${await activeStreams(gateway)}`);
 
@@ -284,7 +367,10 @@ async function main() {
       open = sockets(pid);
     }
     check(open <= baseline.sockets + 2, `open sockets back to ${open} (baseline ${baseline.sockets}, peak ${peakSockets})`);
-    check(upstreams.every((upstream) => upstream.inFlight() === 0), `no request still open at the upstreams (${upstreams.map((upstream) => upstream.inFlight()).join(", ")})`);
+    check(
+      upstreams.every((upstream) => upstream.inFlight() === 0),
+      `no request still open at the upstreams (${upstreams.map((upstream) => upstream.inFlight()).join(", ")})`,
+    );
 
     // Memory, after a full garbage collection (as for the baseline). What a leak would grow is asserted tightly: the V8
     // heap in use and the memory outside it that V8 tracks (Buffers), each within 32 MB of the baseline. RSS is
@@ -295,14 +381,25 @@ async function main() {
     const heapBound = baseline.heap + 32 * 1024 * 1024;
     const externalBound = baseline.external + 32 * 1024 * 1024;
     const rssBound = baseline.rss + 200 * 1024 * 1024;
-    check(memory.heap <= heapBound, `V8 heap in use back near its start: ${mb(memory.heap)} (baseline ${mb(baseline.heap)}, bound ${mb(heapBound)})`);
-    check(memory.external <= externalBound, `memory held by Buffers back near its start: ${mb(memory.external)} (baseline ${mb(baseline.external)}, bound ${mb(externalBound)})`);
-    check(memory.rss <= rssBound, `RSS back near its start: ${mb(memory.rss)} (baseline ${mb(baseline.rss)}, peak ${mb(peakRss)}, bound ${mb(rssBound)})`);
+    check(
+      memory.heap <= heapBound,
+      `V8 heap in use back near its start: ${mb(memory.heap)} (baseline ${mb(baseline.heap)}, bound ${mb(heapBound)})`,
+    );
+    check(
+      memory.external <= externalBound,
+      `memory held by Buffers back near its start: ${mb(memory.external)} (baseline ${mb(baseline.external)}, bound ${mb(externalBound)})`,
+    );
+    check(
+      memory.rss <= rssBound,
+      `RSS back near its start: ${mb(memory.rss)} (baseline ${mb(baseline.rss)}, peak ${mb(peakRss)}, bound ${mb(rssBound)})`,
+    );
 
     // Money: per key, the ledger equals what the clients were served.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await gateway.admin("GET", "/api/admin/usage?limit=1"); // flushes the ledger writer
-    const ledger = await withDatabase(gateway.databaseUrl, (query) => query(`SELECT "keyId", SUM("cost") AS "total", COUNT(*) AS "rows" FROM "UsageLog" WHERE "kind" = 'request' GROUP BY "keyId"`));
+    const ledger = await withDatabase(gateway.databaseUrl, (query) =>
+      query(`SELECT "keyId", SUM("cost") AS "total", COUNT(*) AS "rows" FROM "UsageLog" WHERE "kind" = 'request' GROUP BY "keyId"`),
+    );
     const byKey = new Map(ledger.map((row: { keyId: string; total: unknown }) => [row.keyId, Number(row.total)]));
     let mismatches = 0;
     let servedTotal = 0;
@@ -316,25 +413,41 @@ async function main() {
       }
     }
     if (mismatches) {
-      const rows = await withDatabase(gateway.databaseUrl, (query) => query(`SELECT "requestId", "cost", "status", "httpStatus", "error", "textInputTokens", "textOutputTokens", "endpoint", "channelName" FROM "UsageLog" WHERE "kind" = 'request'`));
+      const rows = await withDatabase(gateway.databaseUrl, (query) =>
+        query(
+          `SELECT "requestId", "cost", "status", "httpStatus", "error", "textInputTokens", "textOutputTokens", "endpoint", "channelName" FROM "UsageLog" WHERE "kind" = 'request'`,
+        ),
+      );
       for (const row of rows as { requestId: string; cost: unknown }[]) {
         const client = perRequest.get(row.requestId);
         if (!client && Number(row.cost) === 48) continue; // the warm-up
-        if (!client || client.cost !== Number(row.cost)) console.log(`    request ${row.requestId}: client ${JSON.stringify(client)}\n      ledger ${JSON.stringify(row)}`);
+        if (!client || client.cost !== Number(row.cost))
+          console.log(`    request ${row.requestId}: client ${JSON.stringify(client)}\n      ledger ${JSON.stringify(row)}`);
       }
     }
-    check(mismatches === 0, `ledger totals equal what was served, for all ${KEYS} keys (${servedTotal} micro-USD in ${ledger.reduce((sum: number, row: { rows: unknown }) => sum + Number(row.rows), 0)} rows)`);
+    check(
+      mismatches === 0,
+      `ledger totals equal what was served, for all ${KEYS} keys (${servedTotal} micro-USD in ${ledger.reduce((sum: number, row: { rows: unknown }) => sum + Number(row.rows), 0)} rows)`,
+    );
     const accounts = (await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number }[];
-    const balancesAgree = users.every((user) => accounts.find((account) => account.id === user.userId)!.balance === STARTING - (byKey.get(user.keyId) ?? 0));
+    const balancesAgree = users.every(
+      (user) => accounts.find((account) => account.id === user.userId)!.balance === STARTING - (byKey.get(user.keyId) ?? 0),
+    );
     check(balancesAgree, "every balance equals its start minus its ledger total");
 
     // Still serving, nothing unhandled.
     const health = await fetch(`${gateway.url}/healthz`);
     check(health.status === 200, "/healthz answers");
-    const probe = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers: { "x-api-key": warmup.key, "content-type": "application/json" }, body: JSON.stringify({ model: "msg-haiku-4-5-20251001", max_tokens: 8, messages: [{ role: "user", content: "still there?" }] }) });
+    const probe = await fetch(`${gateway.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": warmup.key, "content-type": "application/json" },
+      body: JSON.stringify({ model: "msg-haiku-4-5-20251001", max_tokens: 8, messages: [{ role: "user", content: "still there?" }] }),
+    });
     check(probe.status === 200, "a normal request succeeds afterwards");
     const output = gateway.output();
-    const unhandled = output.split("\n").filter((line) => /unhandled|uncaught|gateway handler failed|user handler failed|"level":"error"/i.test(line));
+    const unhandled = output
+      .split("\n")
+      .filter((line) => /unhandled|uncaught|gateway handler failed|user handler failed|"level":"error"/i.test(line));
     check(unhandled.length === 0, `no error logged by the gateway${unhandled.length ? `: ${unhandled.slice(0, 5).join("\n")}` : ""}`);
     check(gateway.process.exitCode === null, "the gateway process is alive");
   } finally {

@@ -19,9 +19,9 @@ Object.assign(process.env, {
   GATEWAY_LOG: "silent",
 });
 
-const { setSingleton } = await import("../../lib/platform/singleton");
-const { gatewayRoute } = await import("../../lib/gateway/pipeline");
-const { requireAdmin } = await import("../../lib/auth/admin");
+const { setSingleton } = await import("@/lib/platform/singleton");
+const { gatewayRoute } = await import("@/lib/gateway/pipeline");
+const { requireAdmin } = await import("@/lib/auth/admin");
 
 let lookups = 0;
 // Only the key lookup may run on this path; any other database call fails the test loudly.
@@ -51,7 +51,12 @@ const chat = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai",
   return new Response("{}");
 });
 
-const wellFormed = () => `sk-${randomBytes(36).toString("base64").replace(/[^A-Za-z0-9]/g, "").slice(0, 48).padEnd(48, "a")}`;
+const wellFormed = () =>
+  `sk-${randomBytes(36)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 48)
+    .padEnd(48, "a")}`;
 
 const MALFORMED = (index: number): string =>
   [
@@ -68,7 +73,9 @@ const MALFORMED = (index: number): string =>
   ][index % 10]!;
 
 async function call(key: string): Promise<number> {
-  const response = await chat(new Request("http://gateway/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" }));
+  const response = await chat(
+    new Request("http://gateway/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${key}` }, body: "{}" }),
+  );
   return response.status;
 }
 
@@ -100,6 +107,7 @@ test("the operator API: malformed tokens cost no lookup, unknown sk- keys one ea
   }
   assert.equal(lookups - before, 0);
   const keys = Array.from({ length: 300 }, wellFormed);
-  for (const key of [...keys, ...keys]) await assert.rejects(requireAdmin(request(key)), (error: { status?: number }) => error.status === 401);
+  for (const key of [...keys, ...keys])
+    await assert.rejects(requireAdmin(request(key)), (error: { status?: number }) => error.status === 401);
   assert.equal(lookups - before, 300);
 });

@@ -13,7 +13,11 @@ test("newBackupCodes makes ten distinct codes like abcd-efgh-jkmn with their SHA
   assert.equal(new Set(plain).size, 10);
   for (const [index, code] of plain.entries()) {
     assert.match(code, /^[a-hjkmnp-z2-9]{4}-[a-hjkmnp-z2-9]{4}-[a-hjkmnp-z2-9]{4}$/);
-    assert.equal(hashes[index], wrapBackupHash(sha256(code.replaceAll("-", "")), SECRET), "an HMAC with the secret over the code's SHA-256");
+    assert.equal(
+      hashes[index],
+      wrapBackupHash(sha256(code.replaceAll("-", "")), SECRET),
+      "an HMAC with the secret over the code's SHA-256",
+    );
     assert.notEqual(hashes[index], `h1:${sha256(code.replaceAll("-", ""))}`);
     assert.ok(!hashes[index]!.includes(code.replaceAll("-", "")));
   }
@@ -52,7 +56,11 @@ test("normaliseBackupCode lowercases and drops spaces and dashes, so any typing 
 
 test("hardening item 12: backup codes are keyed with the secret: another secret gives another hash, a legacy row wraps to the same value", () => {
   const code = "abcd-efgh-jkmn";
-  assert.notEqual(hashBackupCode(code, SECRET), hashBackupCode(code, `${SECRET}-rotated`), "a dump without the secret cannot be checked offline");
+  assert.notEqual(
+    hashBackupCode(code, SECRET),
+    hashBackupCode(code, `${SECRET}-rotated`),
+    "a dump without the secret cannot be checked offline",
+  );
   const legacy = sha256("abcdefghjkmn");
   assert.equal(wrapBackupHash(legacy, SECRET), hashBackupCode(code, SECRET), "a legacy SHA-256 row, wrapped at start-up, matches the code");
 });

@@ -2,7 +2,7 @@
 // the formula guard applies to text cells only.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { signedUsd, toCsv } from "../../lib/portal/csv";
+import { signedUsd, toCsv } from "@/lib/portal/csv";
 
 type Row = { kind: string; cost: number; key: string };
 const columns = [
@@ -15,7 +15,7 @@ test("a top-up is +5, a request -0.0063, both plain numbers; text that looks lik
   const csv = toCsv<Row>(
     [
       { kind: "topup", cost: -5_000_000, key: "" },
-      { kind: "request", cost: 6_300, key: "=HYPERLINK(\"x\")" },
+      { kind: "request", cost: 6_300, key: '=HYPERLINK("x")' },
       { kind: "request", cost: 0, key: "-rm" },
     ],
     columns,

@@ -9,7 +9,9 @@ import { DirectResponse, textResponse } from "@/lib/platform/http/direct-body";
 const PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 test("an image answer is split around its base64: the image is a slice of the bytes read, the rest parsed", () => {
-  const raw = Buffer.from(`{"created":1,"data":[ { "b64_json" : "${PNG_B64}", "revised_prompt":"a \\"b64_json\\": trap"}],"usage":{"input_tokens":5}}`);
+  const raw = Buffer.from(
+    `{"created":1,"data":[ { "b64_json" : "${PNG_B64}", "revised_prompt":"a \\"b64_json\\": trap"}],"usage":{"input_tokens":5}}`,
+  );
   const split = splitImageAnswer(raw);
   assert.ok(split);
   assert.equal(split.b64.toString("latin1"), PNG_B64);

@@ -1,14 +1,18 @@
 // Pure rules of the gateway core: channel order, cost rounding, key extraction per endpoint group.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { weightedOrder, upstreamModel, type Channel } from "../../lib/channels";
-import { costOf, plainPrice } from "../../lib/money/prices";
-import { extractKey } from "../../lib/gateway/pipeline";
-import { GatewayError } from "../../lib/platform/errors";
-import { splitLongContext } from "../../lib/catalog/models";
+import { weightedOrder, upstreamModel, type Channel } from "@/lib/channels";
+import { costOf, plainPrice } from "@/lib/money/prices";
+import { extractKey } from "@/lib/gateway/pipeline";
+import type { GatewayError } from "@/lib/platform/errors";
+import { splitLongContext } from "@/lib/catalog/models";
 
 test("weightedOrder picks in proportion to weight and keeps every item", () => {
-  const items = [{ id: "a", weight: 1 }, { id: "b", weight: 3 }, { id: "zero", weight: 0 }];
+  const items = [
+    { id: "a", weight: 1 },
+    { id: "b", weight: 3 },
+    { id: "zero", weight: 0 },
+  ];
   const firsts = new Map<string, number>();
   let seed = 1;
   const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
@@ -34,8 +38,16 @@ test("upstreamModel maps the full name first, then the name without [1m]", () =>
 test("costOf is prices x tokens in micro-USD, rounded up, never down", () => {
   const price = plainPrice({ model: "m", textInput: 1.25, textOutput: 10, imageInput: 8, imageOutput: 32 });
   assert.equal(costOf({ textInputTokens: 1000, textOutputTokens: 100, imageInputTokens: 0, imageOutputTokens: 0 }, price), 2250);
-  assert.equal(costOf({ textInputTokens: 1, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 }, price), 2, "1.25 micro-USD is charged as 2");
-  assert.equal(costOf({ textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 196 }, price), 6272, "low 1024x1024 ~ $0.006");
+  assert.equal(
+    costOf({ textInputTokens: 1, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 }, price),
+    2,
+    "1.25 micro-USD is charged as 2",
+  );
+  assert.equal(
+    costOf({ textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 196 }, price),
+    6272,
+    "low 1024x1024 ~ $0.006",
+  );
   assert.equal(costOf({ textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 }, price), 0);
 });
 
@@ -55,9 +67,24 @@ test("extractKey: Bearer endpoints and the x-api-key endpoint each refuse the ot
     }
     return "none";
   };
-  assert.equal(codeOf(() => extractKey(headers({ authorization: "Bearer sk-abc" }), "x-api-key")), "wrong_auth_scheme");
-  assert.equal(codeOf(() => extractKey(headers({ "x-api-key": "sk-abc" }), "bearer")), "wrong_auth_scheme");
-  assert.equal(codeOf(() => extractKey(headers({ authorization: "Token sk-abc" }), "bearer")), "wrong_auth_scheme");
-  assert.equal(codeOf(() => extractKey(headers({}), "bearer")), "missing_api_key");
-  assert.equal(codeOf(() => extractKey(headers({}), "x-api-key")), "missing_api_key");
+  assert.equal(
+    codeOf(() => extractKey(headers({ authorization: "Bearer sk-abc" }), "x-api-key")),
+    "wrong_auth_scheme",
+  );
+  assert.equal(
+    codeOf(() => extractKey(headers({ "x-api-key": "sk-abc" }), "bearer")),
+    "wrong_auth_scheme",
+  );
+  assert.equal(
+    codeOf(() => extractKey(headers({ authorization: "Token sk-abc" }), "bearer")),
+    "wrong_auth_scheme",
+  );
+  assert.equal(
+    codeOf(() => extractKey(headers({}), "bearer")),
+    "missing_api_key",
+  );
+  assert.equal(
+    codeOf(() => extractKey(headers({}), "x-api-key")),
+    "missing_api_key",
+  );
 });

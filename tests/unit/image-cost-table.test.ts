@@ -3,9 +3,9 @@
 // $0.042 where the table says $0.041.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { costMicros, imageOutputTokens, type ImageQuality } from "../../lib/money/image-tokens";
-import { DEFAULT_PRICES } from "../../lib/server/seed";
-import { IMAGE_MODEL } from "../../lib/catalog/models";
+import { costMicros, imageOutputTokens, type ImageQuality } from "@/lib/money/image-tokens";
+import { DEFAULT_PRICES } from "@/lib/server/seed";
+import { IMAGE_MODEL } from "@/lib/catalog/models";
 
 const TABLE: Record<ImageQuality, Record<string, string>> = {
   low: { "1024x1024": "0.006", "1024x1536": "0.005", "1536x1024": "0.005" },
@@ -26,5 +26,6 @@ test("every cell of the reference cost table, to three decimals, at the seeded p
 
 test("1024x1024 low is the spec's observed 196 image tokens, and portrait and landscape cost the same", () => {
   assert.equal(imageOutputTokens(1024, 1024, "low"), 196);
-  for (const quality of ["low", "medium", "high"] as const) assert.equal(imageOutputTokens(1024, 1536, quality), imageOutputTokens(1536, 1024, quality));
+  for (const quality of ["low", "medium", "high"] as const)
+    assert.equal(imageOutputTokens(1024, 1536, quality), imageOutputTokens(1536, 1024, quality));
 });

@@ -32,7 +32,18 @@ test("defaults of docs/api.md §2.1: size auto, quality auto, png, b64_json, mod
 });
 
 test("null means the default, as the OpenAI SDK may send it", () => {
-  const options = parseImageOptions({ prompt: "p", model: null, size: null, quality: null, output_format: null, output_compression: null, response_format: null, moderation: null, background: null, stream: null });
+  const options = parseImageOptions({
+    prompt: "p",
+    model: null,
+    size: null,
+    quality: null,
+    output_format: null,
+    output_compression: null,
+    response_format: null,
+    moderation: null,
+    background: null,
+    stream: null,
+  });
   assert.equal(options.quality, "auto");
   assert.equal(options.outputFormat, "png");
   assert.equal(options.responseFormat, "b64_json");
@@ -40,10 +51,13 @@ test("null means the default, as the OpenAI SDK may send it", () => {
 
 test("every allowed value of every enum is accepted", () => {
   for (const quality of ["low", "medium", "high", "auto"]) assert.equal(parseImageOptions({ prompt: "p", quality }).quality, quality);
-  for (const format of ["png", "jpeg", "webp"]) assert.equal(parseImageOptions({ prompt: "p", output_format: format }).outputFormat, format);
-  for (const format of ["b64_json", "url"]) assert.equal(parseImageOptions({ prompt: "p", response_format: format }).responseFormat, format);
+  for (const format of ["png", "jpeg", "webp"])
+    assert.equal(parseImageOptions({ prompt: "p", output_format: format }).outputFormat, format);
+  for (const format of ["b64_json", "url"])
+    assert.equal(parseImageOptions({ prompt: "p", response_format: format }).responseFormat, format);
   for (const level of ["auto", "low"]) assert.equal(parseImageOptions({ prompt: "p", moderation: level }).moderation, level);
-  for (const background of ["auto", "opaque"]) assert.equal(parseImageOptions({ prompt: "p", background }).upstreamFields.background, background);
+  for (const background of ["auto", "opaque"])
+    assert.equal(parseImageOptions({ prompt: "p", background }).upstreamFields.background, background);
 });
 
 test("unknown enum values and wrong types name the field and the allowed values", () => {
@@ -100,23 +114,51 @@ test("size goes through the §8 rules and reaches the upstream normalised", () =
 
 test("n is ignored whatever it says; unknown fields (base_url, api_base) never reach upstreamFields", () => {
   const options = parseImageOptions({
-    prompt: "p", n: 4, size: "1536x1024", quality: "high", output_format: "webp", output_compression: 30, moderation: "low",
-    background: "opaque", user: "u-1", input_fidelity: "low", response_format: "url",
-    base_url: "http://169.254.169.254/", api_base: "http://evil.example", headers: { authorization: "x" },
+    prompt: "p",
+    n: 4,
+    size: "1536x1024",
+    quality: "high",
+    output_format: "webp",
+    output_compression: 30,
+    moderation: "low",
+    background: "opaque",
+    user: "u-1",
+    input_fidelity: "low",
+    response_format: "url",
+    base_url: "http://169.254.169.254/",
+    api_base: "http://evil.example",
+    headers: { authorization: "x" },
   });
   assert.deepEqual(options.upstreamFields, {
-    prompt: "p", size: "1536x1024", quality: "high", output_format: "webp", output_compression: 30, moderation: "low", background: "opaque", user: "u-1",
+    prompt: "p",
+    size: "1536x1024",
+    quality: "high",
+    output_format: "webp",
+    output_compression: 30,
+    moderation: "low",
+    background: "opaque",
+    user: "u-1",
   });
   parseImageOptions({ prompt: "p", n: "many" });
 });
 
 test("form fields: numbers and booleans are read as JSON would carry them, other text stays text", () => {
   assert.deepEqual(fromFormFields({ prompt: "p", output_compression: "80", n: "2", stream: "false", quality: "low" }), {
-    prompt: "p", output_compression: 80, n: 2, stream: false, quality: "low",
+    prompt: "p",
+    output_compression: 80,
+    n: 2,
+    stream: false,
+    quality: "low",
   });
   assert.deepEqual(fromFormFields({ output_compression: "abc" }), { output_compression: "abc" });
-  assert.throws(() => parseImageOptions(fromFormFields({ prompt: "p", output_format: "jpeg", output_compression: "abc" })), /whole number from 0 to 100; got 'abc'/);
-  assert.throws(() => parseImageOptions(fromFormFields({ prompt: "p", output_format: "jpeg", output_compression: "100.5" })), /whole number/);
+  assert.throws(
+    () => parseImageOptions(fromFormFields({ prompt: "p", output_format: "jpeg", output_compression: "abc" })),
+    /whole number from 0 to 100; got 'abc'/,
+  );
+  assert.throws(
+    () => parseImageOptions(fromFormFields({ prompt: "p", output_format: "jpeg", output_compression: "100.5" })),
+    /whole number/,
+  );
   assert.equal(parseImageOptions(fromFormFields({ prompt: "p", output_format: "jpeg", output_compression: "100" })).outputCompression, 100);
 });
 
@@ -129,12 +171,21 @@ test("edit files: image[] and image in order, at most one mask, nothing else", (
   assert.deepEqual(sortEditFiles({}, [first, mask, second]), { images: [first, second], mask });
   assert.deepEqual(sortEditFiles({}, [first]), { images: [first], mask: undefined });
   const error = (fields: Record<string, string>, files: ReturnType<typeof file>[], param: string, message: RegExp) =>
-    assert.throws(() => sortEditFiles(fields, files), (thrown: unknown) => thrown instanceof GatewayError && thrown.status === 400 && thrown.param === param && message.test(thrown.message));
+    assert.throws(
+      () => sortEditFiles(fields, files),
+      (thrown: unknown) =>
+        thrown instanceof GatewayError && thrown.status === 400 && thrown.param === param && message.test(thrown.message),
+    );
   error({}, [], "image[]", /upload at least one image/);
   error({}, [mask], "image[]", /upload at least one image/);
   error({}, [first, mask, mask], "mask", /at most one mask/);
   error({}, [first, file("photo")], "photo", /Unexpected file in the field 'photo'/);
-  error({}, Array.from({ length: MAX_EDIT_IMAGES + 1 }, () => first), "image[]", /at most 16, got 17/);
+  error(
+    {},
+    Array.from({ length: MAX_EDIT_IMAGES + 1 }, () => first),
+    "image[]",
+    /at most 16, got 17/,
+  );
 });
 
 test("edit fields that carry an image as text or a URL are refused: the gateway fetches nothing", () => {

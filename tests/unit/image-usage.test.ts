@@ -23,7 +23,12 @@ test("the default prices reproduce every cell of the spec's reference table with
   for (const [quality, sizes] of Object.entries(REFERENCE) as [keyof typeof REFERENCE, Record<string, number>][]) {
     for (const [size, usd] of Object.entries(sizes)) {
       const [width, height] = size.split("x").map(Number) as [number, number];
-      const usage = { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: imageOutputTokens(width, height, quality) };
+      const usage = {
+        textInputTokens: 0,
+        textOutputTokens: 0,
+        imageInputTokens: 0,
+        imageOutputTokens: imageOutputTokens(width, height, quality),
+      };
       const dollars = costOf(usage, price) / 1_000_000;
       assert.ok(Math.abs(dollars - usd) / usd <= 0.05, `${quality} ${size}: $${dollars} vs the spec's $${usd}`);
     }
@@ -35,7 +40,16 @@ test("a low 1024x1024 image uses the ~196 image tokens the spec observed", () =>
 });
 
 test("usage: prompt tokens + high-fidelity input tokens per image + output tokens; auto renders as medium", () => {
-  const usage = imageUsage({ prompt: "make the sky purple", width: 1536, height: 1024, quality: "auto", inputs: [{ width: 800, height: 600 }, { width: 512, height: 512 }] });
+  const usage = imageUsage({
+    prompt: "make the sky purple",
+    width: 1536,
+    height: 1024,
+    quality: "auto",
+    inputs: [
+      { width: 800, height: 600 },
+      { width: 512, height: 512 },
+    ],
+  });
   assert.deepEqual(usage, {
     textInputTokens: countTextTokens("make the sky purple"),
     textOutputTokens: 0,
@@ -62,12 +76,30 @@ test("an upstream's usage object is billed as reported, with its text/image spli
     { usage: { textInputTokens: 10, textOutputTokens: 0, imageInputTokens: 50, imageOutputTokens: 272 }, source: "upstream" },
   );
   assert.deepEqual(
-    usageFromUpstream({ input_tokens: 60, input_tokens_details: { text_tokens: 10, image_tokens: 50 }, output_tokens: 300, output_tokens_details: { image_tokens: 280, text_tokens: 20 } }, fallback).usage,
+    usageFromUpstream(
+      {
+        input_tokens: 60,
+        input_tokens_details: { text_tokens: 10, image_tokens: 50 },
+        output_tokens: 300,
+        output_tokens_details: { image_tokens: 280, text_tokens: 20 },
+      },
+      fallback,
+    ).usage,
     { textInputTokens: 10, textOutputTokens: 20, imageInputTokens: 50, imageOutputTokens: 280 },
   );
   // No details: the gateway's own prompt count is the text part, the rest is image input.
-  assert.deepEqual(usageFromUpstream({ input_tokens: 100, output_tokens: 5 }, fallback).usage, { textInputTokens: 9, textOutputTokens: 0, imageInputTokens: 91, imageOutputTokens: 5 });
-  assert.deepEqual(usageFromUpstream({ input_tokens: 4, output_tokens: 5 }, fallback).usage, { textInputTokens: 4, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 5 });
+  assert.deepEqual(usageFromUpstream({ input_tokens: 100, output_tokens: 5 }, fallback).usage, {
+    textInputTokens: 9,
+    textOutputTokens: 0,
+    imageInputTokens: 91,
+    imageOutputTokens: 5,
+  });
+  assert.deepEqual(usageFromUpstream({ input_tokens: 4, output_tokens: 5 }, fallback).usage, {
+    textInputTokens: 4,
+    textOutputTokens: 0,
+    imageInputTokens: 0,
+    imageOutputTokens: 5,
+  });
 });
 
 test("without usage from the upstream, the gateway's own count is billed", () => {

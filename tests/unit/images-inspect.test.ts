@@ -38,19 +38,26 @@ test("a file that is not an image is refused naming the field", async () => {
   await assert.rejects(
     inspectImage(join(directory, "notes.txt"), "image[]"),
     (error: unknown) =>
-      error instanceof GatewayError && error.code === "invalid_request" && error.param === "image[]" && /'image\[\]'.*PNG, JPEG or WebP/.test(error.message),
+      error instanceof GatewayError &&
+      error.code === "invalid_request" &&
+      error.param === "image[]" &&
+      /'image\[\]'.*PNG, JPEG or WebP/.test(error.message),
   );
 });
 
 test("an image in another format is refused, saying which format it is", async () => {
   await assert.rejects(
     inspectImage(join(directory, "anim.gif"), "mask"),
-    (error: unknown) => error instanceof GatewayError && error.code === "invalid_request" && error.param === "mask" && /found gif/.test(error.message),
+    (error: unknown) =>
+      error instanceof GatewayError && error.code === "invalid_request" && error.param === "mask" && /found gif/.test(error.message),
   );
 });
 
 test("the field defaults to image", async () => {
-  await assert.rejects(inspectImage(join(directory, "notes.txt")), (error: unknown) => error instanceof GatewayError && error.param === "image");
+  await assert.rejects(
+    inspectImage(join(directory, "notes.txt")),
+    (error: unknown) => error instanceof GatewayError && error.param === "image",
+  );
 });
 
 const FIRST: ImageInfo = { format: "png", width: 1024, height: 1024, hasAlpha: false };
@@ -58,7 +65,12 @@ const FIRST: ImageInfo = { format: "png", width: 1024, height: 1024, hasAlpha: f
 function refusedWith(mask: ImageInfo, pattern: RegExp) {
   assert.throws(
     () => validateMask(FIRST, mask),
-    (error: unknown) => error instanceof GatewayError && error.code === "invalid_request" && error.status === 400 && error.param === "mask" && pattern.test(error.message),
+    (error: unknown) =>
+      error instanceof GatewayError &&
+      error.code === "invalid_request" &&
+      error.status === 400 &&
+      error.param === "mask" &&
+      pattern.test(error.message),
   );
 }
 

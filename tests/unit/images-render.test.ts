@@ -20,8 +20,18 @@ before(async () => {
   // Left half transparent (to be edited), right half opaque (to be kept).
   const pixels = Buffer.alloc(1024 * 1024 * 4);
   for (let y = 0; y < 1024; y += 1) for (let x = 512; x < 1024; x += 1) pixels[(y * 1024 + x) * 4 + 3] = 255;
-  await writeFile(paths.mask, await sharp(pixels, { raw: { width: 1024, height: 1024, channels: 4 } }).png().toBuffer());
-  await writeFile(paths.opaqueMask, await sharp({ create: { width: 1024, height: 1024, channels: 4, background: "#000000ff" } }).png().toBuffer());
+  await writeFile(
+    paths.mask,
+    await sharp(pixels, { raw: { width: 1024, height: 1024, channels: 4 } })
+      .png()
+      .toBuffer(),
+  );
+  await writeFile(
+    paths.opaqueMask,
+    await sharp({ create: { width: 1024, height: 1024, channels: 4, background: "#000000ff" } })
+      .png()
+      .toBuffer(),
+  );
 });
 
 after(async () => {
@@ -29,7 +39,12 @@ after(async () => {
 });
 
 for (const format of ["png", "jpeg", "webp"] as const) {
-  for (const [width, height] of [[1024, 1024], [1536, 1024], [1024, 1536], [1280, 3840]] as const) {
+  for (const [width, height] of [
+    [1024, 1024],
+    [1536, 1024],
+    [1024, 1536],
+    [1280, 3840],
+  ] as const) {
     test(`renderImage ${format} ${width}x${height} has exactly that size and format`, async () => {
       const output = await renderImage({ prompt: "a lighthouse at dawn", width, height, format });
       const metadata = await sharp(output).metadata();
@@ -125,7 +140,14 @@ test("renderEdit has the requested size and format", async () => {
 
 test("renderEdit at 3840x2160 with a mask and a reference is exact", async (context) => {
   const started = performance.now();
-  const output = await renderEdit({ prompt: "big edit", images: [paths.first, paths.second], maskPath: paths.mask, width: 3840, height: 2160, format: "png" });
+  const output = await renderEdit({
+    prompt: "big edit",
+    images: [paths.first, paths.second],
+    maskPath: paths.mask,
+    width: 3840,
+    height: 2160,
+    format: "png",
+  });
   context.diagnostic(`3840x2160 png edit with mask: ${(performance.now() - started).toFixed(0)} ms`);
   const metadata = await sharp(output).metadata();
   assert.deepEqual([metadata.format, metadata.width, metadata.height, metadata.hasAlpha], ["png", 3840, 2160, false]);
@@ -151,7 +173,14 @@ test("renderEdit is deterministic, differs from a plain render and depends on th
 });
 
 test("with a mask, only the transparent area is changed", async () => {
-  const output = await renderEdit({ prompt: "make it blue", images: [paths.first], maskPath: paths.mask, width: 1024, height: 1024, format: "png" });
+  const output = await renderEdit({
+    prompt: "make it blue",
+    images: [paths.first],
+    maskPath: paths.mask,
+    width: 1024,
+    height: 1024,
+    format: "png",
+  });
   const outputPixels = await rawPixels(output);
   const inputPixels = await rawPixels(paths.first);
   // Below the label at the top; no references, so no thumbnails.
@@ -162,7 +191,14 @@ test("with a mask, only the transparent area is changed", async () => {
 });
 
 test("a fully opaque mask leaves the picture as it was, apart from the label", async () => {
-  const output = await renderEdit({ prompt: "make it blue", images: [paths.first], maskPath: paths.opaqueMask, width: 1024, height: 1024, format: "png" });
+  const output = await renderEdit({
+    prompt: "make it blue",
+    images: [paths.first],
+    maskPath: paths.opaqueMask,
+    width: 1024,
+    height: 1024,
+    format: "png",
+  });
   const difference = meanDifference(await rawPixels(output), await rawPixels(paths.first), { x0: 0, x1: 1024, y0: 400, y1: 1024 });
   assert.ok(difference < 1, String(difference));
 });

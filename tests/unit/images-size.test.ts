@@ -83,7 +83,12 @@ for (const [size, rule] of REFUSED) {
     assert.match(messageOf(size), rule);
     assert.throws(
       () => parseImageSize(size),
-      (error: unknown) => error instanceof GatewayError && error.code === "invalid_request" && error.status === 400 && error.param === "size" && rule.test(error.message),
+      (error: unknown) =>
+        error instanceof GatewayError &&
+        error.code === "invalid_request" &&
+        error.status === 400 &&
+        error.param === "size" &&
+        rule.test(error.message),
     );
   });
 }

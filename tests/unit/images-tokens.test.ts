@@ -1,6 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { costMicros, imageCostBreakdown, imageInputTokens, imageOutputTokens, resolveQuality, type ImageQuality } from "@/lib/money/image-tokens";
+import {
+  costMicros,
+  imageCostBreakdown,
+  imageInputTokens,
+  imageOutputTokens,
+  resolveQuality,
+  type ImageQuality,
+} from "@/lib/money/image-tokens";
 
 const OUTPUT_PRICE = 32; // USD per 1M image output tokens
 

@@ -6,29 +6,46 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { GatewayError } from "../../lib/platform/errors";
-import { parseWith, readJsonObject } from "../../lib/platform/http/json";
-import { chatSchema, messagesSchema } from "../../lib/gateway/text";
-import { fromFormFields, parseImageOptions } from "../../lib/wire/image-request";
-import { parseResponsesRequest } from "../../lib/wire/responses-request";
-import { countChatRequestInputTokens, countMessagesInputTokens } from "../../lib/money/tokens";
+import { GatewayError } from "@/lib/platform/errors";
+import { parseWith, readJsonObject } from "@/lib/platform/http/json";
+import { chatSchema, messagesSchema } from "@/lib/gateway/text";
+import { fromFormFields, parseImageOptions } from "@/lib/wire/image-request";
+import { parseResponsesRequest } from "@/lib/wire/responses-request";
+import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
 import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
 import { chatRequestSchema } from "@/lib/wire/openai-chat";
 import { chatRequestToMessages } from "@/lib/providers/anthropic/convert/chat-to-messages";
 import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
-import * as admin from "../../lib/admin-api/handlers";
-import { settingsSchema } from "../../lib/admin-api/settings";
-import { moderationUpdateSchema } from "../../lib/moderation/policy";
-import { createKeySchema as userKeySchema, passwordSchema, signupSchema, topupSchema, usageQuery } from "../../lib/account-api/handlers";
-import { codeSchema } from "../../lib/account-api/two-factor";
-import { resetRequestSchema, resetSchema } from "../../lib/account-api/reset";
+import * as admin from "@/lib/admin-api/handlers";
+import { settingsSchema } from "@/lib/admin-api/settings";
+import { moderationUpdateSchema } from "@/lib/moderation/policy";
+import { createKeySchema as userKeySchema, passwordSchema, signupSchema, topupSchema, usageQuery } from "@/lib/account-api/handlers";
+import { codeSchema } from "@/lib/account-api/two-factor";
+import { resetRequestSchema, resetSchema } from "@/lib/account-api/reset";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   { depthSize: "small" },
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom("", " ", "std-5.5", "msg-sonnet-4-6", "std-image-2", "auto", "1024x1024", "png", "low", "data:image/png;base64,AAAA", "http://127.0.0.1/x.png", "' OR 1=1--", "\u0000", "💥", "-1", "1e309"),
+  fc.constantFrom(
+    "",
+    " ",
+    "std-5.5",
+    "msg-sonnet-4-6",
+    "std-image-2",
+    "auto",
+    "1024x1024",
+    "png",
+    "low",
+    "data:image/png;base64,AAAA",
+    "http://127.0.0.1/x.png",
+    "' OR 1=1--",
+    "\u0000",
+    "💥",
+    "-1",
+    "1e309",
+  ),
   fc.integer(),
   fc.double(),
   fc.constant(null),
@@ -40,11 +57,33 @@ const optional = <T extends Record<string, fc.Arbitrary<unknown>>>(fields: T) =>
 const chatPart = optional({
   type: mostly(fc.constantFrom("text", "image_url", "input_audio", "file", "refusal")),
   text: mostly(fc.string()),
-  image_url: mostly(optional({ url: mostly(fc.constantFrom("data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lGOD==", "data:,x", "https://example.com/a.png", "ftp://x")), detail: anyValue })),
+  image_url: mostly(
+    optional({
+      url: mostly(
+        fc.constantFrom(
+          "data:image/png;base64,iVBORw0KGgo=",
+          "data:image/gif;base64,R0lGOD==",
+          "data:,x",
+          "https://example.com/a.png",
+          "ftp://x",
+        ),
+      ),
+      detail: anyValue,
+    }),
+  ),
   input_audio: anyValue,
-  file: mostly(optional({ file_data: mostly(fc.constantFrom("data:application/pdf;base64,JVBER", "data:text/plain;base64,aGk=")), filename: anyValue })),
+  file: mostly(
+    optional({
+      file_data: mostly(fc.constantFrom("data:application/pdf;base64,JVBER", "data:text/plain;base64,aGk=")),
+      filename: anyValue,
+    }),
+  ),
 });
-const toolCall = optional({ id: mostly(fc.string()), type: mostly(fc.constant("function")), function: mostly(optional({ name: mostly(fc.string()), arguments: mostly(fc.constantFrom("{}", "{\"a\":1}", "[1]", "not json", "null")) })) });
+const toolCall = optional({
+  id: mostly(fc.string()),
+  type: mostly(fc.constant("function")),
+  function: mostly(optional({ name: mostly(fc.string()), arguments: mostly(fc.constantFrom("{}", '{"a":1}', "[1]", "not json", "null")) })),
+});
 const chatMessage = optional({
   role: mostly(fc.constantFrom("system", "developer", "user", "assistant", "tool", "function")),
   content: mostly(fc.oneof(fc.string(), fc.array(chatPart, { maxLength: 3 }), fc.constant(null))),
@@ -62,8 +101,21 @@ const chatBody = fc.oneof(
     stream: mostly(fc.boolean()),
     stream_options: anyValue,
     n: mostly(fc.integer({ min: 0, max: 3 })),
-    tools: mostly(fc.array(optional({ type: mostly(fc.constant("function")), function: mostly(optional({ name: mostly(fc.string()), parameters: anyValue, description: anyValue })) }), { maxLength: 2 })),
-    tool_choice: mostly(fc.oneof(fc.constantFrom("none", "auto", "required"), optional({ type: mostly(fc.constant("function")), function: mostly(optional({ name: fc.string() })) }))),
+    tools: mostly(
+      fc.array(
+        optional({
+          type: mostly(fc.constant("function")),
+          function: mostly(optional({ name: mostly(fc.string()), parameters: anyValue, description: anyValue })),
+        }),
+        { maxLength: 2 },
+      ),
+    ),
+    tool_choice: mostly(
+      fc.oneof(
+        fc.constantFrom("none", "auto", "required"),
+        optional({ type: mostly(fc.constant("function")), function: mostly(optional({ name: fc.string() })) }),
+      ),
+    ),
     stop: anyValue,
     temperature: anyValue,
     response_format: anyValue,
@@ -73,12 +125,21 @@ const chatBody = fc.oneof(
 const block = optional({
   type: mostly(fc.constantFrom("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking")),
   text: mostly(fc.string()),
-  source: mostly(optional({ type: mostly(fc.constantFrom("base64", "url", "text")), media_type: mostly(fc.constantFrom("image/png", "image/gif", "application/pdf", "text/plain")), data: mostly(fc.string()), url: anyValue })),
+  source: mostly(
+    optional({
+      type: mostly(fc.constantFrom("base64", "url", "text")),
+      media_type: mostly(fc.constantFrom("image/png", "image/gif", "application/pdf", "text/plain")),
+      data: mostly(fc.string()),
+      url: anyValue,
+    }),
+  ),
   id: anyValue,
   name: anyValue,
   input: anyValue,
   tool_use_id: anyValue,
-  content: mostly(fc.oneof(fc.string(), fc.array(optional({ type: mostly(fc.constant("text")), text: mostly(fc.string()) }), { maxLength: 2 }))),
+  content: mostly(
+    fc.oneof(fc.string(), fc.array(optional({ type: mostly(fc.constant("text")), text: mostly(fc.string()) }), { maxLength: 2 })),
+  ),
   is_error: anyValue,
   thinking: anyValue,
 });
@@ -87,10 +148,20 @@ const messagesBody = fc.oneof(
   optional({
     model: mostly(fc.constantFrom("msg-sonnet-4-6", "std-5.5")),
     max_tokens: mostly(fc.integer({ min: -5, max: 2_000_000 })),
-    messages: mostly(fc.array(optional({ role: mostly(fc.constantFrom("user", "assistant")), content: mostly(fc.oneof(fc.string(), fc.array(block, { maxLength: 3 }))) }), { maxLength: 4 })),
+    messages: mostly(
+      fc.array(
+        optional({
+          role: mostly(fc.constantFrom("user", "assistant")),
+          content: mostly(fc.oneof(fc.string(), fc.array(block, { maxLength: 3 }))),
+        }),
+        { maxLength: 4 },
+      ),
+    ),
     system: mostly(fc.oneof(fc.string(), fc.array(block, { maxLength: 2 }))),
     stream: mostly(fc.boolean()),
-    tools: mostly(fc.array(optional({ name: mostly(fc.string()), description: anyValue, input_schema: anyValue, type: anyValue }), { maxLength: 2 })),
+    tools: mostly(
+      fc.array(optional({ name: mostly(fc.string()), description: anyValue, input_schema: anyValue, type: anyValue }), { maxLength: 2 }),
+    ),
     tool_choice: mostly(optional({ type: mostly(fc.constantFrom("auto", "any", "none", "tool")), name: anyValue })),
     stop_sequences: anyValue,
     temperature: anyValue,
@@ -104,7 +175,23 @@ const imageBody = fc.oneof(
   optional({
     model: mostly(fc.constant("std-image-2")),
     prompt: mostly(fc.string()),
-    size: mostly(fc.oneof(fc.constantFrom("auto", "1024x1024", "3840x2160", "16x16", "1024x1025", "9999x9999", "0x0", "-1024x-1024", "1024X1024", " 1024x1024"), fc.tuple(fc.integer({ min: -10, max: 5000 }), fc.integer({ min: -10, max: 5000 })).map(([w, h]) => `${w}x${h}`))),
+    size: mostly(
+      fc.oneof(
+        fc.constantFrom(
+          "auto",
+          "1024x1024",
+          "3840x2160",
+          "16x16",
+          "1024x1025",
+          "9999x9999",
+          "0x0",
+          "-1024x-1024",
+          "1024X1024",
+          " 1024x1024",
+        ),
+        fc.tuple(fc.integer({ min: -10, max: 5000 }), fc.integer({ min: -10, max: 5000 })).map(([w, h]) => `${w}x${h}`),
+      ),
+    ),
     quality: mostly(fc.constantFrom("low", "medium", "high", "auto", "hd")),
     output_format: mostly(fc.constantFrom("png", "jpeg", "webp", "gif")),
     output_compression: mostly(fc.integer({ min: -5, max: 105 })),
@@ -128,12 +215,51 @@ const responsesBody = fc.oneof(
         optional({
           type: anyValue,
           role: mostly(fc.constantFrom("user", "assistant", "system", "developer", "tool")),
-          content: mostly(fc.oneof(fc.string(), fc.array(optional({ type: mostly(fc.constantFrom("input_text", "output_text", "input_image", "input_file")), text: mostly(fc.string()), image_url: mostly(fc.constantFrom("data:image/png;base64,iVBORw0KGgo=", "data:image/png;base64,@@", "data:text/plain;base64,aGk=", "https://x/y.png", "data:image/png,raw")), file_id: anyValue, detail: anyValue }), { maxLength: 3 }))),
+          content: mostly(
+            fc.oneof(
+              fc.string(),
+              fc.array(
+                optional({
+                  type: mostly(fc.constantFrom("input_text", "output_text", "input_image", "input_file")),
+                  text: mostly(fc.string()),
+                  image_url: mostly(
+                    fc.constantFrom(
+                      "data:image/png;base64,iVBORw0KGgo=",
+                      "data:image/png;base64,@@",
+                      "data:text/plain;base64,aGk=",
+                      "https://x/y.png",
+                      "data:image/png,raw",
+                    ),
+                  ),
+                  file_id: anyValue,
+                  detail: anyValue,
+                }),
+                { maxLength: 3 },
+              ),
+            ),
+          ),
         }),
         { maxLength: 3 },
       ),
     ),
-    tools: mostly(fc.array(optional({ type: mostly(fc.constant("image_generation")), quality: anyValue, size: mostly(fc.constantFrom("auto", "1024x1024", "1x1")), action: mostly(fc.constantFrom("auto", "generate", "edit", "paint")), output_format: anyValue, output_compression: anyValue, moderation: anyValue, background: anyValue, partial_images: anyValue, input_image_mask: anyValue, model: anyValue }), { maxLength: 2 })),
+    tools: mostly(
+      fc.array(
+        optional({
+          type: mostly(fc.constant("image_generation")),
+          quality: anyValue,
+          size: mostly(fc.constantFrom("auto", "1024x1024", "1x1")),
+          action: mostly(fc.constantFrom("auto", "generate", "edit", "paint")),
+          output_format: anyValue,
+          output_compression: anyValue,
+          moderation: anyValue,
+          background: anyValue,
+          partial_images: anyValue,
+          input_image_mask: anyValue,
+          model: anyValue,
+        }),
+        { maxLength: 2 },
+      ),
+    ),
     n: anyValue,
     previous_response_id: anyValue,
   }),
@@ -149,7 +275,8 @@ function onlyClientErrors(work: () => unknown): void {
   }
 }
 
-const asObject = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value });
+const asObject = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
 
 test("property: Chat Completions: schema, input token count and the conversion to Messages throw only client errors", () => {
   fc.assert(
@@ -182,7 +309,9 @@ test("property: image options, from JSON and from form fields, throw only client
   fc.assert(
     fc.property(imageBody, (value) => {
       onlyClientErrors(() => parseImageOptions(asObject(value)));
-      const fields = Object.fromEntries(Object.entries(asObject(value)).map(([name, field]) => [name, typeof field === "string" ? field : JSON.stringify(field) ?? ""]));
+      const fields = Object.fromEntries(
+        Object.entries(asObject(value)).map(([name, field]) => [name, typeof field === "string" ? field : (JSON.stringify(field) ?? "")]),
+      );
       onlyClientErrors(() => parseImageOptions(fromFormFields(fields)));
     }),
     { numRuns: RUNS },
@@ -200,19 +329,75 @@ test("property: the Responses request throws only client errors", () => {
 
 test("property: every account and operator schema throws only client errors", () => {
   const schemas = {
-    "admin users": admin.createUserSchema, "admin user patch": admin.updateUserSchema, "admin keys": admin.createKeySchema,
-    "admin key patch": admin.updateKeySchema, "admin groups": admin.groupSchema, "admin channels": admin.createChannelSchema,
-    "admin channel patch": admin.updateChannelSchema, "admin prices": admin.priceSchema, "admin codes": admin.codesSchema,
-    "admin settings": settingsSchema, "admin moderation": moderationUpdateSchema, "user signup": signupSchema, "user keys": userKeySchema,
-    "user usage query": usageQuery, "user topup": topupSchema, "user password": passwordSchema, "user 2fa code": codeSchema,
-    "user reset request": resetRequestSchema, "user reset": resetSchema,
+    "admin users": admin.createUserSchema,
+    "admin user patch": admin.updateUserSchema,
+    "admin keys": admin.createKeySchema,
+    "admin key patch": admin.updateKeySchema,
+    "admin groups": admin.groupSchema,
+    "admin channels": admin.createChannelSchema,
+    "admin channel patch": admin.updateChannelSchema,
+    "admin prices": admin.priceSchema,
+    "admin codes": admin.codesSchema,
+    "admin settings": settingsSchema,
+    "admin moderation": moderationUpdateSchema,
+    "user signup": signupSchema,
+    "user keys": userKeySchema,
+    "user usage query": usageQuery,
+    "user topup": topupSchema,
+    "user password": passwordSchema,
+    "user 2fa code": codeSchema,
+    "user reset request": resetRequestSchema,
+    "user reset": resetSchema,
   };
-  const fieldNames = ["email", "password", "role", "quota", "status", "balanceDelta", "note", "userId", "name", "group", "unlimited", "expiresAt", "rateLimitPerMinute", "models", "type", "baseUrl", "apiKey", "modelMapping", "settings", "priority", "weight", "model", "textInput", "textOutput", "count", "batch", "signupEnabled", "userGroups", "auto", "low", "reset", "limit", "offset", "from", "to", "kind", "keyId", "key", "current", "next", "code", "token"];
+  const fieldNames = [
+    "email",
+    "password",
+    "role",
+    "quota",
+    "status",
+    "balanceDelta",
+    "note",
+    "userId",
+    "name",
+    "group",
+    "unlimited",
+    "expiresAt",
+    "rateLimitPerMinute",
+    "models",
+    "type",
+    "baseUrl",
+    "apiKey",
+    "modelMapping",
+    "settings",
+    "priority",
+    "weight",
+    "model",
+    "textInput",
+    "textOutput",
+    "count",
+    "batch",
+    "signupEnabled",
+    "userGroups",
+    "auto",
+    "low",
+    "reset",
+    "limit",
+    "offset",
+    "from",
+    "to",
+    "kind",
+    "keyId",
+    "key",
+    "current",
+    "next",
+    "code",
+    "token",
+  ];
   const body = fc.oneof(anyValue, fc.dictionary(fc.constantFrom(...fieldNames), anyValue, { maxKeys: 6 }));
   for (const [name, schema] of Object.entries(schemas)) {
     fc.assert(
       fc.property(body, (value) => onlyClientErrors(() => parseWith(schema as never, value))),
-      { numRuns: Math.ceil(RUNS / 4)},
+      { numRuns: Math.ceil(RUNS / 4) },
     );
     void name;
   }
@@ -220,14 +405,21 @@ test("property: every account and operator schema throws only client errors", ()
 
 test("property: request bodies of any bytes are a JSON object or a client error", async () => {
   await fc.assert(
-    fc.asyncProperty(fc.oneof(fc.string({ unit: "binary" }), fc.jsonValue().map((value) => JSON.stringify(value)), fc.uint8Array().map((bytes) => Buffer.from(bytes).toString("latin1"))), async (text) => {
-      try {
-        const value = await readJsonObject(new Request("http://gateway/x", { method: "POST", body: text }));
-        assert.ok(typeof value === "object" && value !== null && !Array.isArray(value));
-      } catch (error) {
-        assert.ok(error instanceof GatewayError && error.status === 400, String(error));
-      }
-    }),
+    fc.asyncProperty(
+      fc.oneof(
+        fc.string({ unit: "binary" }),
+        fc.jsonValue().map((value) => JSON.stringify(value)),
+        fc.uint8Array().map((bytes) => Buffer.from(bytes).toString("latin1")),
+      ),
+      async (text) => {
+        try {
+          const value = await readJsonObject(new Request("http://gateway/x", { method: "POST", body: text }));
+          assert.ok(typeof value === "object" && value !== null && !Array.isArray(value));
+        } catch (error) {
+          assert.ok(error instanceof GatewayError && error.status === 400, String(error));
+        }
+      },
+    ),
     { numRuns: RUNS },
   );
 });

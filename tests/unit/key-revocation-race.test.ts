@@ -15,11 +15,24 @@ Object.assign(process.env, {
   GATEWAY_LOG: "silent",
 });
 
-const { setSingleton } = await import("../../lib/platform/singleton");
-const { findKey } = await import("../../lib/keys/lookup");
-const { publish } = await import("../../lib/platform/events");
+const { setSingleton } = await import("@/lib/platform/singleton");
+const { findKey } = await import("@/lib/keys/lookup");
+const { publish } = await import("@/lib/platform/events");
 
-type Row = { id: string; keyHash: string; prefix: string; name: string; userId: string; group: string; unlimited: boolean; expiresAt: null; status: string; deletedAt: Date | null; rateLimitPerMinute: null; user: { status: string } };
+type Row = {
+  id: string;
+  keyHash: string;
+  prefix: string;
+  name: string;
+  userId: string;
+  group: string;
+  unlimited: boolean;
+  expiresAt: null;
+  status: string;
+  deletedAt: Date | null;
+  rateLimitPerMinute: null;
+  user: { status: string };
+};
 
 const row = (keyHash: string, status: string): Row => ({
   id: `key-${keyHash}`,
@@ -40,7 +53,8 @@ const row = (keyHash: string, status: string): Row => ({
 const reads: { keyHash: string; answer: (value: Row | null) => void }[] = [];
 setSingleton("db.prisma", {
   apiKey: {
-    findUnique: ({ where }: { where: { keyHash: string } }) => new Promise<Row | null>((resolve) => reads.push({ keyHash: where.keyHash, answer: resolve })),
+    findUnique: ({ where }: { where: { keyHash: string } }) =>
+      new Promise<Row | null>((resolve) => reads.push({ keyHash: where.keyHash, answer: resolve })),
   },
 });
 

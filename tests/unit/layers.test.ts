@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { checkLayers, MAX_LINES } from "../../scripts/check-layers.mjs";
+import { checkLayers, checkOutside, MAX_LINES } from "../../scripts/check-layers.mjs";
 
 const repository = path.resolve(import.meta.dirname, "../..");
 
@@ -64,4 +64,15 @@ test("a folder with no layer, a file at the top of lib/ and an overlong file are
   assert.ok(problems.some((line) => /lib\/helpers\/ has no layer/.test(line)));
   assert.ok(problems.some((line) => /lib\/loose\.ts: a file at the top of lib/.test(line)));
   assert.ok(problems.some((line) => /lib\/wire\/long\.ts: 602 lines/.test(line)));
+});
+
+test("outside lib/, a relative path into lib/ is reported; @/lib/… is the one style", (t) => {
+  const root = tree({
+    "lib/platform/log.ts": "export const log = 1;\n",
+    "tests/unit/a.test.ts": 'import { log } from "../../lib/platform/log";\nimport { x } from "../helpers/x";\n',
+    "tests/unit/b.test.ts": 'import { log } from "@/lib/platform/log";\n',
+  });
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  assert.deepEqual(checkOutside(root), ["tests/unit/a.test.ts:1: imports '../../lib/platform/log'; write '@/lib/platform/log'"]);
+  assert.deepEqual(checkOutside(repository), []);
 });

@@ -67,7 +67,10 @@ describe("MemoryLimiter", () => {
     const limiter = new MemoryLimiter();
     const results = await Promise.all(Array.from({ length: 100 }, () => limiter.hit("key", 7, 60_000)));
     assert.equal(results.filter((result) => result.allowed).length, 7);
-    assert.deepEqual(results.map((result) => result.count).sort((a, b) => a - b), Array.from({ length: 100 }, (_, index) => index + 1));
+    assert.deepEqual(
+      results.map((result) => result.count).sort((a, b) => a - b),
+      Array.from({ length: 100 }, (_, index) => index + 1),
+    );
   });
 
   test("expired windows are swept on the next hit after the sweep interval", async () => {
@@ -148,7 +151,12 @@ describe("RedisLimiter (redis://127.0.0.1:6379)", () => {
 
   before(async () => {
     const connect = async () => {
-      const client = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, retryStrategy: () => null });
+      const client = new Redis("redis://127.0.0.1:6379", {
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2_000,
+        retryStrategy: () => null,
+      });
       await client.connect();
       await client.ping();
       return client;
@@ -178,7 +186,8 @@ describe("RedisLimiter (redis://127.0.0.1:6379)", () => {
     if (!redis) return context.skip(unavailable);
     const limiter = limiterFor(redis);
     assert.equal(limiter.kind, "redis");
-    for (let count = 1; count <= 3; count++) assert.deepEqual(await limiter.hit("basic", 3, 60_000), { allowed: true, count, retryAfterMs: 0 });
+    for (let count = 1; count <= 3; count++)
+      assert.deepEqual(await limiter.hit("basic", 3, 60_000), { allowed: true, count, retryAfterMs: 0 });
     const refused = await limiter.hit("basic", 3, 60_000);
     assert.equal(refused.allowed, false);
     assert.equal(refused.count, 4);
@@ -228,7 +237,10 @@ describe("RedisLimiter (redis://127.0.0.1:6379)", () => {
     const limiters = [limiterFor(redis), limiterFor(second)];
     const results = await Promise.all(Array.from({ length: 60 }, (_, index) => limiters[index % 2]!.hit("shared", 10, 60_000)));
     assert.equal(results.filter((result) => result.allowed).length, 10);
-    assert.deepEqual(results.map((result) => result.count).sort((a, b) => a - b), Array.from({ length: 60 }, (_, index) => index + 1));
+    assert.deepEqual(
+      results.map((result) => result.count).sort((a, b) => a - b),
+      Array.from({ length: 60 }, (_, index) => index + 1),
+    );
   });
 
   test("a key left without an expiry gets one on the next hit instead of locking forever", async (context) => {

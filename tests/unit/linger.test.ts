@@ -8,17 +8,20 @@ const KB = 1024;
 
 function source(totalChunks: number, chunkSize = KB, pauseMs = 0) {
   const state = { pulled: 0, cancelled: false };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      if (state.pulled >= totalChunks) return controller.close();
-      state.pulled++;
-      controller.enqueue(new Uint8Array(chunkSize));
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        if (state.pulled >= totalChunks) return controller.close();
+        state.pulled++;
+        controller.enqueue(new Uint8Array(chunkSize));
+      },
+      cancel() {
+        state.cancelled = true;
+      },
     },
-    cancel() {
-      state.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   const request = new Request("http://gateway.test/upload", { method: "POST", body, duplex: "half" } as RequestInit);
   return { request, state };
 }

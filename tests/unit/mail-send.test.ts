@@ -55,7 +55,10 @@ after(async () => {
 function parse(raw: string): { headers: Map<string, string[]>; body: string } {
   const split = raw.indexOf("\r\n\r\n");
   const headers = new Map<string, string[]>();
-  for (const line of raw.slice(0, split).replace(/\r\n[ \t]+/g, " ").split("\r\n")) {
+  for (const line of raw
+    .slice(0, split)
+    .replace(/\r\n[ \t]+/g, " ")
+    .split("\r\n")) {
     const colon = line.indexOf(":");
     const name = line.slice(0, colon).toLowerCase();
     headers.set(name, [...(headers.get(name) ?? []), line.slice(colon + 1).trim()]);
@@ -66,13 +69,24 @@ function parse(raw: string): { headers: Map<string, string[]>; body: string } {
 function recorder() {
   const outbox: OutboxEntry[] = [];
   const lines: string[] = [];
-  return { outbox, lines, dependencies: { from: "Model Gateway <no-reply@gateway.test>", outbox: async (entry: OutboxEntry) => void outbox.push(entry), log: (line: string) => void lines.push(line) } };
+  return {
+    outbox,
+    lines,
+    dependencies: {
+      from: "Model Gateway <no-reply@gateway.test>",
+      outbox: async (entry: OutboxEntry) => void outbox.push(entry),
+      log: (line: string) => void lines.push(line),
+    },
+  };
 }
 
 test("with an SMTP URL the message is delivered (To, Subject, body) and recorded as sent", async () => {
   const { outbox, lines, dependencies } = recorder();
   const text = "Reset your password:\nhttps://gateway.test/reset?token=abc123\n\nThe link expires in one hour.";
-  const result = await sendMail({ to: "alice@example.com", subject: "Reset your password", text }, { ...dependencies, smtpUrl: `smtp://127.0.0.1:${port}` });
+  const result = await sendMail(
+    { to: "alice@example.com", subject: "Reset your password", text },
+    { ...dependencies, smtpUrl: `smtp://127.0.0.1:${port}` },
+  );
   assert.deepEqual(result, { status: "sent", error: null });
   assert.equal(received.length, 1);
   const message = received.at(-1)!;
@@ -95,14 +109,26 @@ test("credentials in the URL are used (percent-encoded characters included), and
     assert.equal(result.status, "sent", result.error ?? "");
   }
   const last = received.slice(-2);
-  assert.deepEqual(last.map((message) => message.user), ["mailer", "mailer"]);
-  assert.deepEqual(last.map((message) => parse(message.raw).headers.get("subject")![0]), ["Hello bob@example.com", "Hello carol@example.com"]);
-  assert.deepEqual(outbox.map((entry) => entry.status), ["sent", "sent"]);
+  assert.deepEqual(
+    last.map((message) => message.user),
+    ["mailer", "mailer"],
+  );
+  assert.deepEqual(
+    last.map((message) => parse(message.raw).headers.get("subject")![0]),
+    ["Hello bob@example.com", "Hello carol@example.com"],
+  );
+  assert.deepEqual(
+    outbox.map((entry) => entry.status),
+    ["sent", "sent"],
+  );
 });
 
 test("wrong credentials: recorded as failed, not thrown", async () => {
   const { outbox, lines, dependencies } = recorder();
-  const result = await sendMail({ to: "dave@example.com", subject: "Hi", text: "Hi." }, { ...dependencies, smtpUrl: `smtp://mailer:wrong@127.0.0.1:${port}` });
+  const result = await sendMail(
+    { to: "dave@example.com", subject: "Hi", text: "Hi." },
+    { ...dependencies, smtpUrl: `smtp://mailer:wrong@127.0.0.1:${port}` },
+  );
   assert.equal(result.status, "failed");
   assert.match(result.error!, /Invalid username or password/);
   assert.equal(outbox[0]!.status, "failed");
@@ -130,7 +156,10 @@ test("a line break in the subject cannot add headers or recipients", async () =>
 test("a server that refuses the message: recorded as failed with its reply", async () => {
   const { outbox, dependencies } = recorder();
   rejectNext = true;
-  const result = await sendMail({ to: "frank@example.com", subject: "Hi", text: "Hi." }, { ...dependencies, smtpUrl: `smtp://127.0.0.1:${port}` });
+  const result = await sendMail(
+    { to: "frank@example.com", subject: "Hi", text: "Hi." },
+    { ...dependencies, smtpUrl: `smtp://127.0.0.1:${port}` },
+  );
   assert.equal(result.status, "failed");
   assert.match(result.error!, /Mailbox unavailable/);
   assert.equal(outbox[0]!.status, "failed");
@@ -143,10 +172,16 @@ test("an unreachable server: recorded as failed, quickly, not thrown", async () 
   const closedPort = (probe.address() as { port: number }).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   const { outbox, dependencies } = recorder();
-  const result = await sendMail({ to: "grace@example.com", subject: "Hi", text: "Hi." }, { ...dependencies, smtpUrl: `smtp://127.0.0.1:${closedPort}` });
+  const result = await sendMail(
+    { to: "grace@example.com", subject: "Hi", text: "Hi." },
+    { ...dependencies, smtpUrl: `smtp://127.0.0.1:${closedPort}` },
+  );
   assert.equal(result.status, "failed");
   assert.match(result.error!, /ECONNREFUSED/);
-  assert.deepEqual(outbox.map((entry) => entry.status), ["failed"]);
+  assert.deepEqual(
+    outbox.map((entry) => entry.status),
+    ["failed"],
+  );
 });
 
 test("without an SMTP URL the message goes to the outbox as logged, with one log line that omits the body", async () => {
@@ -167,7 +202,16 @@ test("without an SMTP URL the message goes to the outbox as logged, with one log
 
 test("an outbox failure propagates: a message must not disappear silently", async () => {
   await assert.rejects(
-    sendMail({ to: "ivan@example.com", subject: "s", text: "t" }, { from: "x@gateway.test", outbox: async () => { throw new Error("database is down"); }, log: () => {} }),
+    sendMail(
+      { to: "ivan@example.com", subject: "s", text: "t" },
+      {
+        from: "x@gateway.test",
+        outbox: async () => {
+          throw new Error("database is down");
+        },
+        log: () => {},
+      },
+    ),
     /database is down/,
   );
 });

@@ -61,6 +61,9 @@ test("the operator's update: trimmed, de-duplicated, validated; unknown fields r
 
 test("a stored value is read leniently: a damaged level falls back to its defaults", () => {
   assert.deepEqual(readStoredTerms({ auto: ["a"], low: ["b"] }), { auto: ["a"], low: ["b"] });
-  assert.deepEqual(readStoredTerms({ auto: "broken" }), { auto: [...DEFAULT_MODERATION_TERMS.auto], low: [...DEFAULT_MODERATION_TERMS.low] });
+  assert.deepEqual(readStoredTerms({ auto: "broken" }), {
+    auto: [...DEFAULT_MODERATION_TERMS.auto],
+    low: [...DEFAULT_MODERATION_TERMS.low],
+  });
   assert.deepEqual(readStoredTerms(null).low, [...DEFAULT_MODERATION_TERMS.low]);
 });

@@ -183,9 +183,12 @@ test("a body that is not multipart is refused", async () => {
   );
   await assert.rejects(parseMultipart(post("x", "multipart/form-data"), { maxFileBytes: MB }), isError("invalid_request", /boundary/));
   await assert.rejects(
-    parseMultipart(new Request("http://gateway.test/", { method: "POST", headers: { "content-type": "multipart/form-data; boundary=x" } }), {
-      maxFileBytes: MB,
-    }),
+    parseMultipart(
+      new Request("http://gateway.test/", { method: "POST", headers: { "content-type": "multipart/form-data; boundary=x" } }),
+      {
+        maxFileBytes: MB,
+      },
+    ),
     isError("invalid_request", /empty/),
   );
 });

@@ -102,7 +102,10 @@ test("an unknown email (dummy verify) costs about the same time as a wrong passw
       `hash ${hashTime.toFixed(1)} ms, verify known ${knownTime.toFixed(1)} ms, dummy ${unknownTime.toFixed(1)} ms, malformed ${malformedTime.toFixed(1)} ms (medians of 5)`,
   );
   assert.ok(hashTime > 20, `hashing must be slow on purpose, took ${hashTime} ms`);
-  for (const [name, time] of [["dummy", unknownTime], ["malformed", malformedTime]] as const) {
+  for (const [name, time] of [
+    ["dummy", unknownTime],
+    ["malformed", malformedTime],
+  ] as const) {
     const ratio = time / knownTime;
     assert.ok(ratio > 0.5 && ratio < 2, `${name} verify took ${time.toFixed(1)} ms vs ${knownTime.toFixed(1)} ms for a known account`);
   }
@@ -121,8 +124,8 @@ test("checkPasswordStrength", () => {
     ["87654321", "Avoid a simple sequence such as 12345678 or abcdefgh."],
     ["Password", "This password is too common. Choose another."],
     ["password123", "This password is too common. Choose another."],
-    ["x".repeat(199) + "y", null],
-    ["x".repeat(200) + "y", "Use at most 200 characters."],
+    [`${"x".repeat(199)}y`, null],
+    [`${"x".repeat(200)}y`, "Use at most 200 characters."],
     ["alice@example.com", "Do not use your email address as your password.", { email: "Alice@Example.com" }],
     ["alicealice", null, { email: "alice@example.com" }],
     ["aliceinwonder", null, { email: "alice@example.com" }],

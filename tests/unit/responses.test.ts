@@ -46,7 +46,10 @@ test("the spec's rules come first, with their messages", () => {
 });
 
 test("defaults and normalisation of the tool; only known fields are kept for an upstream", () => {
-  const parsed = parseResponsesRequest({ ...valid(), tools: [{ type: "image_generation", size: "1536X1024", output_format: "png", output_compression: 50, base_url: "http://evil" }] });
+  const parsed = parseResponsesRequest({
+    ...valid(),
+    tools: [{ type: "image_generation", size: "1536X1024", output_format: "png", output_compression: 50, base_url: "http://evil" }],
+  });
   assert.deepEqual(parsed.tool.size, { width: 1536, height: 1024, auto: false });
   assert.equal(parsed.tool.quality, "auto");
   assert.equal(parsed.tool.action, "auto");
@@ -65,7 +68,14 @@ test("input: strings become text parts, images are collected in order, assistant
     input: [
       { role: "user", content: "first" },
       { role: "assistant", content: [{ type: "output_text", text: "ok" }] },
-      { type: "message", role: "user", content: [{ type: "input_text", text: "second" }, { type: "input_image", image_url: png }] },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "second" },
+          { type: "input_image", image_url: png },
+        ],
+      },
     ],
   });
   assert.deepEqual(parsed.messages[0], { role: "user", content: [{ type: "input_text", text: "first" }] });
@@ -73,7 +83,11 @@ test("input: strings become text parts, images are collected in order, assistant
   assert.equal(parsed.images[0]!.base64, "iVBORw0KGgo=");
   assert.equal(userText(parsed.messages), "first\nsecond");
   assert.equal(userText(parsed.messages, "last"), "second");
-  refused({ ...valid(), input: [{ role: "assistant", content: [{ type: "input_image", image_url: png }] }] }, "input[0].content[0].type", /assistant content items must be 'output_text'/);
+  refused(
+    { ...valid(), input: [{ role: "assistant", content: [{ type: "input_image", image_url: png }] }] },
+    "input[0].content[0].type",
+    /assistant content items must be 'output_text'/,
+  );
 });
 
 test("the function tool offers the actions the image tool allows; the input count covers it", () => {
@@ -132,7 +146,16 @@ async function collect(body: ReadableStream<Uint8Array>): Promise<ResponsesEvent
 }
 
 function source(generate: () => AsyncGenerator<ResponsesEvent, void, undefined>) {
-  return { events: generate(), usage: () => ({ text: { inputTokens: 0, outputTokens: 0 }, image: { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 }, imagesGenerated: 0, imagesDelivered: 0, detail: {} }) };
+  return {
+    events: generate(),
+    usage: () => ({
+      text: { inputTokens: 0, outputTokens: 0 },
+      image: { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
+      imagesGenerated: 0,
+      imagesDelivered: 0,
+      detail: {},
+    }),
+  };
 }
 
 const builder = () => new ResponseBuilder({ model: "std-5.5", instructions: "x", tool: { type: "image_generation" } });
@@ -155,7 +178,10 @@ test("stream writer: sequence numbers, keepalives while the source is quiet, del
     onClose: (value) => (end = value),
   });
   const events = await collect(body);
-  assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+  assert.deepEqual(
+    events.map((event) => event.sequence_number),
+    events.map((_, index) => index),
+  );
   const keepalives = events.filter((event) => event.type === "keepalive").length;
   assert.ok(keepalives >= 3, `keepalives during 130 ms of quiet at 30 ms (${keepalives})`);
   assert.equal(events.at(-1)!.type, "response.completed");
@@ -178,7 +204,10 @@ test("stream writer: a source that throws ends with response.failed carrying the
     onClose: (value) => (end = value),
   });
   const events = await collect(body);
-  assert.deepEqual(events.map((event) => event.type), ["response.created", "response.in_progress", "response.failed"]);
+  assert.deepEqual(
+    events.map((event) => event.type),
+    ["response.created", "response.in_progress", "response.failed"],
+  );
   const failed = events[2]!.response as { id: string; status: string; error: { code: string; message: string } };
   assert.equal(failed.id, response.id);
   assert.equal(failed.status, "failed");
@@ -261,7 +290,12 @@ test("stream writer: a source silent past the idle timeout fails the response in
 
 test("the OpenAPI description accepts what the handler accepts", async () => {
   const { responsesRequestDocumentation } = await import("@/lib/gateway/responses/openapi");
-  const request = { ...valid(), tools: [{ type: "image_generation", size: "1024x1536", quality: "low", output_format: "webp", output_compression: 60, action: "generate" }] };
+  const request = {
+    ...valid(),
+    tools: [
+      { type: "image_generation", size: "1024x1536", quality: "low", output_format: "webp", output_compression: 60, action: "generate" },
+    ],
+  };
   assert.doesNotThrow(() => parseResponsesRequest(request));
   assert.equal(responsesRequestDocumentation.safeParse(request).success, true);
   assert.equal(responsesRequestDocumentation.safeParse({ ...request, input: "a string" }).success, false);

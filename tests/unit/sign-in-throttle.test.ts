@@ -47,7 +47,10 @@ test("five wrong passwords lock the account for that address until the 15-minute
   assert.deepEqual(await checkSignInAllowed({ email: "alice@example.com", ip: "198.51.100.7" }), { allowed: true });
   // Knocking on a locked account does not extend the lock.
   now += 5 * 60_000;
-  assert.deepEqual(await checkSignInAllowed({ email: "alice@example.com", ip: "203.0.113.1" }), { allowed: false, retryAfterSeconds: 10 * 60 - 50 });
+  assert.deepEqual(await checkSignInAllowed({ email: "alice@example.com", ip: "203.0.113.1" }), {
+    allowed: false,
+    retryAfterSeconds: 10 * 60 - 50,
+  });
   now = 1_000_000 + FIFTEEN_MINUTES;
   assert.deepEqual(await checkSignInAllowed({ email: "alice@example.com", ip: "203.0.113.1" }), { allowed: true });
 });
@@ -79,7 +82,8 @@ test("a correct password clears the account counter but not the address counter"
   for (let attempt = 0; attempt < 5; attempt++) assert.equal((await failedSignIn("dave@example.com", "203.0.113.2")).allowed, true);
   assert.equal((await checkSignInAllowed({ email: "dave@example.com", ip: "203.0.113.2" })).allowed, false);
   // The address saw 4 + 5 failures (not reset by the success): 21 more across other accounts reach its limit of 30.
-  for (let index = 0; index < ADDRESS_FAILURE_LIMIT - 9; index++) assert.equal((await failedSignIn(`spray-${index}@example.com`, "203.0.113.2")).allowed, true);
+  for (let index = 0; index < ADDRESS_FAILURE_LIMIT - 9; index++)
+    assert.equal((await failedSignIn(`spray-${index}@example.com`, "203.0.113.2")).allowed, true);
   assert.equal((await checkSignInAllowed({ email: "fresh@example.com", ip: "203.0.113.2" })).allowed, false);
 });
 
@@ -100,14 +104,17 @@ test("thirty failures from one address across many accounts block that address o
 test("a parallel burst of guesses gets at most five through from one address, eleven from many", async () => {
   const fromOne = await Promise.all(Array.from({ length: 50 }, () => checkSignInAllowed({ email: "erin@example.com", ip: "192.0.2.1" })));
   assert.equal(fromOne.filter((decision) => decision.allowed).length, ACCOUNT_FAILURE_LIMIT);
-  const fromMany = await Promise.all(Array.from({ length: 50 }, (_, index) => checkSignInAllowed({ email: "erin-2@example.com", ip: `192.0.2.${index}` })));
+  const fromMany = await Promise.all(
+    Array.from({ length: 50 }, (_, index) => checkSignInAllowed({ email: "erin-2@example.com", ip: `192.0.2.${index}` })),
+  );
   assert.equal(fromMany.filter((decision) => decision.allowed).length, SPRAY_THRESHOLD + 1);
 });
 
 test("passwords sprayed from many addresses slow the account down for unknown addresses, one attempt per interval; an address that signed in before is not slowed", async () => {
   assert.equal(SPRAY_THRESHOLD, 10);
   await recordSignInComplete({ email: "owner@example.com", ip: "203.0.113.50" });
-  for (let index = 0; index < SPRAY_THRESHOLD; index++) assert.equal((await failedSignIn("owner@example.com", `198.51.100.${index}`)).allowed, true);
+  for (let index = 0; index < SPRAY_THRESHOLD; index++)
+    assert.equal((await failedSignIn("owner@example.com", `198.51.100.${index}`)).allowed, true);
   // The eleventh unknown address takes the interval's one attempt; the twelfth waits for the next interval.
   assert.equal((await failedSignIn("owner@example.com", "198.51.100.100")).allowed, true);
   assert.deepEqual(await failedSignIn("owner@example.com", "198.51.100.101"), { allowed: false, retryAfterSeconds: 30 });
@@ -140,7 +147,10 @@ test("second-factor failures have their own counters with the same policy", asyn
     assert.deepEqual(await checkSecondFactorAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), { allowed: true });
     await recordSecondFactorFailure({ email: "frank@example.com", ip: "203.0.113.5" });
   }
-  assert.deepEqual(await checkSecondFactorAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), { allowed: false, retryAfterSeconds: 900 });
+  assert.deepEqual(await checkSecondFactorAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), {
+    allowed: false,
+    retryAfterSeconds: 900,
+  });
   // The password step is unaffected, and vice versa.
   assert.deepEqual(await checkSignInAllowed({ email: "frank@example.com", ip: "203.0.113.5" }), { allowed: true });
   await recordSecondFactorSuccess({ email: "frank@example.com", ip: "203.0.113.5" });
@@ -168,7 +178,12 @@ test("works unchanged on the Redis limiter, shared across two processes' clients
   const clients: Redis[] = [];
   try {
     for (let index = 0; index < 2; index++) {
-      const client = new Redis("redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, retryStrategy: () => null });
+      const client = new Redis("redis://127.0.0.1:6379", {
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2_000,
+        retryStrategy: () => null,
+      });
       clients.push(client);
       await client.connect();
     }
@@ -191,7 +206,10 @@ test("works unchanged on the Redis limiter, shared across two processes' clients
   assert.equal(locked.allowed, false);
   if (!locked.allowed) assert.ok(locked.retryAfterSeconds > 890 && locked.retryAfterSeconds <= 900);
   const keys = await clients[0]!.keys(`${prefix}*`);
-  assert.ok(keys.every((key) => !key.includes("grace")), "no email address is stored in Redis");
+  assert.ok(
+    keys.every((key) => !key.includes("grace")),
+    "no email address is stored in Redis",
+  );
   await recordSignInSuccess({ email: "grace@example.com", ip: "203.0.113.77" });
   assert.equal((await checkSignInAllowed({ email: "grace@example.com", ip: "203.0.113.77" })).allowed, true);
 });

@@ -16,8 +16,10 @@ import {
 function sseClient<T>(make: (fetch: () => Promise<Response>) => T, body: string): T {
   return make(async () => new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } }));
 }
-const anthropic = (fetch: () => Promise<Response>) => new Anthropic({ apiKey: "sk-test", baseURL: "http://gateway.test", maxRetries: 0, fetch });
-const openai = (fetch: () => Promise<Response>) => new OpenAI({ apiKey: "sk-test", baseURL: "http://gateway.test/v1", maxRetries: 0, fetch });
+const anthropic = (fetch: () => Promise<Response>) =>
+  new Anthropic({ apiKey: "sk-test", baseURL: "http://gateway.test", maxRetries: 0, fetch });
+const openai = (fetch: () => Promise<Response>) =>
+  new OpenAI({ apiKey: "sk-test", baseURL: "http://gateway.test/v1", maxRetries: 0, fetch });
 
 const question = "How should an API gateway reserve quota before calling the upstream?";
 
@@ -36,7 +38,11 @@ test("simulateText is deterministic, marked, and answers the prompt", () => {
 
   const other = simulateText({ model: "std-5.5", promptText: "Tell me about penguins and their habitats.", maxTokens: 1000 });
   assert.notEqual(other.text, first.text);
-  assert.notEqual(simulateText({ model: "msg-opus-4-6", promptText: question, maxTokens: 1000 }).text, first.text, "the model is part of the seed");
+  assert.notEqual(
+    simulateText({ model: "msg-opus-4-6", promptText: question, maxTokens: 1000 }).text,
+    first.text,
+    "the model is part of the seed",
+  );
 });
 
 test("simulateText stops at max tokens and at stop sequences", () => {
@@ -53,7 +59,9 @@ test("simulateText stops at max tokens and at stop sequences", () => {
 
   // Multibyte text cut inside a character leaves no replacement character behind.
   for (let maxTokens = 8; maxTokens < 30; maxTokens++) {
-    assert.ok(!simulateText({ model: "m", promptText: "请解释令牌桶限流算法的原理，以及它和漏桶算法的区别", maxTokens }).text.includes("\uFFFD"));
+    assert.ok(
+      !simulateText({ model: "m", promptText: "请解释令牌桶限流算法的原理，以及它和漏桶算法的区别", maxTokens }).text.includes("\uFFFD"),
+    );
   }
 });
 
@@ -63,7 +71,13 @@ const chatBody = {
     { role: "system", content: "You are helpful." },
     { role: "user", content: "Earlier question" },
     { role: "assistant", content: "Earlier answer" },
-    { role: "user", content: [{ type: "text", text: question }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: question },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      ],
+    },
   ],
   max_tokens: 60,
 };
@@ -97,7 +111,10 @@ test("simulatorChatChunks: role, content pieces, finish, and usage only when ask
     assert.ok(content.trim().split(/\s+/).length <= 3, `a few words: ${JSON.stringify(content)}`);
     assert.equal(chunk.choices[0]!.finish_reason, null);
   }
-  assert.equal(middle.map((chunk) => chunk.choices[0]!.delta.content).join(""), simulatorChatCompletion(chatBody, "std-5.5").choices[0]!.message.content);
+  assert.equal(
+    middle.map((chunk) => chunk.choices[0]!.delta.content).join(""),
+    simulatorChatCompletion(chatBody, "std-5.5").choices[0]!.message.content,
+  );
   assert.deepEqual(plain.at(-1)!.choices[0], { index: 0, delta: {}, logprobs: null, finish_reason: "length" });
   assert.ok(plain.every((chunk) => !("usage" in chunk) && chunk.id === plain[0]!.id && chunk.system_fingerprint === "simulator"));
 
@@ -152,7 +169,15 @@ test("simulatorMessageEvents: Anthropic's streaming order, read back by the Anth
   const names = events.map((event) => event.event);
   const deltas = names.filter((name) => name === "content_block_delta").length;
   assert.ok(deltas >= 3);
-  assert.deepEqual(names, ["message_start", "content_block_start", "ping", ...Array(deltas).fill("content_block_delta"), "content_block_stop", "message_delta", "message_stop"]);
+  assert.deepEqual(names, [
+    "message_start",
+    "content_block_start",
+    "ping",
+    ...Array(deltas).fill("content_block_delta"),
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+  ]);
   assert.ok(events.every((event) => event.data.type === event.event));
   const start = events[0]!.data;
   assert.ok(start.type === "message_start");
@@ -164,7 +189,11 @@ test("simulatorMessageEvents: Anthropic's streaming order, read back by the Anth
   assert.equal(delta.usage.output_tokens, 40);
 
   const sse = events.map((event) => encodeSse({ event: event.event, data: JSON.stringify(event.data) })).join("");
-  const stream = sseClient(anthropic, sse).messages.stream({ model: "msg-sonnet-4-6", max_tokens: 40, messages: [{ role: "user", content: question }] });
+  const stream = sseClient(anthropic, sse).messages.stream({
+    model: "msg-sonnet-4-6",
+    max_tokens: 40,
+    messages: [{ role: "user", content: question }],
+  });
   const texts: string[] = [];
   stream.on("text", (text) => texts.push(text));
   const final = await stream.finalMessage();

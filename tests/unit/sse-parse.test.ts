@@ -26,11 +26,8 @@ async function collect(body: ReadableStream<Uint8Array>, signal?: AbortSignal): 
 }
 
 test("parses named events, ids, comments and multi-line data", async () => {
-  const text = ": keep-alive comment\n\nevent: message_start\nid: 7\ndata: {\"a\":1}\n\ndata: first\ndata: second\n\nretry: 1000\n\n";
-  assert.deepEqual(await collect(textBody(text)), [
-    { event: "message_start", id: "7", data: '{"a":1}' },
-    { data: "first\nsecond" },
-  ]);
+  const text = ': keep-alive comment\n\nevent: message_start\nid: 7\ndata: {"a":1}\n\ndata: first\ndata: second\n\nretry: 1000\n\n';
+  assert.deepEqual(await collect(textBody(text)), [{ event: "message_start", id: "7", data: '{"a":1}' }, { data: "first\nsecond" }]);
 });
 
 test("every byte split gives the same events (CRLF, CR and LF line endings)", async () => {
@@ -41,7 +38,15 @@ test("every byte split gives the same events (CRLF, CR and LF line endings)", as
     assert.deepEqual(await collect(bodyFrom(bytes, [cut])), expected, `cut at byte ${cut}`);
   }
   // And one byte at a time.
-  assert.deepEqual(await collect(bodyFrom(bytes, Array.from({ length: bytes.length }, (_, i) => i))), expected);
+  assert.deepEqual(
+    await collect(
+      bodyFrom(
+        bytes,
+        Array.from({ length: bytes.length }, (_, i) => i),
+      ),
+    ),
+    expected,
+  );
 });
 
 test("a 10 MB data line arrives whole through odd-sized chunks split inside UTF-8 characters and CRLF", async () => {
@@ -63,7 +68,12 @@ test("a 10 MB data line arrives whole through odd-sized chunks split inside UTF-
     offset += sizes[turn % sizes.length]!;
     cuts.push(offset);
   }
-  cuts.push(payloadStart + 15, payloadStart + emojiInUnit - 1, payloadStart + emojiInUnit + 2, payloadStart + unitBytes * 1000 + emojiInUnit + 1);
+  cuts.push(
+    payloadStart + 15,
+    payloadStart + emojiInUnit - 1,
+    payloadStart + emojiInUnit + 2,
+    payloadStart + unitBytes * 1000 + emojiInUnit + 1,
+  );
   const crlfAfterPayload = bytes.indexOf(13, payloadStart);
   assert.equal(bytes[crlfAfterPayload + 1], 10);
   cuts.push(crlfAfterPayload + 1);
@@ -83,7 +93,9 @@ test("a body cut inside an event throws TruncatedStreamError after yielding the 
       async () => {
         for await (const event of readSseEvents(textBody(`data: one\n\n${tail}`))) events.push(event);
       },
-      (error: unknown) => error instanceof TruncatedStreamError && tail.startsWith(`${error.partialEvent.event ? `event: ${error.partialEvent.event}\n` : ""}data`),
+      (error: unknown) =>
+        error instanceof TruncatedStreamError &&
+        tail.startsWith(`${error.partialEvent.event ? `event: ${error.partialEvent.event}\n` : ""}data`),
       JSON.stringify(tail),
     );
     assert.deepEqual(events, [{ data: "one" }], JSON.stringify(tail));
@@ -153,7 +165,7 @@ test("encodeSse writes one data line per line and round-trips through the parser
   assert.equal(encodeSse({ data: "" }), "data: \n\n");
   const events = [
     { event: "x", data: " leading space and trailing \n" },
-    { data: "{\"text\":\"line\\nbreak\"}" },
+    { data: '{"text":"line\\nbreak"}' },
     { event: "y", data: "", id: "42" },
   ];
   assert.deepEqual(await collect(textBody(events.map(encodeSse).join(""))), events);

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "../../lib/platform/sse";
+import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "@/lib/platform/sse";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -16,7 +16,10 @@ const idText = fc.string({ unit: "binary", maxLength: 10 }).filter((value) => !/
 const eventArbitrary: fc.Arbitrary<SseEvent> = fc.record(
   {
     event: lineFree,
-    data: fc.oneof(text, fc.tuple(fc.array(text, { maxLength: 4 }), fc.constantFrom("\n", "\r\n", "\r")).map(([lines, lineBreak]) => lines.join(lineBreak))),
+    data: fc.oneof(
+      text,
+      fc.tuple(fc.array(text, { maxLength: 4 }), fc.constantFrom("\n", "\r\n", "\r")).map(([lines, lineBreak]) => lines.join(lineBreak)),
+    ),
     id: idText,
   },
   { requiredKeys: ["data"] },
@@ -69,29 +72,39 @@ test("property: random events in random chunkings re-assemble exactly", async ()
 
 test("property: a body cut short of an event boundary yields the complete events, then TruncatedStreamError", async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(eventArbitrary, { minLength: 1, maxLength: 6 }), fc.nat(), fc.array(fc.nat(), { maxLength: 6 }), async (events, rawCut, rawChunks) => {
-      const encoded = events.map(encodeSse);
-      const all = encoder.encode(encoded.join(""));
-      const cut = 1 + (rawCut % (all.length - 1)); // 1 .. length-1: never the whole body
-      const boundaries = new Set<number>();
-      // Where an event ends, and where the event/id lines of the next one end (a cut there loses no data line: the
-      // parser has nothing to report, and the gateway has delivered everything it received).
-      let offset = 0;
-      const harmless = new Set<number>();
-      for (const [index, text] of encoded.entries()) {
-        const event = events[index]!;
-        let head = offset;
-        if (event.event !== undefined) harmless.add((head += encoder.encode(`event: ${event.event}\n`).length));
-        if (event.id !== undefined) harmless.add((head += encoder.encode(`id: ${event.id}\n`).length));
-        offset += encoder.encode(text).length;
-        boundaries.add(offset);
-      }
-      const complete = encoded.filter((_, index) => [...boundaries].sort((a, b) => a - b)[index]! <= cut).length;
-      const result = await collect(bodyFrom(all.slice(0, cut), rawChunks.map((chunk) => chunk % cut)));
-      assert.deepEqual(result.events, events.slice(0, complete).map(normalised), "exactly the events completed before the cut");
-      if (boundaries.has(cut) || harmless.has(cut)) assert.equal(result.error, null);
-      else assert.ok(result.error instanceof TruncatedStreamError, `cut at ${cut} of ${all.length}: ${String(result.error)}`);
-    }),
+    fc.asyncProperty(
+      fc.array(eventArbitrary, { minLength: 1, maxLength: 6 }),
+      fc.nat(),
+      fc.array(fc.nat(), { maxLength: 6 }),
+      async (events, rawCut, rawChunks) => {
+        const encoded = events.map(encodeSse);
+        const all = encoder.encode(encoded.join(""));
+        const cut = 1 + (rawCut % (all.length - 1)); // 1 .. length-1: never the whole body
+        const boundaries = new Set<number>();
+        // Where an event ends, and where the event/id lines of the next one end (a cut there loses no data line: the
+        // parser has nothing to report, and the gateway has delivered everything it received).
+        let offset = 0;
+        const harmless = new Set<number>();
+        for (const [index, text] of encoded.entries()) {
+          const event = events[index]!;
+          let head = offset;
+          if (event.event !== undefined) harmless.add((head += encoder.encode(`event: ${event.event}\n`).length));
+          if (event.id !== undefined) harmless.add((head += encoder.encode(`id: ${event.id}\n`).length));
+          offset += encoder.encode(text).length;
+          boundaries.add(offset);
+        }
+        const complete = encoded.filter((_, index) => [...boundaries].sort((a, b) => a - b)[index]! <= cut).length;
+        const result = await collect(
+          bodyFrom(
+            all.slice(0, cut),
+            rawChunks.map((chunk) => chunk % cut),
+          ),
+        );
+        assert.deepEqual(result.events, events.slice(0, complete).map(normalised), "exactly the events completed before the cut");
+        if (boundaries.has(cut) || harmless.has(cut)) assert.equal(result.error, null);
+        else assert.ok(result.error instanceof TruncatedStreamError, `cut at ${cut} of ${all.length}: ${String(result.error)}`);
+      },
+    ),
     { numRuns: RUNS },
   );
 });

@@ -18,7 +18,26 @@ function random(seed: number): () => number {
   let state = seed;
   return () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
-const syllables = ["ka", "lo", "mi", "ter", "son", "ver", "al", "pre", "dic", "tion", "ment", "ous", "gra", "phy", "bel", "stra", "quin", "zor"];
+const syllables = [
+  "ka",
+  "lo",
+  "mi",
+  "ter",
+  "son",
+  "ver",
+  "al",
+  "pre",
+  "dic",
+  "tion",
+  "ment",
+  "ous",
+  "gra",
+  "phy",
+  "bel",
+  "stra",
+  "quin",
+  "zor",
+];
 function prose(length: number, seed: number): string {
   const next = random(seed);
   let text = "";
@@ -30,14 +49,19 @@ function prose(length: number, seed: number): string {
 }
 function base64(length: number, seed: number): string {
   const next = random(seed);
-  return Buffer.from(Array.from({ length: Math.ceil(length * 0.75) }, () => Math.floor(next() * 256))).toString("base64").slice(0, length);
+  return Buffer.from(Array.from({ length: Math.ceil(length * 0.75) }, () => Math.floor(next() * 256)))
+    .toString("base64")
+    .slice(0, length);
 }
 function rareHan(length: number, seed: number): string {
   const next = random(seed);
   return Array.from({ length }, () => String.fromCharCode(0x4e00 + Math.floor(next() * 20_000))).join("");
 }
 
-const chineseWords = "我们 中国 经济 发展 技术 模型 网关 用户 服务 系统 数据 问题 方法 可以 因为 所以 但是 如果 需要 使用 一个 这个 没有 已经 工作 时间 世界 公司 市场 政府 社会 文化 历史 教育 学生 研究 科学 信息 网络 安全 管理 产品 价格 质量 环境 能源 城市 国家".split(" ");
+const chineseWords =
+  "我们 中国 经济 发展 技术 模型 网关 用户 服务 系统 数据 问题 方法 可以 因为 所以 但是 如果 需要 使用 一个 这个 没有 已经 工作 时间 世界 公司 市场 政府 社会 文化 历史 教育 学生 研究 科学 信息 网络 安全 管理 产品 价格 质量 环境 能源 城市 国家".split(
+    " ",
+  );
 function chineseProse(length: number, seed: number): string {
   const next = random(seed);
   let text = "";
@@ -109,7 +133,11 @@ test("speed: any prompt counts in milliseconds, whatever its size or script", ()
     "5 MB English": best((seed) => prose(5_000_000, seed + 5)),
     "1 MB without spaces": best((seed) => "a".repeat(1_000_000 + seed)),
   };
-  console.log(Object.entries(measured).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join("; "));
+  console.log(
+    Object.entries(measured)
+      .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
+      .join("; "),
+  );
   // Generous bounds: they catch a quadratic blow-up (seconds), not a busy machine.
   for (const [name, ms] of Object.entries(measured)) assert.ok(ms < 60, `${name} took ${ms.toFixed(1)} ms`);
 });
@@ -136,7 +164,11 @@ test("chat input: text, images at a fixed price, tool calls, per-message overhea
         { type: "image_url", image_url: { url: "https://example.com/cat.png", detail: "high" } },
       ],
     },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"cat"}' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"cat"}' } }],
+    },
     { role: "tool", tool_call_id: "call_1", content: "A cat." },
   ];
   const expected =

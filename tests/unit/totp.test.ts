@@ -97,7 +97,22 @@ test("verifyTotp rejects anything but 6 digits without throwing, and ignores spa
   const spaced = `${code.slice(0, 3)} ${code.slice(3)}`;
   assert.deepEqual(await verifyTotp(RFC_SECRET, spaced, { epoch: EPOCH }), { ok: true, timeStep: totpTimeStep(EPOCH) });
   assert.deepEqual(await verifyTotp(RFC_SECRET, ` ${code}\n`, { epoch: EPOCH }), { ok: true, timeStep: totpTimeStep(EPOCH) });
-  const bad: unknown[] = ["", "12345", "1234567", "abcdef", "12345a", "١٢٣٤٥٦", `${code}0`, "-12345", "1e5000", null, undefined, Number(code), {}, ["123456"]];
+  const bad: unknown[] = [
+    "",
+    "12345",
+    "1234567",
+    "abcdef",
+    "12345a",
+    "١٢٣٤٥٦",
+    `${code}0`,
+    "-12345",
+    "1e5000",
+    null,
+    undefined,
+    Number(code),
+    {},
+    ["123456"],
+  ];
   for (const input of bad) {
     assert.deepEqual(await verifyTotp(RFC_SECRET, input, { epoch: EPOCH }), { ok: false }, JSON.stringify(input));
   }

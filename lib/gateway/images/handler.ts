@@ -11,7 +11,7 @@ import { costOf, type Price } from "@/lib/money/prices";
 import { newCountStats } from "@/lib/money/tokens";
 import { textInputBound } from "@/lib/money/reservation";
 import { AUTO_SIZE, EXPERIMENTAL_ABOVE_PIXELS } from "@/lib/images/size";
-import { inspectImage, validateMask } from "@/lib/images/inspect";
+import { inspectImage, validateMask, type ImageInfo } from "@/lib/images/inspect";
 import { costMicros, imageCostBreakdown } from "@/lib/money/image-tokens";
 import { imageUsage, imageUsageUpperBound, type ImageUsage } from "@/lib/money/image-usage";
 import { checkPrompt } from "@/lib/moderation/store";
@@ -50,10 +50,7 @@ const IMAGE_DATA_JSON = JSON.stringify(IMAGE_DATA).slice(1, -1);
 
 /** The body of §2.3: exactly one image, as base64 or as a data URI; plus what was made and what it used. */
 function imagesResponse(result: ImageSuccess, options: ImageOptions, b64: string) {
-  const item =
-    options.responseFormat === "url"
-      ? { url: `data:image/${result.format};base64,${b64}` }
-      : { b64_json: b64 };
+  const item = options.responseFormat === "url" ? { url: `data:image/${result.format};base64,${b64}` } : { b64_json: b64 };
   const { textInputTokens, imageInputTokens, textOutputTokens, imageOutputTokens } = result.usage;
   return {
     created: result.created,
@@ -72,7 +69,13 @@ function imagesResponse(result: ImageSuccess, options: ImageOptions, b64: string
   };
 }
 
-async function serveImage(context: GatewayContext, kind: Kind, options: ImageOptions, images: ImageUpload[], mask: ImageUpload | undefined): Promise<Response> {
+async function serveImage(
+  context: GatewayContext,
+  kind: Kind,
+  options: ImageOptions,
+  images: ImageUpload[],
+  mask: ImageUpload | undefined,
+): Promise<Response> {
   const model = options.model;
   await authoriseModel(context.principal, model);
   // Refused prompts go no further: no reservation, no upstream call, nothing charged.
@@ -80,7 +83,11 @@ async function serveImage(context: GatewayContext, kind: Kind, options: ImageOpt
   const price = await requirePrice(model);
 
   const first = images[0]?.info;
-  const { width, height } = !options.size.auto ? options.size : kind === "edit" && first ? autoEditSize(first.width, first.height) : AUTO_SIZE;
+  const { width, height } = !options.size.auto
+    ? options.size
+    : kind === "edit" && first
+      ? autoEditSize(first.width, first.height)
+      : AUTO_SIZE;
   const sizing = { prompt: options.prompt, width, height, quality: options.quality, inputs: images.map((image) => image.info) };
   const usage = imageUsage(sizing);
   // The prompt is reserved like any text input (docs/billing.md); the image tokens by the vendor's formula for the
@@ -138,20 +145,26 @@ async function serveImage(context: GatewayContext, kind: Kind, options: ImageOpt
   }
 }
 
-export const imageGenerations = gatewayRoute({ endpoint: "/v1/images/generations", dialect: "openai", scheme: "bearer" }, async (context) => {
-  // A body refused unread or for its size is drained briefly, so the client reads the answer (lib/platform/http/linger.ts).
-  const body = lingeringBody(context.request);
-  let raw: Record<string, unknown>;
-  try {
-    if (/^multipart\/form-data/i.test(context.request.headers.get("content-type") ?? "")) {
-      throw new GatewayError("invalid_request", "This endpoint takes a JSON body (Content-Type: application/json); to edit uploaded images, use POST /v1/images/edits");
+export const imageGenerations = gatewayRoute(
+  { endpoint: "/v1/images/generations", dialect: "openai", scheme: "bearer" },
+  async (context) => {
+    // A body refused unread or for its size is drained briefly, so the client reads the answer (lib/platform/http/linger.ts).
+    const body = lingeringBody(context.request);
+    let raw: Record<string, unknown>;
+    try {
+      if (/^multipart\/form-data/i.test(context.request.headers.get("content-type") ?? "")) {
+        throw new GatewayError(
+          "invalid_request",
+          "This endpoint takes a JSON body (Content-Type: application/json); to edit uploaded images, use POST /v1/images/edits",
+        );
+      }
+      raw = await readJsonObject(body.request, GENERATION_BODY_LIMIT);
+    } finally {
+      body.release();
     }
-    raw = await readJsonObject(body.request, GENERATION_BODY_LIMIT);
-  } finally {
-    body.release();
-  }
-  return serveImage(context, "generate", parseImageOptions(raw), [], undefined);
-});
+    return serveImage(context, "generate", parseImageOptions(raw), [], undefined);
+  },
+);
 
 /** Which file a message is about: "'image[]' (image 2 of 3)" when several images were sent. */
 function where(file: UploadedFile, index: number, total: number): string {
@@ -159,11 +172,12 @@ function where(file: UploadedFile, index: number, total: number): string {
 }
 
 async function inspectUpload(file: UploadedFile, index: number, total: number): Promise<ImageUpload> {
-  let info;
+  let info: ImageInfo;
   try {
     info = await inspectImage(file.path, file.field);
   } catch (error) {
-    if (error instanceof GatewayError) throw new GatewayError(error.code, error.message.replace(`'${file.field}'`, where(file, index, total)), { param: file.field });
+    if (error instanceof GatewayError)
+      throw new GatewayError(error.code, error.message.replace(`'${file.field}'`, where(file, index, total)), { param: file.field });
     throw error;
   }
   if (info.width * info.height > MAX_INPUT_PIXELS) {

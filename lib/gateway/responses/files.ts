@@ -23,7 +23,14 @@ export class InputImageFiles {
         const extension = image.info.format === "jpeg" ? "jpg" : image.info.format;
         const file = path.join(directory, `input-${index + 1}.${extension}`);
         await writeFile(file, image.buffer);
-        uploads.push({ field: "image[]", filename: `input-${index + 1}.${extension}`, contentType: `image/${image.info.format}`, path: file, size: image.buffer.length, info: image.info });
+        uploads.push({
+          field: "image[]",
+          filename: `input-${index + 1}.${extension}`,
+          contentType: `image/${image.info.format}`,
+          path: file,
+          size: image.buffer.length,
+          info: image.info,
+        });
       }
       return { directory, uploads };
     })();

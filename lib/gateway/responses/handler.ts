@@ -24,7 +24,15 @@ import { withFailover } from "@/lib/gateway/relay";
 import { upstreamModel, type Channel } from "@/lib/channels";
 import { SSE_HEADERS } from "@/lib/providers/sse-relay";
 import { asksForImageTool, textResponses } from "./text";
-import { checkSpecRules, decodeInputImages, inspectInputImageHeaders, parseResponsesRequest, userText, type InputImage, type ResponsesRequest } from "@/lib/wire/responses-request";
+import {
+  checkSpecRules,
+  decodeInputImages,
+  inspectInputImageHeaders,
+  parseResponsesRequest,
+  userText,
+  type InputImage,
+  type ResponsesRequest,
+} from "@/lib/wire/responses-request";
 import { countResponsesInputTokens, responsesRequestBytes } from "./tool";
 import { InputImageFiles } from "./files";
 import { responsesStream } from "./stream";
@@ -54,19 +62,34 @@ export function keepaliveMsFor(channel: Channel): number {
  * limit's worth of images at the requested size with `auto` quality as high, each an edit of every input image when
  * there are any, plus their partial images. The settlement refunds the difference.
  */
-export function responsesUpperBound(request: ResponsesRequest, inputs: ImageInfo[], inputBound: number, textPrice: Price, imagePrice: Price): number {
+export function responsesUpperBound(
+  request: ResponsesRequest,
+  inputs: ImageInfo[],
+  inputBound: number,
+  textPrice: Price,
+  imagePrice: Price,
+): number {
   const { rounds, images, turnOutputTokens } = RESPONSES_LIMITS;
   // Call r (from 0) reads the input, the allowance, and the r earlier calls' output and tool results.
-  const textInput = rounds * (inputBound + ROUND_INPUT_ALLOWANCE) + ((rounds * (rounds - 1)) / 2) * (turnOutputTokens + ROUND_INPUT_ALLOWANCE);
+  const textInput =
+    rounds * (inputBound + ROUND_INPUT_ALLOWANCE) + ((rounds * (rounds - 1)) / 2) * (turnOutputTokens + ROUND_INPUT_ALLOWANCE);
   const text = textReservation(textPrice, { inputTokens: textInput, outputTokens: turnOutputTokens * rounds });
   const { width, height } = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
   const perImage = imageUsageUpperBound({ prompt: "", width, height, quality: request.tool.quality, inputs });
   const partials = Number(request.tool.fields.partial_images ?? 0) * PARTIAL_IMAGE_TOKENS;
-  const image = costOf({ ...perImage, imageOutputTokens: perImage.imageOutputTokens + partials, textInputTokens: REVISED_PROMPT_ALLOWANCE }, imagePrice) * images;
+  const image =
+    costOf(
+      { ...perImage, imageOutputTokens: perImage.imageOutputTokens + partials, textInputTokens: REVISED_PROMPT_ALLOWANCE },
+      imagePrice,
+    ) * images;
   return text + image;
 }
 
-function attempt(call: ResponsesCall, context: Parameters<typeof startToolLoop>[0], imageReservation: Reservation): Promise<ResponsesOutcome> {
+function attempt(
+  call: ResponsesCall,
+  context: Parameters<typeof startToolLoop>[0],
+  imageReservation: Reservation,
+): Promise<ResponsesOutcome> {
   return providerOf(call.channel.type).responses(call) ?? startToolLoop(context, call, imageReservation);
 }
 
@@ -100,7 +123,12 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   const inputBound = textInputBound(inputTokens, { bytes: responsesRequestBytes(request), items: request.messages.length + 3 }, stats);
   // Money before work: the images' headers size the reservation; they are decoded only once it is made.
   const headers = await inspectInputImageHeaders(request.images);
-  const reservation = await reserve(context, request.model, textPrice, responsesUpperBound(request, headers, inputBound, textPrice, imagePrice));
+  const reservation = await reserve(
+    context,
+    request.model,
+    textPrice,
+    responsesUpperBound(request, headers, inputBound, textPrice, imagePrice),
+  );
   let images: InputImage[];
   try {
     images = await decodeInputImages(request.images);
@@ -151,14 +179,25 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
         stop();
         const used = source.usage(end.delivered);
         reservation.settle({
-          usage: { textInputTokens: used.text.inputTokens, textOutputTokens: used.text.outputTokens, imageInputTokens: 0, imageOutputTokens: 0 },
+          usage: {
+            textInputTokens: used.text.inputTokens,
+            textOutputTokens: used.text.outputTokens,
+            imageInputTokens: 0,
+            imageOutputTokens: 0,
+          },
           extra: { model: IMAGE_MODEL, price: imagePrice, usage: used.image },
           channel: { id: channel.id, name: channel.name },
           status: end.complete ? "success" : end.clientGone ? "cancelled" : "error",
           httpStatus: 200,
           error: end.error,
           stream: true,
-          detail: { ...used.detail, imagesGenerated: used.imagesGenerated, imagesDelivered: used.imagesDelivered, events: end.events, keepalives: end.keepalives },
+          detail: {
+            ...used.detail,
+            imagesGenerated: used.imagesGenerated,
+            imagesDelivered: used.imagesDelivered,
+            events: end.events,
+            keepalives: end.keepalives,
+          },
         });
       },
     });

@@ -21,7 +21,13 @@ export const responsesRequestDocumentation = z.object({
   stream: z.literal(true).describe("Required: the answer is always a server-sent event stream"),
   instructions: z.string().min(1).describe("Required"),
   input: z
-    .array(z.object({ type: z.literal("message").optional(), role: z.enum(["user", "assistant", "system", "developer"]), content: z.union([z.string(), z.array(part)]) }))
+    .array(
+      z.object({
+        type: z.literal("message").optional(),
+        role: z.enum(["user", "assistant", "system", "developer"]),
+        content: z.union([z.string(), z.array(part)]),
+      }),
+    )
     .min(1)
     .describe(`Must be a list (a plain string is refused); at most ${MAX_INPUT_IMAGES} input images`),
   tools: z.array(imageToolSchema).length(1),
@@ -29,7 +35,13 @@ export const responsesRequestDocumentation = z.object({
 
 export const documentedRoutes: Documented[] = [
   {
-    method: "post", path: "/v1/responses", tag: "Gateway", security: "bearer", body: responsesRequestDocumentation, stream: true,
-    summary: "std-5.5 with the image_generation tool, streamed; several images by asking for them in the prompt (n and previous_response_id are refused)",
+    method: "post",
+    path: "/v1/responses",
+    tag: "Gateway",
+    security: "bearer",
+    body: responsesRequestDocumentation,
+    stream: true,
+    summary:
+      "std-5.5 with the image_generation tool, streamed; several images by asking for them in the prompt (n and previous_response_id are refused)",
   },
 ];

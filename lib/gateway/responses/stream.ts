@@ -52,7 +52,8 @@ export function encodeEvent(event: ResponsesEvent): Uint8Array {
   const text = encodeSse({ event: event.type, data: JSON.stringify(shaped) });
   if (!images.length) return encoder.encode(text);
   const pieces = text.split(IMAGE_MARKER_JSON);
-  const size = pieces.reduce((total, piece) => total + Buffer.byteLength(piece), 0) + images.reduce((total, image) => total + image.length, 0);
+  const size =
+    pieces.reduce((total, piece) => total + Buffer.byteLength(piece), 0) + images.reduce((total, image) => total + image.length, 0);
   const out = Buffer.allocUnsafe(size);
   let offset = 0;
   pieces.forEach((piece, index) => {
@@ -65,10 +66,12 @@ export function encodeEvent(event: ResponsesEvent): Uint8Array {
 
 /** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
 export function deliveredImageOf(event: ResponsesEvent): string | null {
-  if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && typeof event.partial_image_b64 === "string") return event.item_id;
+  if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && typeof event.partial_image_b64 === "string")
+    return event.item_id;
   if (event.type === RESPONSE_EVENT.itemDone) {
     const item = event.item as { id?: unknown; type?: unknown; result?: unknown } | undefined;
-    if (item?.type === "image_generation_call" && typeof item.id === "string" && typeof item.result === "string" && item.result !== "") return item.id;
+    if (item?.type === "image_generation_call" && typeof item.id === "string" && typeof item.result === "string" && item.result !== "")
+      return item.id;
   }
   return null;
 }
@@ -144,7 +147,11 @@ export function responsesStream(options: {
         if (terminal) {
           controller.close();
           // An incomplete response ended as designed (at a limit): it is settled like a completed one.
-          finish({ complete: terminal === RESPONSE_EVENT.completed || terminal === RESPONSE_EVENT.incomplete, clientGone: false, error: failure });
+          finish({
+            complete: terminal === RESPONSE_EVENT.completed || terminal === RESPONSE_EVENT.incomplete,
+            clientGone: false,
+            error: failure,
+          });
           return;
         }
         pending ??= source.events.next();
@@ -166,14 +173,20 @@ export function responsesStream(options: {
         lastEventAt = performance.now();
         if ("error" in next || next.value.done) {
           const problem =
-            "error" in next ? failureOf(next.error) : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
+            "error" in next
+              ? failureOf(next.error)
+              : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
           failure = problem.message;
           terminal = RESPONSE_EVENT.failed;
           controller.enqueue(encode(failedEvent(lastResponse, problem.code, problem.message)));
           return;
         }
         const event = next.value.value;
-        if ((event.type === RESPONSE_EVENT.created || event.type === RESPONSE_EVENT.inProgress) && typeof event.response === "object" && event.response) {
+        if (
+          (event.type === RESPONSE_EVENT.created || event.type === RESPONSE_EVENT.inProgress) &&
+          typeof event.response === "object" &&
+          event.response
+        ) {
           lastResponse = event.response as Record<string, unknown>;
         }
         if (TERMINAL_EVENTS.has(event.type)) {

@@ -26,7 +26,10 @@ function newId(prefix: string): string {
 
 /** True when the request is the spec's image case (an `image_generation` tool); those go to lib/gateway/responses/handler.ts. */
 export function asksForImageTool(raw: Record<string, unknown>): boolean {
-  return Array.isArray(raw.tools) && raw.tools.some((tool) => typeof tool === "object" && tool !== null && (tool as { type?: unknown }).type === "image_generation");
+  return (
+    Array.isArray(raw.tools) &&
+    raw.tools.some((tool) => typeof tool === "object" && tool !== null && (tool as { type?: unknown }).type === "image_generation")
+  );
 }
 
 /** One input message's content as Chat Completions content: text parts, and images as data URIs only. */
@@ -36,14 +39,21 @@ function contentOf(content: unknown, param: string): string | Record<string, unk
   return content.map((part, index) => {
     const where = `${param}[${index}]`;
     const item = (part ?? {}) as Record<string, unknown>;
-    if ((item.type === "input_text" || item.type === "output_text") && typeof item.text === "string") return { type: "text", text: item.text };
+    if ((item.type === "input_text" || item.type === "output_text") && typeof item.text === "string")
+      return { type: "text", text: item.text };
     if (item.type === "input_image") {
       if (typeof item.image_url !== "string" || !item.image_url.startsWith("data:")) {
-        throw invalid(`Invalid '${where}.image_url': send the image inline as a base64 data URI; the gateway fetches no URLs`, `${where}.image_url`);
+        throw invalid(
+          `Invalid '${where}.image_url': send the image inline as a base64 data URI; the gateway fetches no URLs`,
+          `${where}.image_url`,
+        );
       }
       return { type: "image_url", image_url: { url: item.image_url, ...(typeof item.detail === "string" ? { detail: item.detail } : {}) } };
     }
-    throw invalid(`Invalid '${where}.type': content items are input_text, output_text or input_image; got ${JSON.stringify(item.type ?? null)}`, `${where}.type`);
+    throw invalid(
+      `Invalid '${where}.type': content items are input_text, output_text or input_image; got ${JSON.stringify(item.type ?? null)}`,
+      `${where}.type`,
+    );
   });
 }
 
@@ -55,8 +65,16 @@ export function chatMessagesFromInput(instructions: string, input: unknown[]): C
     if (typeof raw !== "object" || raw === null) throw invalid(`Invalid '${param}': each input item must be an object`, param);
     const item = raw as Record<string, unknown>;
     if (item.type === "function_call") {
-      if (typeof item.call_id !== "string" || typeof item.name !== "string") throw invalid(`Invalid '${param}': a function_call needs call_id and name`, param);
-      const call = { id: item.call_id, type: "function", function: { name: item.name, arguments: typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
+      if (typeof item.call_id !== "string" || typeof item.name !== "string")
+        throw invalid(`Invalid '${param}': a function_call needs call_id and name`, param);
+      const call = {
+        id: item.call_id,
+        type: "function",
+        function: {
+          name: item.name,
+          arguments: typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {}),
+        },
+      };
       const last = messages.at(-1)!;
       // Consecutive calls belong to one assistant turn, as Chat Completions has them.
       if (last.role === "assistant" && Array.isArray(last.tool_calls)) (last.tool_calls as unknown[]).push(call);
@@ -64,16 +82,27 @@ export function chatMessagesFromInput(instructions: string, input: unknown[]): C
       return;
     }
     if (item.type === "function_call_output") {
-      if (typeof item.call_id !== "string") throw invalid(`Invalid '${param}.call_id': a function_call_output needs the call_id it answers`, `${param}.call_id`);
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? "") });
+      if (typeof item.call_id !== "string")
+        throw invalid(`Invalid '${param}.call_id': a function_call_output needs the call_id it answers`, `${param}.call_id`);
+      messages.push({
+        role: "tool",
+        tool_call_id: item.call_id,
+        content: typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? ""),
+      });
       return;
     }
     if (item.type !== undefined && item.type !== "message") {
-      throw invalid(`Invalid '${param}.type': input items are messages, function_call or function_call_output; got ${JSON.stringify(item.type)}`, `${param}.type`);
+      throw invalid(
+        `Invalid '${param}.type': input items are messages, function_call or function_call_output; got ${JSON.stringify(item.type)}`,
+        `${param}.type`,
+      );
     }
     const role = item.role;
     if (role !== "user" && role !== "assistant" && role !== "system" && role !== "developer") {
-      throw invalid(`Invalid '${param}.role': must be one of 'user', 'assistant', 'system', 'developer'; got ${JSON.stringify(role ?? null)}`, `${param}.role`);
+      throw invalid(
+        `Invalid '${param}.role': must be one of 'user', 'assistant', 'system', 'developer'; got ${JSON.stringify(role ?? null)}`,
+        `${param}.role`,
+      );
     }
     messages.push({ role, content: contentOf(item.content, `${param}.content`) });
   });
@@ -87,19 +116,38 @@ function chatTools(raw: Record<string, unknown>): { tools?: unknown[]; tool_choi
   const tools = raw.tools.map((tool, index) => {
     const item = (tool ?? {}) as Record<string, unknown>;
     if (item.type !== "function" || typeof item.name !== "string") {
-      throw invalid(`Invalid 'tools[${index}]': this endpoint offers function tools ({type: 'function', name, parameters}) and the image_generation tool; got ${JSON.stringify(item.type ?? null)}`, `tools[${index}]`);
+      throw invalid(
+        `Invalid 'tools[${index}]': this endpoint offers function tools ({type: 'function', name, parameters}) and the image_generation tool; got ${JSON.stringify(item.type ?? null)}`,
+        `tools[${index}]`,
+      );
     }
-    return { type: "function", function: { name: item.name, ...(typeof item.description === "string" ? { description: item.description } : {}), parameters: item.parameters ?? { type: "object", properties: {} }, ...(typeof item.strict === "boolean" ? { strict: item.strict } : {}) } };
+    return {
+      type: "function",
+      function: {
+        name: item.name,
+        ...(typeof item.description === "string" ? { description: item.description } : {}),
+        parameters: item.parameters ?? { type: "object", properties: {} },
+        ...(typeof item.strict === "boolean" ? { strict: item.strict } : {}),
+      },
+    };
   });
   const choice = raw.tool_choice;
-  const tool_choice = choice && typeof choice === "object" && (choice as { type?: unknown }).type === "function" ? { type: "function", function: { name: (choice as { name?: unknown }).name } } : choice;
+  const tool_choice =
+    choice && typeof choice === "object" && (choice as { type?: unknown }).type === "function"
+      ? { type: "function", function: { name: (choice as { name?: unknown }).name } }
+      : choice;
   return tools.length ? { tools, ...(tool_choice !== undefined ? { tool_choice } : {}) } : {};
 }
 
 type Item = Record<string, unknown> & { id: string; type: string };
 
 /** Writes a Chat Completions stream as the events of one Responses response. */
-export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string, instructions: string, request: Record<string, unknown>): ReadableStream<Uint8Array> {
+export function responsesEvents(
+  chat: ReadableStream<Uint8Array>,
+  model: string,
+  instructions: string,
+  request: Record<string, unknown>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const id = newId("resp");
   const createdAt = Math.floor(Date.now() / 1000);
@@ -109,12 +157,30 @@ export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string,
   let message: { item: Item; index: number; text: string } | null = null;
   const calls = new Map<number, { item: Item; index: number }>();
   const envelope = (status: string, extra: Record<string, unknown> = {}) => ({
-    id, object: "response", created_at: createdAt, status, error: null, incomplete_details: null, instructions, model,
-    output: output.map((item) => ({ ...item })), parallel_tool_calls: true, previous_response_id: null, store: false,
-    temperature: request.temperature ?? 1, top_p: request.top_p ?? 1, tool_choice: request.tool_choice ?? "auto", tools: request.tools ?? [],
-    max_output_tokens: request.max_output_tokens ?? null, text: { format: { type: "text" } }, usage: null, metadata: {}, ...extra,
+    id,
+    object: "response",
+    created_at: createdAt,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions,
+    model,
+    output: output.map((item) => ({ ...item })),
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    store: false,
+    temperature: request.temperature ?? 1,
+    top_p: request.top_p ?? 1,
+    tool_choice: request.tool_choice ?? "auto",
+    tools: request.tools ?? [],
+    max_output_tokens: request.max_output_tokens ?? null,
+    text: { format: { type: "text" } },
+    usage: null,
+    metadata: {},
+    ...extra,
   });
-  const event = (data: Record<string, unknown>) => encodeSse({ event: data.type as string, data: JSON.stringify({ ...data, sequence_number: sequence++ }) });
+  const event = (data: Record<string, unknown>) =>
+    encodeSse({ event: data.type as string, data: JSON.stringify({ ...data, sequence_number: sequence++ }) });
 
   const closeMessage = (): string[] => {
     if (!message) return [];
@@ -132,7 +198,9 @@ export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string,
     const events: string[] = [];
     for (const { item, index } of calls.values()) {
       item.status = "completed";
-      events.push(event({ type: "response.function_call_arguments.done", item_id: item.id, output_index: index, arguments: item.arguments }));
+      events.push(
+        event({ type: "response.function_call_arguments.done", item_id: item.id, output_index: index, arguments: item.arguments }),
+      );
       events.push(event({ type: "response.output_item.done", output_index: index, item: { ...item } }));
     }
     calls.clear();
@@ -145,19 +213,37 @@ export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string,
   const step = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> => {
     if (!started) {
       started = true;
-      controller.enqueue(encoder.encode(event({ type: "response.created", response: envelope("in_progress") }) + event({ type: "response.in_progress", response: envelope("in_progress") })));
+      controller.enqueue(
+        encoder.encode(
+          event({ type: "response.created", response: envelope("in_progress") }) +
+            event({ type: "response.in_progress", response: envelope("in_progress") }),
+        ),
+      );
       return true;
     }
     let next: IteratorResult<{ data: string }>;
     try {
       next = await events.next();
     } catch (error) {
-      controller.enqueue(encoder.encode(event({ type: "response.failed", response: envelope("failed", { error: { code: "server_error", message: error instanceof Error ? error.message : "The upstream stream failed" } }) })));
+      controller.enqueue(
+        encoder.encode(
+          event({
+            type: "response.failed",
+            response: envelope("failed", {
+              error: { code: "server_error", message: error instanceof Error ? error.message : "The upstream stream failed" },
+            }),
+          }),
+        ),
+      );
       controller.close();
       return true;
     }
     if (next.done) {
-      const ending = [...closeMessage(), ...closeCalls(), event({ type: "response.completed", response: envelope("completed", { usage }) })];
+      const ending = [
+        ...closeMessage(),
+        ...closeCalls(),
+        event({ type: "response.completed", response: envelope("completed", { usage }) }),
+      ];
       controller.enqueue(encoder.encode(ending.join("")));
       controller.close();
       return true;
@@ -167,10 +253,22 @@ export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string,
     const chunk = JSON.parse(data) as {
       error?: { message?: string };
       usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
-      choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] } }[];
+      choices?: {
+        delta?: {
+          content?: string | null;
+          tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
+        };
+      }[];
     };
     if (chunk.error) {
-      controller.enqueue(encoder.encode(event({ type: "response.failed", response: envelope("failed", { error: { code: "server_error", message: chunk.error.message ?? "The upstream failed" } }) })));
+      controller.enqueue(
+        encoder.encode(
+          event({
+            type: "response.failed",
+            response: envelope("failed", { error: { code: "server_error", message: chunk.error.message ?? "The upstream failed" } }),
+          }),
+        ),
+      );
       controller.close();
       void events.return(undefined);
       return true;
@@ -188,16 +286,39 @@ export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string,
         output.push(item);
         message = { item, index: output.length - 1, text: "" };
         out.push(event({ type: "response.output_item.added", output_index: message.index, item: { ...item } }));
-        out.push(event({ type: "response.content_part.added", item_id: item.id, output_index: message.index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
+        out.push(
+          event({
+            type: "response.content_part.added",
+            item_id: item.id,
+            output_index: message.index,
+            content_index: 0,
+            part: { type: "output_text", text: "", annotations: [] },
+          }),
+        );
       }
       message.text += delta.content;
-      out.push(event({ type: "response.output_text.delta", item_id: message.item.id, output_index: message.index, content_index: 0, delta: delta.content }));
+      out.push(
+        event({
+          type: "response.output_text.delta",
+          item_id: message.item.id,
+          output_index: message.index,
+          content_index: 0,
+          delta: delta.content,
+        }),
+      );
     }
     for (const call of delta?.tool_calls ?? []) {
       let entry = calls.get(call.index);
       if (!entry) {
         out.push(...closeMessage());
-        const item: Item = { id: newId("fc"), type: "function_call", status: "in_progress", call_id: call.id ?? newId("call"), name: call.function?.name ?? "", arguments: "" };
+        const item: Item = {
+          id: newId("fc"),
+          type: "function_call",
+          status: "in_progress",
+          call_id: call.id ?? newId("call"),
+          name: call.function?.name ?? "",
+          arguments: "",
+        };
         output.push(item);
         entry = { item, index: output.length - 1 };
         calls.set(call.index, entry);
@@ -206,13 +327,14 @@ export function responsesEvents(chat: ReadableStream<Uint8Array>, model: string,
       const piece = call.function?.arguments ?? "";
       if (piece) {
         entry.item.arguments = `${entry.item.arguments as string}${piece}`;
-        out.push(event({ type: "response.function_call_arguments.delta", item_id: entry.item.id, output_index: entry.index, delta: piece }));
+        out.push(
+          event({ type: "response.function_call_arguments.delta", item_id: entry.item.id, output_index: entry.index, delta: piece }),
+        );
       }
     }
     if (!out.length) return false;
     controller.enqueue(encoder.encode(out.join("")));
     return true;
-    return false;
   };
 
   return new ReadableStream<Uint8Array>({
@@ -237,7 +359,8 @@ export async function textResponses(context: GatewayContext, raw: Record<string,
   const instructions = raw.instructions as string;
   const messages = chatMessagesFromInput(instructions, raw.input as unknown[]);
   const cap = raw.max_output_tokens;
-  if (cap !== undefined && cap !== null && (typeof cap !== "number" || !Number.isInteger(cap) || cap < 1)) throw invalid("Invalid 'max_output_tokens': must be a whole number of at least 1", "max_output_tokens");
+  if (cap !== undefined && cap !== null && (typeof cap !== "number" || !Number.isInteger(cap) || cap < 1))
+    throw invalid("Invalid 'max_output_tokens': must be a whole number of at least 1", "max_output_tokens");
   const body: Record<string, unknown> = {
     model: raw.model,
     messages,

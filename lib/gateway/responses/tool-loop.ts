@@ -15,7 +15,13 @@ import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { resolveQuality } from "@/lib/money/image-tokens";
 import { chatCompletionSchema, type ChatRequestMessage, type ChatToolCall } from "@/lib/wire/openai-chat";
 import type { Outcome, TextCall, UpstreamFailure } from "@/lib/providers/types";
-import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome, type ResponsesSource, type ResponsesUsage } from "@/lib/providers/responses-types";
+import {
+  RESPONSES_LIMITS,
+  type ResponsesCall,
+  type ResponsesOutcome,
+  type ResponsesSource,
+  type ResponsesUsage,
+} from "@/lib/providers/responses-types";
 import type { ImageCall } from "@/lib/providers/image-types";
 import { providerOf } from "@/lib/providers";
 import { autoEditSize, MAX_PROMPT_CHARACTERS, parseImageOptions } from "@/lib/wire/image-request";
@@ -38,7 +44,13 @@ function failure(status: number, message: string, cause: string, retryable: bool
 
 /** One non-streaming chat call with the image function offered; the adapter answers in Chat Completions form. */
 async function chatTurn(call: ResponsesCall, messages: ChatRequestMessage[]): Promise<Turn | UpstreamFailure> {
-  const body = { model: call.publicModel, messages, tools: [imageFunctionTool(call.request.tool.action)], tool_choice: "auto", max_completion_tokens: TURN_OUTPUT_CAP };
+  const body = {
+    model: call.publicModel,
+    messages,
+    tools: [imageFunctionTool(call.request.tool.action)],
+    tool_choice: "auto",
+    max_completion_tokens: TURN_OUTPUT_CAP,
+  };
   const textCall: TextCall = {
     channel: call.channel,
     publicModel: call.publicModel,
@@ -52,7 +64,7 @@ async function chatTurn(call: ResponsesCall, messages: ChatRequestMessage[]): Pr
     inputTokens: countChatRequestInputTokens(body as never),
   };
   let outcome: Outcome;
-  let parsed;
+  let parsed: ReturnType<typeof chatCompletionSchema.safeParse>;
   try {
     outcome = await providerOf(call.channel.type).text.chat(textCall);
     if (!outcome.ok) return outcome;
@@ -70,7 +82,12 @@ async function chatTurn(call: ResponsesCall, messages: ChatRequestMessage[]): Pr
     type: "function",
     function: { name: toolCall.function.name, arguments: toolCall.function.arguments },
   }));
-  return { ok: true, message: { content: choice.message.content ?? null, toolCalls }, inputTokens: report.inputTokens, outputTokens: report.outputTokens };
+  return {
+    ok: true,
+    message: { content: choice.message.content ?? null, toolCalls },
+    inputTokens: report.inputTokens,
+    outputTokens: report.outputTokens,
+  };
 }
 
 type Delivered = { itemId: string; usage: ImageUsage };
@@ -80,7 +97,11 @@ type Delivered = { itemId: string; usage: ImageUsage };
  * is handed to withFailover for the image calls: it must not release the real reservation when an image fails midway,
  * because images already delivered are still owed (the caller settles once, at the end).
  */
-export async function startToolLoop(context: GatewayContext, call: ResponsesCall, imageReservation: Reservation): Promise<ResponsesOutcome> {
+export async function startToolLoop(
+  context: GatewayContext,
+  call: ResponsesCall,
+  imageReservation: Reservation,
+): Promise<ResponsesOutcome> {
   const messages = chatMessagesOf(call.request);
   const first = await chatTurn(call, messages);
   if (!first.ok) return first;
@@ -136,7 +157,8 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
   /** Runs one tool call, emitting the image's events; returns the short result the model reads. */
   async function* runToolCall(toolCall: ChatToolCall): AsyncGenerator<ResponsesEvent, string, undefined> {
     toolCalls++;
-    if (toolCall.function.name !== IMAGE_FUNCTION) return `Error: there is no tool named '${toolCall.function.name}'; the only tool is ${IMAGE_FUNCTION}.`;
+    if (toolCall.function.name !== IMAGE_FUNCTION)
+      return `Error: there is no tool named '${toolCall.function.name}'; the only tool is ${IMAGE_FUNCTION}.`;
     let args: { prompt?: unknown; action?: unknown };
     try {
       args = JSON.parse(toolCall.function.arguments || "{}");
@@ -160,7 +182,8 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
       }
       throw error;
     }
-    const mode = tool.action === "edit" || (tool.action === "auto" && args.action === "edit" && call.images.length > 0) ? "edit" : "generate";
+    const mode =
+      tool.action === "edit" || (tool.action === "auto" && args.action === "edit" && call.images.length > 0) ? "edit" : "generate";
     const { itemId, outputIndex, events } = builder.imageStart();
     yield* events;
     yield builder.imageGenerating(itemId, outputIndex);
@@ -211,7 +234,11 @@ export async function startToolLoop(context: GatewayContext, call: ResponsesCall
       turn = next;
     }
     const totals = imageTotals(images);
-    const usage = { textInputTokens: totals.textInputTokens, imageInputTokens: totals.imageInputTokens, imageOutputTokens: totals.imageOutputTokens };
+    const usage = {
+      textInputTokens: totals.textInputTokens,
+      imageInputTokens: totals.imageInputTokens,
+      imageOutputTokens: totals.imageOutputTokens,
+    };
     // The model asked for more images than a response may hold: what was made is delivered, and the response says why
     // it stopped there.
     if (refusedImages > 0) yield builder.incomplete(text, usage, "max_images");

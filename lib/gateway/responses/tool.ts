@@ -3,7 +3,7 @@
 // Chat Completions form. The gateway's input-token count is taken over exactly what the tool loop sends, so the
 // reservation and the simulator's numbers match what a real model would read.
 import { countChatRequestInputTokens, type CountStats } from "@/lib/money/tokens";
-import { type ChatRequestBody, type ChatRequestMessage, type ChatRequestPart } from "@/lib/wire/openai-chat";
+import type { ChatRequestBody, ChatRequestMessage, ChatRequestPart } from "@/lib/wire/openai-chat";
 import type { ImageTool, InputImageUri, ResponsesRequest } from "@/lib/wire/responses-request";
 
 export const IMAGE_FUNCTION = "generate_image";
@@ -36,7 +36,9 @@ const TOOL_GUIDANCE =
   "detailed prompt. The images are shown to the user as they are made; afterwards answer in at most one short sentence, or not at all.";
 
 function partsOf(content: ResponsesRequest["messages"][number]["content"], images: InputImageUri[]): ChatRequestPart[] {
-  return content.map((part) => (part.type === "input_image" ? { type: "image_url", image_url: { url: images[part.image]!.uri } } : { type: "text", text: part.text }));
+  return content.map((part) =>
+    part.type === "input_image" ? { type: "image_url", image_url: { url: images[part.image]!.uri } } : { type: "text", text: part.text },
+  );
 }
 
 /** The conversation in Chat Completions form: the client's instructions, the tool guidance, then the input messages. */
@@ -59,7 +61,10 @@ export function chatMessagesOf(request: ResponsesRequest): ChatRequestMessage[] 
 
 /** The text model's input as the gateway counts it: the first request of the tool loop. */
 export function countResponsesInputTokens(request: ResponsesRequest, stats?: CountStats): number {
-  return countChatRequestInputTokens({ messages: chatMessagesOf(request) as never, tools: [imageFunctionTool(request.tool.action)] }, stats);
+  return countChatRequestInputTokens(
+    { messages: chatMessagesOf(request) as never, tools: [imageFunctionTool(request.tool.action)] },
+    stats,
+  );
 }
 
 /** The size in bytes of that first request without its inline images (they are counted as images, not by size). */

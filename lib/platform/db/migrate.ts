@@ -31,10 +31,14 @@ export function migrateSqlite(file: string, folder = migrationsFolder("sqlite"))
     const done: string[] = [];
     for (const migration of migrationsIn(folder)) {
       if (applied.has(migration.name)) continue;
-      database.transaction(() => {
-        database.exec(migration.sql);
-        database.prepare(`INSERT INTO "_gateway_migrations" ("name", "appliedAt") VALUES (?, ?)`).run(migration.name, new Date().toISOString());
-      }).immediate();
+      database
+        .transaction(() => {
+          database.exec(migration.sql);
+          database
+            .prepare(`INSERT INTO "_gateway_migrations" ("name", "appliedAt") VALUES (?, ?)`)
+            .run(migration.name, new Date().toISOString());
+        })
+        .immediate();
       done.push(migration.name);
     }
     return done;
@@ -56,7 +60,10 @@ export async function migratePostgres(pool: pg.Pool, folder = migrationsFolder("
       await client.query("BEGIN");
       try {
         await client.query(migration.sql);
-        await client.query(`INSERT INTO "_gateway_migrations" ("name", "appliedAt") VALUES ($1, $2)`, [migration.name, new Date().toISOString()]);
+        await client.query(`INSERT INTO "_gateway_migrations" ("name", "appliedAt") VALUES ($1, $2)`, [
+          migration.name,
+          new Date().toISOString(),
+        ]);
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK");

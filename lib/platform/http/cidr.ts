@@ -60,7 +60,10 @@ export function addressBucket(ip: string): string {
     const left = head ? head.split(":") : [];
     const right = tail ? tail.split(":") : [];
     const groups = address.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
-    return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`;
+    return `${groups
+      .slice(0, 4)
+      .map((group) => parseInt(group, 16).toString(16))
+      .join(":")}::/64`;
   }
   return address;
 }

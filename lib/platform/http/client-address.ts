@@ -22,10 +22,14 @@ export function isTrustedProxy(socketAddress: string | undefined): boolean {
  * header values joined by commas, as node:http does). Always a plain address (IPv4-mapped IPv6 unwrapped), or ""
  * when the socket has none.
  */
-export function clientAddress(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, ranges: AddressRanges = trustedProxies()): string {
+export function clientAddress(
+  socketAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  ranges: AddressRanges = trustedProxies(),
+): string {
   let current = plainAddress(socketAddress ?? "");
   if (!current || ranges.empty || !ranges.has(current)) return current;
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor ?? "").split(",");
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : (forwardedFor ?? "")).split(",");
   for (let index = hops.length - 1; index >= 0; index--) {
     const hop = plainAddress(stripPort(hops[index]!.trim()));
     // Not an address: the client wrote it, so the last proxy's peer (what we have) is as far as the chain is known.

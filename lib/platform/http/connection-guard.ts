@@ -51,7 +51,9 @@ const REFUSED = Symbol("gateway.connection-refused");
 
 function rawAnswer(socket: Socket, status: string, message: string): void {
   const body = JSON.stringify({ error: { code: status.startsWith("503") ? "overloaded" : "request_timeout", message } });
-  socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   // A client that does not read the answer must not keep the socket: it goes when written, or after a second.
   setTimeout(() => socket.destroy(), 1000).unref();
 }
@@ -106,7 +108,17 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
       victim.socket.destroy();
     }
     const at = now();
-    const connection: Connection = { socket, address, exempt, request: null, response: null, windowStart: at, windowBytes: 0, writeMark: 0, writeSince: at };
+    const connection: Connection = {
+      socket,
+      address,
+      exempt,
+      request: null,
+      response: null,
+      windowStart: at,
+      windowBytes: 0,
+      writeMark: 0,
+      writeSince: at,
+    };
     connections.set(socket, connection);
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     socket.once("close", () => release(connection));
@@ -153,7 +165,11 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     }
     limits.onEvent?.({ kind: "slow_body", address: connection.address });
     if (!connection.response?.headersSent) {
-      rawAnswer(socket, "408 Request Timeout", `The request body arrived slower than ${limits.bodyMinBytesPerSecond} bytes per second; the connection was closed`);
+      rawAnswer(
+        socket,
+        "408 Request Timeout",
+        `The request body arrived slower than ${limits.bodyMinBytesPerSecond} bytes per second; the connection was closed`,
+      );
     } else socket.destroy();
     return false;
   };

@@ -1,5 +1,5 @@
 // JSON in and out for the plain handlers: bodies read with a size cap, validated with zod, errors as GatewayError.
-import { z } from "zod";
+import type { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
 import { randomUUID } from "node:crypto";
 import { textResponse } from "./direct-body";
@@ -106,11 +106,14 @@ function checkDepth(root: object): void {
     const frame = stack.pop()!;
     if (frame.depth > MAX_JSON_DEPTH) {
       const path = pathOf(frame).slice(0, 200);
-      throw new GatewayError("invalid_request", `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (at '${path}')`, { param: path });
+      throw new GatewayError("invalid_request", `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep (at '${path}')`, {
+        param: path,
+      });
     }
     for (const key in frame.node) {
       const child = (frame.node as Record<string, unknown>)[key];
-      if (typeof child === "object" && child !== null) stack.push({ node: child, depth: frame.depth + 1, parent: frame, key, array: Array.isArray(child) });
+      if (typeof child === "object" && child !== null)
+        stack.push({ node: child, depth: frame.depth + 1, parent: frame, key, array: Array.isArray(child) });
     }
   }
 }
@@ -138,7 +141,14 @@ function issueMessage(issue: z.core.$ZodIssue, param: string | null): string {
 }
 
 function article(type: string): string {
-  const names: Record<string, string> = { string: "a string", number: "a number", int: "a whole number", boolean: "true or false", object: "an object", array: "a list" };
+  const names: Record<string, string> = {
+    string: "a string",
+    number: "a number",
+    int: "a whole number",
+    boolean: "true or false",
+    object: "an object",
+    array: "a list",
+  };
   return names[type] ?? type;
 }
 

@@ -43,7 +43,13 @@ export function lingeringBody(request: Request, options: LingerOptions = {}): Li
     },
     cancel: linger,
   });
-  const wrapped = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal, duplex: "half" } as RequestInit);
+  const wrapped = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+    duplex: "half",
+  } as RequestInit);
   return { request: wrapped, release: linger };
 }
 

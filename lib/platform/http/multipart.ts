@@ -58,7 +58,10 @@ export function formatBytes(bytes: number): string {
 export async function parseMultipart(request: Request, options: MultipartOptions): Promise<ParsedMultipart> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
-    throw new GatewayError("invalid_request", "Expected a multipart/form-data body with a boundary (Content-Type: multipart/form-data; boundary=...).");
+    throw new GatewayError(
+      "invalid_request",
+      "Expected a multipart/form-data body with a boundary (Content-Type: multipart/form-data; boundary=...).",
+    );
   }
   if (!request.body) throw new GatewayError("invalid_request", "The request body is empty; expected a multipart/form-data body.");
 
@@ -76,7 +79,10 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       limits: { fileSize: options.maxFileBytes + 1, files: maxFiles, fieldSize: maxFieldBytes + 1, fields: maxFields },
     });
   } catch (error) {
-    throw new GatewayError("invalid_request", `Malformed multipart/form-data header: ${error instanceof Error ? error.message : "unreadable"}.`);
+    throw new GatewayError(
+      "invalid_request",
+      `Malformed multipart/form-data header: ${error instanceof Error ? error.message : "unreadable"}.`,
+    );
   }
 
   const directory = await mkdtemp(join(options.tmpDir ?? tmpdir(), "gateway-upload-"));
@@ -116,7 +122,11 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       const file: UploadedFile = { field, filename: info.filename ?? "", contentType: info.mimeType, path, size: 0 };
       files.push(file);
       stream.on("limit", () => {
-        fail(new GatewayError("file_too_large", `File for field '${field}' is larger than the ${formatBytes(options.maxFileBytes)} limit`, { param: field }));
+        fail(
+          new GatewayError("file_too_large", `File for field '${field}' is larger than the ${formatBytes(options.maxFileBytes)} limit`, {
+            param: field,
+          }),
+        );
       });
       const writer = createWriteStream(path);
       writers.add(writer);
@@ -146,16 +156,24 @@ export async function parseMultipart(request: Request, options: MultipartOptions
     parser.on("filesLimit", () => fail(new GatewayError("invalid_request", `Too many files: at most ${maxFiles} per request.`)));
     parser.on("fieldsLimit", () => fail(new GatewayError("invalid_request", `Too many form fields: at most ${maxFields} per request.`)));
     parser.on("error", (error: unknown) => {
-      fail(new GatewayError("invalid_request", `Malformed multipart/form-data body: ${error instanceof Error ? error.message : "unreadable"}.`));
+      fail(
+        new GatewayError(
+          "invalid_request",
+          `Malformed multipart/form-data body: ${error instanceof Error ? error.message : "unreadable"}.`,
+        ),
+      );
     });
 
     parser.on("close", () => {
       // busboy is done with the body, but the last bytes may still be on their way to disk.
-      Promise.all(writes).then(() => {
-        if (settled) return;
-        settled = true;
-        resolve({ fields, files, cleanup });
-      }, () => {});
+      Promise.all(writes).then(
+        () => {
+          if (settled) return;
+          settled = true;
+          resolve({ fields, files, cleanup });
+        },
+        () => {},
+      );
     });
 
     const pump = async () => {

@@ -204,7 +204,10 @@ export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse
   // The gateway's own id; a caller-supplied one is not trusted (it would end up in logs and the ledger). The client
   // address is the socket's, or what trusted proxies forwarded (lib/platform/http/client-address.ts); it replaces any value
   // the client sent in this header.
-  const extra: [string, string][] = [["x-request-id", requestId], ["x-gateway-client-address", clientAddress(incoming.socket.remoteAddress, incoming.headers["x-forwarded-for"])]];
+  const extra: [string, string][] = [
+    ["x-request-id", requestId],
+    ["x-gateway-client-address", clientAddress(incoming.socket.remoteAddress, incoming.headers["x-forwarded-for"])],
+  ];
   return new NodeRequest(url, incoming.method ?? "GET", incoming, controller, extra);
 }
 

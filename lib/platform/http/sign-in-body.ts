@@ -15,10 +15,18 @@ export function signInBodyRefusal(method: string, headers: IncomingHttpHeaders):
   const declared = headers["content-length"];
   if (declared === undefined) {
     if (headers["transfer-encoding"] === undefined) return null;
-    return { status: 411, code: "length_required", message: "Sign-in requests need a Content-Length header (a body of at most " + limitText(SIGN_IN_BODY_LIMIT_BYTES) + ")" };
+    return {
+      status: 411,
+      code: "length_required",
+      message: `Sign-in requests need a Content-Length header (a body of at most ${limitText(SIGN_IN_BODY_LIMIT_BYTES)})`,
+    };
   }
   if (Number(declared) > SIGN_IN_BODY_LIMIT_BYTES) {
-    return { status: 413, code: "body_too_large", message: `Request body is larger than the ${limitText(SIGN_IN_BODY_LIMIT_BYTES)} limit for sign-in requests` };
+    return {
+      status: 413,
+      code: "body_too_large",
+      message: `Request body is larger than the ${limitText(SIGN_IN_BODY_LIMIT_BYTES)} limit for sign-in requests`,
+    };
   }
   return null;
 }

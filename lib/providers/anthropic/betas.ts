@@ -38,12 +38,17 @@ export function isLongContextBeta(beta: string): boolean {
 }
 
 export function splitBetas(header: string | null): string[] {
-  return (header ?? "").split(",").map((beta) => beta.trim()).filter(Boolean);
+  return (header ?? "")
+    .split(",")
+    .map((beta) => beta.trim())
+    .filter(Boolean);
 }
 
 /** The client's betas that may go upstream on this channel, in the client's order. */
 export function allowedBetas(header: string | null, channelSettings: Record<string, unknown>): { allowed: string[]; dropped: string[] } {
-  const extra = Array.isArray(channelSettings.betas) ? channelSettings.betas.filter((beta): beta is string => typeof beta === "string") : [];
+  const extra = Array.isArray(channelSettings.betas)
+    ? channelSettings.betas.filter((beta): beta is string => typeof beta === "string")
+    : [];
   const allowed: string[] = [];
   const dropped: string[] = [];
   for (const beta of splitBetas(header)) {

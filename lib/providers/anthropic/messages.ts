@@ -26,7 +26,9 @@ type MessageUsage = {
 };
 
 /** Input as the vendor bills it: fresh input, cache reads and cache writes (of which 1-hour ones) apart. */
-function inputOf(usage: MessageUsage | undefined): Pick<UsageReport, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "cacheWrite1hTokens"> | undefined {
+function inputOf(
+  usage: MessageUsage | undefined,
+): Pick<UsageReport, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "cacheWrite1hTokens"> | undefined {
   if (!usage || usage.input_tokens === undefined) return undefined;
   return {
     inputTokens: usage.input_tokens,
@@ -51,7 +53,8 @@ export function anthropicHeaders(call: TextCall): Record<string, string> {
   const version = call.headers.get("anthropic-version") ?? call.headers.get("msg-version") ?? DEFAULT_VERSION;
   const betas = allowedBetas(call.headers.get("anthropic-beta"), call.channel.settings).allowed;
   if (call.longContext) {
-    const beta = typeof call.channel.settings.longContextBeta === "string" ? call.channel.settings.longContextBeta : DEFAULT_LONG_CONTEXT_BETA;
+    const beta =
+      typeof call.channel.settings.longContextBeta === "string" ? call.channel.settings.longContextBeta : DEFAULT_LONG_CONTEXT_BETA;
     if (beta && !betas.includes(beta)) betas.push(beta);
   }
   return {
@@ -64,10 +67,14 @@ export function anthropicHeaders(call: TextCall): Record<string, string> {
 }
 
 async function postMessages(call: TextCall, body: Record<string, unknown>) {
-  return upstreamFetch(joinUrl(call.channel.baseUrl, "v1/messages"), { method: "POST", headers: anthropicHeaders(call), body: JSON.stringify(body) }, {
-    signal: call.signal,
-    ...channelDeadlines(call.channel.settings),
-  });
+  return upstreamFetch(
+    joinUrl(call.channel.baseUrl, "v1/messages"),
+    { method: "POST", headers: anthropicHeaders(call), body: JSON.stringify(body) },
+    {
+      signal: call.signal,
+      ...channelDeadlines(call.channel.settings),
+    },
+  );
 }
 
 export const anthropicAdapter: TextAdapter = {
@@ -83,7 +90,12 @@ export const anthropicAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(message)),
-        usage: Promise.resolve({ ...(inputOf(message.usage) ?? { inputTokens: call.inputTokens }), outputTokens: message.usage?.output_tokens ?? 0, toolUses: toolUsesOf(message.usage), complete: true }),
+        usage: Promise.resolve({
+          ...(inputOf(message.usage) ?? { inputTokens: call.inputTokens }),
+          outputTokens: message.usage?.output_tokens ?? 0,
+          toolUses: toolUsesOf(message.usage),
+          complete: true,
+        }),
       };
     }
     let input: ReturnType<typeof inputOf>;
@@ -121,7 +133,9 @@ export const anthropicAdapter: TextAdapter = {
         return {
           ...(input ?? { inputTokens: call.inputTokens }),
           toolUses,
-          outputTokens: end.complete ? outputTokens ?? countTextTokens(delivered) : Math.max(outputTokens ?? 0, countTextTokens(delivered)),
+          outputTokens: end.complete
+            ? (outputTokens ?? countTextTokens(delivered))
+            : Math.max(outputTokens ?? 0, countTextTokens(delivered)),
           complete: end.complete,
           error: end.error,
           clientGone: end.clientGone,
@@ -132,7 +146,10 @@ export const anthropicAdapter: TextAdapter = {
 
   async chat(call): Promise<Outcome> {
     // The converter reads the fields its own schema types; the gateway's schema is looser (a 400 naming the field here).
-    const request = chatRequestToMessages(parseWith(chatRequestSchema, call.body), call.upstreamModel) as unknown as Record<string, unknown>;
+    const request = chatRequestToMessages(parseWith(chatRequestSchema, call.body), call.upstreamModel) as unknown as Record<
+      string,
+      unknown
+    >;
     const result = await postMessages(call, request);
     if (!result.ok) return result;
     const { response, abort } = result;
@@ -144,7 +161,11 @@ export const anthropicAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({ ...(inputOf(message.usage) ?? { inputTokens: call.inputTokens }), outputTokens: message.usage?.output_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({
+          ...(inputOf(message.usage) ?? { inputTokens: call.inputTokens }),
+          outputTokens: message.usage?.output_tokens ?? 0,
+          complete: true,
+        }),
       };
     }
     const converter = new MessagesStreamToChat({ publicModel: call.publicModel, includeUsage: call.includeUsage });

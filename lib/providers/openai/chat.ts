@@ -11,7 +11,10 @@ import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages } 
 import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
 import { parseWith } from "@/lib/platform/http/json";
 
-type ChatUsage = { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null | undefined;
+type ChatUsage =
+  | { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null }
+  | null
+  | undefined;
 
 /** Input as billed: prompt tokens served from the vendor's cache are priced apart (prompt_tokens includes them). */
 function inputOf(usage: ChatUsage, fallback: number): Pick<UsageReport, "inputTokens" | "cacheReadTokens"> {
@@ -26,14 +29,22 @@ function maxTokensField(call: TextCall): "max_completion_tokens" | "max_tokens" 
 }
 
 function headersFor(call: TextCall): Record<string, string> {
-  return { "content-type": "application/json", accept: "application/json", ...(call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {}) };
+  return {
+    "content-type": "application/json",
+    accept: "application/json",
+    ...(call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {}),
+  };
 }
 
 async function postChat(call: TextCall, body: Record<string, unknown>) {
-  return upstreamFetch(joinUrl(call.channel.baseUrl, "chat/completions"), { method: "POST", headers: headersFor(call), body: JSON.stringify(body) }, {
-    signal: call.signal,
-    ...channelDeadlines(call.channel.settings),
-  });
+  return upstreamFetch(
+    joinUrl(call.channel.baseUrl, "chat/completions"),
+    { method: "POST", headers: headersFor(call), body: JSON.stringify(body) },
+    {
+      signal: call.signal,
+      ...channelDeadlines(call.channel.settings),
+    },
+  );
 }
 
 function settled(call: TextCall, usage: ChatUsage, deliveredText: string, end: StreamEnd): UsageReport {
@@ -74,7 +85,11 @@ export const openaiAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({ ...inputOf(completion.usage, call.inputTokens), outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({
+          ...inputOf(completion.usage, call.inputTokens),
+          outputTokens: completion.usage?.completion_tokens ?? 0,
+          complete: true,
+        }),
       };
     }
     let usage: ChatUsage = null;
@@ -102,7 +117,9 @@ export const openaiAdapter: TextAdapter = {
 
   async messages(call): Promise<Outcome> {
     // The converter reads the fields its own schema types; the gateway's schema is looser (a 400 naming the field here).
-    const request = chatRequestFromMessages(parseWith(messagesRequestSchema, call.body), call.upstreamModel, { maxTokensField: maxTokensField(call) }) as unknown as Record<string, unknown>;
+    const request = chatRequestFromMessages(parseWith(messagesRequestSchema, call.body), call.upstreamModel, {
+      maxTokensField: maxTokensField(call),
+    }) as unknown as Record<string, unknown>;
     const result = await postChat(call, request);
     if (!result.ok) return result;
     const { response, abort } = result;
@@ -114,7 +131,11 @@ export const openaiAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(message)),
-        usage: Promise.resolve({ ...inputOf(completion.usage, call.inputTokens), outputTokens: completion.usage?.completion_tokens ?? 0, complete: true }),
+        usage: Promise.resolve({
+          ...inputOf(completion.usage, call.inputTokens),
+          outputTokens: completion.usage?.completion_tokens ?? 0,
+          complete: true,
+        }),
       };
     }
     const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });

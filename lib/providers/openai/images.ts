@@ -46,12 +46,20 @@ export type UpstreamImageUsage = z.infer<typeof usageSchema>;
  * it, the gateway's own text count is taken as text and the rest of `input_tokens` as image input. With
  * `output_tokens_details`, its text part is billed as text output. Without any usage: the gateway's own count.
  */
-export function usageFromUpstream(usage: UpstreamImageUsage | null | undefined, fallback: ImageUsage): { usage: ImageUsage; source: "upstream" | "gateway" } {
-  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined && !usage.input_tokens_details)) return { usage: fallback, source: "gateway" };
+export function usageFromUpstream(
+  usage: UpstreamImageUsage | null | undefined,
+  fallback: ImageUsage,
+): { usage: ImageUsage; source: "upstream" | "gateway" } {
+  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined && !usage.input_tokens_details))
+    return { usage: fallback, source: "gateway" };
   let textInputTokens: number;
   let imageInputTokens: number;
-  if (usage.input_tokens_details && (usage.input_tokens_details.text_tokens !== undefined || usage.input_tokens_details.image_tokens !== undefined)) {
-    textInputTokens = usage.input_tokens_details.text_tokens ?? Math.max(0, (usage.input_tokens ?? 0) - (usage.input_tokens_details.image_tokens ?? 0));
+  if (
+    usage.input_tokens_details &&
+    (usage.input_tokens_details.text_tokens !== undefined || usage.input_tokens_details.image_tokens !== undefined)
+  ) {
+    textInputTokens =
+      usage.input_tokens_details.text_tokens ?? Math.max(0, (usage.input_tokens ?? 0) - (usage.input_tokens_details.image_tokens ?? 0));
     imageInputTokens = usage.input_tokens_details.image_tokens ?? Math.max(0, (usage.input_tokens ?? 0) - textInputTokens);
   } else if (usage.input_tokens !== undefined) {
     textInputTokens = Math.min(usage.input_tokens, fallback.textInputTokens);
@@ -64,7 +72,8 @@ export function usageFromUpstream(usage: UpstreamImageUsage | null | undefined, 
   let imageOutputTokens: number;
   if (usage.output_tokens_details && usage.output_tokens_details.image_tokens !== undefined) {
     imageOutputTokens = usage.output_tokens_details.image_tokens;
-    textOutputTokens = usage.output_tokens_details.text_tokens ?? Math.max(0, (usage.output_tokens ?? imageOutputTokens) - imageOutputTokens);
+    textOutputTokens =
+      usage.output_tokens_details.text_tokens ?? Math.max(0, (usage.output_tokens ?? imageOutputTokens) - imageOutputTokens);
   } else {
     imageOutputTokens = usage.output_tokens ?? fallback.imageOutputTokens;
   }
@@ -97,7 +106,8 @@ export function splitImageAnswer(raw: Buffer): { rest: unknown; b64: Buffer } | 
   if (key < 0) return null;
   let position = key + B64_KEY.length;
   const skipSpace = () => {
-    while (position < raw.length && (raw[position] === 0x20 || raw[position] === 0x0a || raw[position] === 0x0d || raw[position] === 0x09)) position++;
+    while (position < raw.length && (raw[position] === 0x20 || raw[position] === 0x0a || raw[position] === 0x0d || raw[position] === 0x09))
+      position++;
   };
   skipSpace();
   if (raw[position] !== 0x3a) return null; // ':'
@@ -107,8 +117,8 @@ export function splitImageAnswer(raw: Buffer): { rest: unknown; b64: Buffer } | 
   const start = position + 1;
   const end = raw.indexOf(QUOTE, start);
   if (end < 0) return null;
-  const escape = raw.indexOf(BACKSLASH, start);
-  if (escape >= 0 && escape < end) return null;
+  const backslash = raw.indexOf(BACKSLASH, start);
+  if (backslash >= 0 && backslash < end) return null;
   let rest: unknown;
   try {
     rest = JSON.parse(raw.toString("utf8", 0, start) + raw.toString("utf8", end));
@@ -117,7 +127,7 @@ export function splitImageAnswer(raw: Buffer): { rest: unknown; b64: Buffer } | 
   }
   // The value found must be the first item's image, not a look-alike elsewhere in the answer.
   const first = (rest as { data?: { b64_json?: unknown }[] } | null)?.data?.[0];
-  if (!first || first.b64_json !== "") return null;
+  if (first?.b64_json !== "") return null;
   return { rest, b64: raw.subarray(start, end) };
 }
 
@@ -134,7 +144,8 @@ async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOu
   } catch (error) {
     return bodyFailure(error, call.signal);
   }
-  if (raw === null) return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
+  if (raw === null)
+    return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
   const split = splitImageAnswer(raw);
   let parsed: z.infer<typeof imagesResponseSchema>;
   try {
@@ -149,7 +160,11 @@ async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOu
   // Some compatible upstreams answer with a data URI in `url`; an http(s) link is never fetched (security item 21).
   const dataUri = item.url ? /^data:image\/[\w+.-]+;base64,(.*)$/s.exec(item.url) : null;
   if (!b64 && dataUri) b64 = dataUri[1]!;
-  if (!b64) return failure("The upstream answered without image data (no 'b64_json' and no data URI); links to images are not fetched", "upstream_no_image");
+  if (!b64)
+    return failure(
+      "The upstream answered without image data (no 'b64_json' and no data URI); links to images are not fetched",
+      "upstream_no_image",
+    );
   const format = sniffFormat(b64);
   if (!format) return failure("The upstream's image is not PNG, JPEG or WebP data", "upstream_malformed");
   const { usage, source } = usageFromUpstream(parsed.usage, call.usage);
@@ -181,7 +196,11 @@ export const openaiImageAdapter: ImageAdapter = {
     const body = { model: call.upstreamModel, ...call.options.upstreamFields };
     const result = await upstreamFetch(
       joinUrl(call.channel.baseUrl, "images/generations"),
-      { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...authorization(call) }, body: JSON.stringify(body) },
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...authorization(call) },
+        body: JSON.stringify(body),
+      },
       { signal: call.signal, ...deadlines(call) },
     );
     return readAnswer(call, result);
@@ -193,7 +212,8 @@ export const openaiImageAdapter: ImageAdapter = {
     // The files under the field names the client used, images first and in order, then the mask.
     const files = [...call.images, ...(call.mask ? [call.mask] : [])].map((upload) => ({
       field: upload.field,
-      filename: upload.filename || `${upload.field.replace(/\W/g, "") || "image"}.${upload.info.format === "jpeg" ? "jpg" : upload.info.format}`,
+      filename:
+        upload.filename || `${upload.field.replace(/\W/g, "") || "image"}.${upload.info.format === "jpeg" ? "jpg" : upload.info.format}`,
       contentType: `image/${upload.info.format}`,
       path: upload.path,
       size: upload.size,
@@ -203,7 +223,12 @@ export const openaiImageAdapter: ImageAdapter = {
       joinUrl(call.channel.baseUrl, "images/edits"),
       {
         method: "POST",
-        headers: { "content-type": multipart.contentType, "content-length": String(multipart.contentLength), accept: "application/json", ...authorization(call) },
+        headers: {
+          "content-type": multipart.contentType,
+          "content-length": String(multipart.contentLength),
+          accept: "application/json",
+          ...authorization(call),
+        },
         body: multipart.body,
         duplex: "half",
       } as RequestInit,

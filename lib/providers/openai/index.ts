@@ -10,6 +10,9 @@ export const openai: Provider = {
   images: openaiImageAdapter,
   // Only where the operator says the upstream has the Responses API with the image tool (channel setting).
   responses: (call) => (call.channel.settings.responsesApi === true ? openaiResponses(call) : null),
-  modelList: (channel) => ({ url: `${channel.baseUrl.replace(/\/+$/, "")}/models`, headers: { authorization: `Bearer ${channel.apiKey}` } }),
+  modelList: (channel) => ({
+    url: `${channel.baseUrl.replace(/\/+$/, "")}/models`,
+    headers: { authorization: `Bearer ${channel.apiKey}` },
+  }),
   needsBaseUrl: true,
 };

@@ -27,7 +27,12 @@ const completedSchema = z.looseObject({
   tool_usage: z
     .looseObject({
       image_gen: z
-        .looseObject({ input_tokens: count.optional(), input_tokens_details: tokenDetails, output_tokens: count.optional(), output_tokens_details: tokenDetails })
+        .looseObject({
+          input_tokens: count.optional(),
+          input_tokens_details: tokenDetails,
+          output_tokens: count.optional(),
+          output_tokens_details: tokenDetails,
+        })
         .nullish(),
     })
     .nullish(),
@@ -77,7 +82,11 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
     joinUrl(channel.baseUrl, "responses"),
     {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", ...(channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {}) },
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        ...(channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {}),
+      },
       body: JSON.stringify(body),
     },
     { signal: call.signal, timeoutMs: Number(channel.settings.timeoutMs) || undefined },
@@ -86,7 +95,13 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   const { response, abort } = result;
   if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "") || !response.body) {
     await response.body?.cancel().catch(() => undefined);
-    return { ok: false, retryable: true, status: 502, message: "The upstream answered /responses without an event stream", cause: "upstream_not_streaming" };
+    return {
+      ok: false,
+      retryable: true,
+      status: 502,
+      message: "The upstream answered /responses without an event stream",
+      cause: "upstream_not_streaming",
+    };
   }
 
   const seen = new Map<string, SeenImage>();
@@ -98,7 +113,8 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
     const inner = event.response as { model?: unknown; tools?: { type?: unknown; model?: unknown }[] } | undefined;
     if (!inner || typeof inner !== "object") return;
     inner.model = call.publicModel;
-    for (const entry of Array.isArray(inner.tools) ? inner.tools : []) if (entry?.type === "image_generation" && "model" in entry) entry.model = IMAGE_MODEL;
+    for (const entry of Array.isArray(inner.tools) ? inner.tools : [])
+      if (entry?.type === "image_generation" && "model" in entry) entry.model = IMAGE_MODEL;
   };
 
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
@@ -111,7 +127,8 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
         } catch {
           throw new GatewayError("upstream_error", "The upstream sent an event that is not JSON");
         }
-        if (typeof event !== "object" || event === null || typeof event.type !== "string") throw new GatewayError("upstream_error", "The upstream sent an event without a type");
+        if (typeof event !== "object" || event === null || typeof event.type !== "string")
+          throw new GatewayError("upstream_error", "The upstream sent an event without a type");
         delete event.sequence_number;
         renameModel(event);
         if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string") {
@@ -119,9 +136,22 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
           seen.set(event.item_id, { ...seen.get(event.item_id), size: event.size, quality: event.quality });
         }
         if (event.type === RESPONSE_EVENT.itemDone) {
-          const item = event.item as { id?: unknown; type?: unknown; result?: unknown; size?: unknown; quality?: unknown; revised_prompt?: unknown; output_format?: unknown; background?: unknown };
+          const item = event.item as {
+            id?: unknown;
+            type?: unknown;
+            result?: unknown;
+            size?: unknown;
+            quality?: unknown;
+            revised_prompt?: unknown;
+            output_format?: unknown;
+            background?: unknown;
+          };
           if (item?.type === "image_generation_call" && typeof item.id === "string") {
-            seen.set(item.id, { size: item.size, quality: item.quality, revisedPrompt: typeof item.revised_prompt === "string" ? item.revised_prompt : undefined });
+            seen.set(item.id, {
+              size: item.size,
+              quality: item.quality,
+              revisedPrompt: typeof item.revised_prompt === "string" ? item.revised_prompt : undefined,
+            });
             if (!withPartial.has(item.id) && typeof item.result === "string" && item.result !== "") {
               withPartial.add(item.id);
               yield {
@@ -148,7 +178,8 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
     } catch (error) {
       if (call.signal.aborted) return;
       if (error instanceof GatewayError) throw error;
-      if (error instanceof TruncatedStreamError) throw new GatewayError("upstream_error", "The upstream stream was cut in the middle of an event");
+      if (error instanceof TruncatedStreamError)
+        throw new GatewayError("upstream_error", "The upstream stream was cut in the middle of an event");
       throw new GatewayError("upstream_error", `The upstream stream was cut off: ${(error as Error).message}`);
     }
   }
@@ -156,7 +187,8 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   /** The gateway's own count of one image: its rewritten prompt as text input, its size and quality as output. */
   const estimate = (image: SeenImage): ImageUsage => {
     const { width, height } = imageSizeOf(image.size, fallbackSize);
-    const quality = image.quality === "low" || image.quality === "medium" || image.quality === "high" ? image.quality : request.tool.quality;
+    const quality =
+      image.quality === "low" || image.quality === "medium" || image.quality === "high" ? image.quality : request.tool.quality;
     return imageUsage({ prompt: image.revisedPrompt ?? "", width, height, quality });
   };
   const sum = (items: ImageUsage[]): ImageUsage =>
@@ -179,7 +211,9 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
         const estimated = sum(billed.map(estimate));
         const final = completed as z.infer<typeof completedSchema> | null;
         const revisedTokens = billed.reduce((total, image) => total + countTextTokens(image.revisedPrompt ?? ""), 0);
-        const reported = final ? usageFromUpstream(final.tool_usage?.image_gen, estimated) : { usage: estimated, source: "gateway" as const };
+        const reported = final
+          ? usageFromUpstream(final.tool_usage?.image_gen, estimated)
+          : { usage: estimated, source: "gateway" as const };
         return {
           text: {
             inputTokens: final?.usage?.input_tokens ?? call.inputTokens,

@@ -75,13 +75,13 @@ export function instanceOf(schema: Schema | undefined, name = "value", root: Sch
   if (schema.allOf?.length) {
     const merged: Schema = { type: "object", properties: {}, required: [] };
     for (const part of schema.allOf) {
-      const resolved = part.$ref ? resolveRef(part.$ref, root ?? schema) ?? part : part;
+      const resolved = part.$ref ? (resolveRef(part.$ref, root ?? schema) ?? part) : part;
       Object.assign(merged.properties!, resolved.properties ?? {});
       merged.required!.push(...(resolved.required ?? []));
     }
     return instanceOf(merged, name, root, depth + 1);
   }
-  const type = Array.isArray(schema.type) ? schema.type.find((entry) => entry !== "null") ?? "null" : schema.type;
+  const type = Array.isArray(schema.type) ? (schema.type.find((entry) => entry !== "null") ?? "null") : schema.type;
   if (type === "object" || (!type && schema.properties)) {
     const value: Record<string, unknown> = {};
     const properties = schema.properties ?? {};
@@ -129,7 +129,12 @@ function namedIn(text: string, tools: ToolLike[]): ToolLike | undefined {
  * The tool to call: a forced one (a named choice, or "required"/"any": the first), else one the last user turn names;
  * none with `tool_choice` "none", or when the conversation ends with a tool result (the model answers it in text).
  */
-export function chooseTool(options: { tools: ToolLike[]; forced: string | "first" | "none" | null; lastUserText: string; endsWithToolResult: boolean }): ToolLike | undefined {
+export function chooseTool(options: {
+  tools: ToolLike[];
+  forced: string | "first" | "none" | null;
+  lastUserText: string;
+  endsWithToolResult: boolean;
+}): ToolLike | undefined {
   const { tools, forced } = options;
   if (!tools.length || forced === "none" || options.endsWithToolResult) return undefined;
   if (forced === "first") return tools[0];
@@ -187,7 +192,9 @@ type MessagesBody = {
 
 export function messagesTools(body: MessagesBody): ToolLike[] {
   // Custom tools only: server tools (web search, code execution) have a `type` and no input schema.
-  return (body.tools ?? []).filter((tool) => typeof tool?.name === "string" && tool.input_schema).map((tool) => ({ name: tool.name!, schema: tool.input_schema }));
+  return (body.tools ?? [])
+    .filter((tool) => typeof tool?.name === "string" && tool.input_schema)
+    .map((tool) => ({ name: tool.name!, schema: tool.input_schema }));
 }
 
 export function messagesForcedTool(body: MessagesBody): string | "first" | "none" | null {

@@ -31,10 +31,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (!ms) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -42,7 +46,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Streams prepared SSE events one pull at a time; `usageAt(delivered)` says what the events sent so far
  * cost, so a client that leaves early is billed for what it received.
  */
-export function simulatedStream(call: TextCall, events: string[], usageAt: (delivered: number) => UsageReport): { response: Response; usage: Promise<UsageReport> } {
+export function simulatedStream(
+  call: TextCall,
+  events: string[],
+  usageAt: (delivered: number) => UsageReport,
+): { response: Response; usage: Promise<UsageReport> } {
   let resolve!: (report: UsageReport) => void;
   const usage = new Promise<UsageReport>((done) => (resolve = done));
   let delivered = 0;
@@ -73,7 +81,11 @@ export function simulatedStream(call: TextCall, events: string[], usageAt: (deli
       finish({ ...usageAt(delivered), complete: false, error: "The client closed the connection", clientGone: true });
     },
   });
-  call.signal.addEventListener("abort", () => finish({ ...usageAt(delivered), complete: false, error: "The client closed the connection", clientGone: true }), { once: true });
+  call.signal.addEventListener(
+    "abort",
+    () => finish({ ...usageAt(delivered), complete: false, error: "The client closed the connection", clientGone: true }),
+    { once: true },
+  );
   return { response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage };
 }
 
@@ -95,18 +107,34 @@ export const simulatorAdapter: TextAdapter = {
       return {
         ok: true,
         response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({ inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens, complete: true }),
+        usage: Promise.resolve({
+          inputTokens: completion.usage.prompt_tokens,
+          outputTokens: completion.usage.completion_tokens,
+          complete: true,
+        }),
       };
     }
     // Usage is always computed; the chunk carrying it goes to the client only if it asked.
     const withUsage = simulatorChatChunks({ ...(call.body as object), stream_options: { include_usage: true } } as never, call.publicModel);
     const usageChunk = withUsage.find((chunk) => chunk.usage)!;
     const chunks = call.includeUsage ? withUsage : withUsage.filter((chunk) => !(chunk.usage && chunk.choices.length === 0));
-    const events = [...chunks.map((chunk) => encodeSse({ data: JSON.stringify(chunk.usage && !call.includeUsage ? { ...chunk, usage: undefined } : chunk) })), encodeSse({ data: "[DONE]" })];
+    const events = [
+      ...chunks.map((chunk) =>
+        encodeSse({ data: JSON.stringify(chunk.usage && !call.includeUsage ? { ...chunk, usage: undefined } : chunk) }),
+      ),
+      encodeSse({ data: "[DONE]" }),
+    ];
     const texts = chunks.map((chunk) => chunk.choices?.[0]?.delta?.content ?? "").concat("");
     const input = usageChunk.usage!.prompt_tokens;
     const output = usageChunk.usage!.completion_tokens;
-    return { ok: true, ...simulatedStream(call, events, (delivered) => ({ inputTokens: input, outputTokens: outputSoFar(texts, delivered, output), complete: delivered >= events.length })) };
+    return {
+      ok: true,
+      ...simulatedStream(call, events, (delivered) => ({
+        inputTokens: input,
+        outputTokens: outputSoFar(texts, delivered, output),
+        complete: delivered >= events.length,
+      })),
+    };
   },
 
   async messages(call): Promise<Outcome> {
@@ -127,7 +155,7 @@ export const simulatorAdapter: TextAdapter = {
     const delta = prepared.find((event) => event.event === "message_delta")!.data as { usage: { output_tokens: number } };
     const texts = prepared.map((event) => {
       const data = event.data as { delta?: { text?: string } };
-      return event.event === "content_block_delta" ? data.delta?.text ?? "" : "";
+      return event.event === "content_block_delta" ? (data.delta?.text ?? "") : "";
     });
     return {
       ok: true,

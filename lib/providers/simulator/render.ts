@@ -68,10 +68,25 @@ function hslToHex(hue: number, saturation: number, lightness: number): string {
   const section = (hue / 60) % 6;
   const second = chroma * (1 - Math.abs((section % 2) - 1));
   const [red, green, blue] =
-    section < 1 ? [chroma, second, 0] : section < 2 ? [second, chroma, 0] : section < 3 ? [0, chroma, second]
-    : section < 4 ? [0, second, chroma] : section < 5 ? [second, 0, chroma] : [chroma, 0, second];
+    section < 1
+      ? [chroma, second, 0]
+      : section < 2
+        ? [second, chroma, 0]
+        : section < 3
+          ? [0, chroma, second]
+          : section < 4
+            ? [0, second, chroma]
+            : section < 5
+              ? [second, 0, chroma]
+              : [chroma, 0, second];
   const offset = lightness - chroma / 2;
-  return "#" + [red, green, blue].map((channel) => Math.round((channel + offset) * 255).toString(16).padStart(2, "0")).join("");
+  return `#${[red, green, blue]
+    .map((channel) =>
+      Math.round((channel + offset) * 255)
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
 }
 
 function escapeXml(text: string): string {
@@ -80,8 +95,9 @@ function escapeXml(text: string): string {
 
 function truncatePrompt(prompt: string): string {
   // By code point, so an emoji is never cut in half; control characters are not valid XML.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
   const characters = Array.from(prompt.replace(/[\u0000-\u001f\u007f]+/g, " ").trim());
-  return characters.length > PROMPT_CHARACTERS ? characters.slice(0, PROMPT_CHARACTERS - 1).join("") + "…" : characters.join("");
+  return characters.length > PROMPT_CHARACTERS ? `${characters.slice(0, PROMPT_CHARACTERS - 1).join("")}…` : characters.join("");
 }
 
 /**
@@ -106,7 +122,9 @@ function labelSvg(width: number, height: number, prompt: string, detail: string,
 }
 
 function svgDocument(width: number, height: number, body: string): Buffer {
-  return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`);
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`,
+  );
 }
 
 function sceneSvg(options: Required<Pick<RenderOptions, "prompt" | "width" | "height" | "quality">>): Buffer {
@@ -179,10 +197,22 @@ export async function renderEdit(options: RenderEditOptions): Promise<Buffer> {
   // Linear and nearest-neighbour kernels: a simulator needs no Lanczos, and they halve the time of a 4K edit.
   const fit = { width, height, fit: "cover" as const, position: "centre" as const };
   const [base, editArea] = await Promise.all([
-    sharp(firstPath).autoOrient().resize({ ...fit, kernel: "linear" }).removeAlpha().raw().toBuffer(),
+    sharp(firstPath)
+      .autoOrient()
+      .resize({ ...fit, kernel: "linear" })
+      .removeAlpha()
+      .raw()
+      .toBuffer(),
     // Edit area = where the mask is transparent, so the tint layer's alpha is the mask's alpha inverted.
     maskPath
-      ? sharp(maskPath).autoOrient().ensureAlpha().resize({ ...fit, kernel: "nearest" }).extractChannel("alpha").negate().raw().toBuffer()
+      ? sharp(maskPath)
+          .autoOrient()
+          .ensureAlpha()
+          .resize({ ...fit, kernel: "nearest" })
+          .extractChannel("alpha")
+          .negate()
+          .raw()
+          .toBuffer()
       : undefined,
   ]);
   const raw = { raw: { width, height, channels: 3 as const } };
@@ -191,7 +221,10 @@ export async function renderEdit(options: RenderEditOptions): Promise<Buffer> {
   // Layers go to composite as raw pixels rather than encoded images: nothing is compressed only to be decoded again.
   let editLayer: OverlayOptions;
   if (editArea) {
-    const pixels = await tinted.joinChannel(editArea, { raw: { width, height, channels: 1 } }).raw().toBuffer();
+    const pixels = await tinted
+      .joinChannel(editArea, { raw: { width, height, channels: 1 } })
+      .raw()
+      .toBuffer();
     editLayer = { input: pixels, raw: { width, height, channels: 4 }, left: 0, top: 0 };
   } else {
     editLayer = { input: await tinted.raw().toBuffer(), raw: { width, height, channels: 3 }, left: 0, top: 0 };
@@ -207,7 +240,11 @@ export async function renderEdit(options: RenderEditOptions): Promise<Buffer> {
     overlays.push({ input, raw: { width: thumbnail, height: thumbnail, channels: 3 }, left, top: height - margin - thumbnail });
     left -= thumbnail + margin;
   }
-  overlays.push({ input: svgDocument(width, height, labelSvg(width, height, prompt, `${width}x${height} · edit`, "top")), left: 0, top: 0 });
+  overlays.push({
+    input: svgDocument(width, height, labelSvg(width, height, prompt, `${width}x${height} · edit`, "top")),
+    left: 0,
+    top: 0,
+  });
 
   const image = sharp(base, raw).composite(overlays).removeAlpha();
   return encode(image, format, compression);

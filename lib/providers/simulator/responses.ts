@@ -29,29 +29,58 @@ const TOOL_PROMPT_TOKENS = 1_400;
 const TOOL_CALL_TOKENS = 14;
 
 const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  "a couple of": 2, "a pair of": 2, "a few": 3, several: 3,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  "a couple of": 2,
+  "a pair of": 2,
+  "a few": 3,
+  several: 3,
 };
 const IMAGE_NOUNS =
   "images?|pictures?|photos?|photographs?|illustrations?|drawings?|paintings?|sketch(?:es)?|renders?|renderings?|variations?|versions?|" +
   "options?|icons?|logos?|wallpapers?|posters?|designs?|portraits?|scenes?|shots?|artworks?|concepts?";
-const COUNT_PATTERN = new RegExp(`\\b(\\d{1,2}|${Object.keys(NUMBER_WORDS).join("|")})\\s+(?:[\\p{L}-]+\\s+){0,3}?(?:${IMAGE_NOUNS})\\b`, "iu");
+const COUNT_PATTERN = new RegExp(
+  `\\b(\\d{1,2}|${Object.keys(NUMBER_WORDS).join("|")})\\s+(?:[\\p{L}-]+\\s+){0,3}?(?:${IMAGE_NOUNS})\\b`,
+  "iu",
+);
 const CHANGE_PATTERN =
   /\b(edit|change|changed|make (?:it|this|them|the)|turn|add|remove|replace|modify|recolou?r|adjust|convert|transform|swap|erase|fix|retouch|into|instead|without|more|less)\b/i;
 
 const STYLES = [
-  "soft natural light", "rich fine detail", "balanced composition", "shallow depth of field", "vivid but natural colours",
-  "gentle atmospheric haze", "crisp focus on the subject", "warm evening tones", "cool morning light", "clean uncluttered background",
-  "subtle film grain", "high dynamic range",
+  "soft natural light",
+  "rich fine detail",
+  "balanced composition",
+  "shallow depth of field",
+  "vivid but natural colours",
+  "gentle atmospheric haze",
+  "crisp focus on the subject",
+  "warm evening tones",
+  "cool morning light",
+  "clean uncluttered background",
+  "subtle film grain",
+  "high dynamic range",
 ];
-const VARIATIONS = ["seen from the front", "from a low angle", "as a wide shot showing more of the surroundings", "as a close-up with fine detail"];
+const VARIATIONS = [
+  "seen from the front",
+  "from a low angle",
+  "as a wide shot showing more of the surroundings",
+  "as a close-up with fine detail",
+];
 
 /** How many images the prompt asks for: 1 unless it names a number of images (the response makes at most 4). */
 export function requestedImageCount(text: string): number {
   const match = COUNT_PATTERN.exec(text);
   if (!match) return 1;
   const word = match[1]!.toLowerCase();
-  const count = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word] ?? 1;
+  const count = /^\d+$/.test(word) ? Number(word) : (NUMBER_WORDS[word] ?? 1);
   return Math.max(1, count);
 }
 
@@ -76,7 +105,10 @@ function seeded(text: string): () => number {
 /** The subject of an image request: the prompt without the request around it ("please make three images of ..."). */
 export function subjectOf(text: string): string {
   let subject = text.replace(/\s+/g, " ").trim().slice(0, 400);
-  subject = subject.replace(/^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?(?:generate|create|make|draw|paint|render|design|produce|show me|give me|i want|i'd like|i would like)\s+(?:me\s+)?/i, "");
+  subject = subject.replace(
+    /^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?(?:generate|create|make|draw|paint|render|design|produce|show me|give me|i want|i'd like|i would like)\s+(?:me\s+)?/i,
+    "",
+  );
   subject = subject.replace(new RegExp(`${COUNT_PATTERN.source}(?:\\s+(?:of|showing|with|for))?\\s*`, "iu"), "");
   subject = subject.replace(new RegExp(`^(?:an?|the|some)\\s+(?:${IMAGE_NOUNS})\\s+(?:of|showing)\\s+`, "iu"), "");
   subject = subject.replace(/[\s.!?,;:]+$/u, "").trim();
@@ -88,11 +120,18 @@ export function subjectOf(text: string): string {
 export function revisePrompts(text: string, count: number, action: "generate" | "edit"): string[] {
   if (action === "edit") {
     // An edit's request is an instruction ("make it blue"): kept whole, only tidied.
-    const instruction = text.replace(/\s+/g, " ").trim().slice(0, 400).replace(/[\s.!?,;:]+$/u, "") || "Refresh the image";
+    const instruction =
+      text
+        .replace(/\s+/g, " ")
+        .trim()
+        .slice(0, 400)
+        .replace(/[\s.!?,;:]+$/u, "") || "Refresh the image";
     const sentence = instruction[0]!.toUpperCase() + instruction.slice(1);
-    return Array.from({ length: count }, (_, index) =>
-      `Edit the provided image: ${sentence}. Keep the original composition, framing and lighting, and change only what is asked` +
-      (count > 1 ? `; version ${index + 1} of ${count}, ${VARIATIONS[index]!.replace(/^as /, "shown as ")}.` : "."),
+    return Array.from(
+      { length: count },
+      (_, index) =>
+        `Edit the provided image: ${sentence}. Keep the original composition, framing and lighting, and change only what is asked` +
+        (count > 1 ? `; version ${index + 1} of ${count}, ${VARIATIONS[index]!.replace(/^as /, "shown as ")}.` : "."),
     );
   }
   const subject = subjectOf(text);

@@ -14,8 +14,8 @@ import {
   type MessagesBodyLike,
 } from "@/lib/money/tokens";
 import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
-import { type ChatCompletion, type ChatCompletionChunk, type ChatFinishReason, type ChatUsage } from "@/lib/wire/openai-chat";
-import { type MessagesResponse, type MessagesStopReason, type MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
+import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, ChatUsage } from "@/lib/wire/openai-chat";
+import type { MessagesResponse, MessagesStopReason, MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
 
 import {
   chatEndsWithToolResult,
@@ -60,7 +60,18 @@ const TOPIC_STOPWORDS = new Set(
 /** Scripts written without spaces between words: a "word" there is a whole phrase, not a topic. */
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 
-const FALLBACK_TOPICS = ["reliability", "cost", "latency", "clarity", "maintenance", "security", "scale", "usability", "accuracy", "simplicity"];
+const FALLBACK_TOPICS = [
+  "reliability",
+  "cost",
+  "latency",
+  "clarity",
+  "maintenance",
+  "security",
+  "scale",
+  "usability",
+  "accuracy",
+  "simplicity",
+];
 
 const SENTENCES = [
   "A practical first step is to write down what {topic} should achieve, and how you would measure it.",
@@ -151,7 +162,13 @@ function composeAnswer(model: string, promptText: string): string {
  * cut before the first stop sequence and then to `maxTokens` tokens. `inputTokens` defaults to the prompt's token
  * count; the wire producers pass the whole request's count instead.
  */
-export function simulateText(options: { model: string; promptText: string; maxTokens: number; inputTokens?: number; stop?: readonly string[] }): SimulatedText {
+export function simulateText(options: {
+  model: string;
+  promptText: string;
+  maxTokens: number;
+  inputTokens?: number;
+  stop?: readonly string[];
+}): SimulatedText {
   let text = composeAnswer(options.model, options.promptText);
   let stopSequence: string | null = null;
   let stopAt = text.length;
@@ -195,7 +212,11 @@ function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((part) => (typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : ""))
+    .map((part) =>
+      typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text"
+        ? String((part as { text?: unknown }).text ?? "")
+        : "",
+    )
     .filter((text) => text !== "")
     .join("\n");
 }
@@ -227,9 +248,18 @@ function simulateChat(body: SimulatorChatRequest, publicModel: string): Simulate
   const promptText = lastUserText(body.messages);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
   const inputTokens = countChatRequestInputTokens(body);
-  const tool = chooseTool({ tools: chatTools(body as never), forced: chatForcedTool(body as never), lastUserText: promptText, endsWithToolResult: chatEndsWithToolResult(body as never) });
+  const tool = chooseTool({
+    tools: chatTools(body as never),
+    forced: chatForcedTool(body as never),
+    lastUserText: promptText,
+    endsWithToolResult: chatEndsWithToolResult(body as never),
+  });
   if (tool) {
-    const call = { id: toolCallId("call_", `${publicModel}\n${promptText}\n${tool.name}`), name: tool.name, arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown> };
+    const call = {
+      id: toolCallId("call_", `${publicModel}\n${promptText}\n${tool.name}`),
+      name: tool.name,
+      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown>,
+    };
     return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
   }
   const text = simulateText({ model: publicModel, promptText, maxTokens, inputTokens, stop });
@@ -240,9 +270,18 @@ function simulateMessages(body: SimulatorMessagesRequest, publicModel: string): 
   const promptText = lastUserText(body.messages);
   const maxTokens = body.max_tokens ?? DEFAULT_MAX_TOKENS;
   const inputTokens = countMessagesInputTokens(body);
-  const tool = chooseTool({ tools: messagesTools(body as never), forced: messagesForcedTool(body as never), lastUserText: promptText, endsWithToolResult: messagesEndsWithToolResult(body as never) });
+  const tool = chooseTool({
+    tools: messagesTools(body as never),
+    forced: messagesForcedTool(body as never),
+    lastUserText: promptText,
+    endsWithToolResult: messagesEndsWithToolResult(body as never),
+  });
   if (tool) {
-    const call = { id: toolCallId("toolu_", `${publicModel}\n${promptText}\n${tool.name}`), name: tool.name, arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown> };
+    const call = {
+      id: toolCallId("toolu_", `${publicModel}\n${promptText}\n${tool.name}`),
+      name: tool.name,
+      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown>,
+    };
     return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
   }
   const text = simulateText({ model: publicModel, promptText, maxTokens, inputTokens, stop: body.stop_sequences ?? [] });
@@ -288,7 +327,19 @@ export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel:
   const result = simulateChat(body, publicModel);
   const finishReason: ChatFinishReason = result.toolCall ? "tool_calls" : result.truncated ? "length" : "stop";
   const message = result.toolCall
-    ? { role: "assistant" as const, content: null, refusal: null, tool_calls: [{ id: result.toolCall.id, type: "function" as const, function: { name: result.toolCall.name, arguments: JSON.stringify(result.toolCall.arguments) } }], annotations: [] }
+    ? {
+        role: "assistant" as const,
+        content: null,
+        refusal: null,
+        tool_calls: [
+          {
+            id: result.toolCall.id,
+            type: "function" as const,
+            function: { name: result.toolCall.name, arguments: JSON.stringify(result.toolCall.arguments) },
+          },
+        ],
+        annotations: [],
+      }
     : { role: "assistant" as const, content: result.text, refusal: null, annotations: [] };
   return {
     id: `chatcmpl-sim${randomSuffix()}`,
@@ -310,7 +361,13 @@ export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel:
 export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: string): ChatCompletionChunk[] {
   const result = simulateChat(body, publicModel);
   const includeUsage = body.stream_options?.include_usage === true;
-  const base = { id: `chatcmpl-sim${randomSuffix()}`, object: "chat.completion.chunk" as const, created: Math.floor(Date.now() / 1000), model: publicModel, system_fingerprint: "simulator" };
+  const base = {
+    id: `chatcmpl-sim${randomSuffix()}`,
+    object: "chat.completion.chunk" as const,
+    created: Math.floor(Date.now() / 1000),
+    model: publicModel,
+    system_fingerprint: "simulator",
+  };
   const chunk = (delta: ChatCompletionChunk["choices"][number]["delta"], finishReason: ChatFinishReason | null): ChatCompletionChunk => ({
     ...base,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
@@ -322,7 +379,9 @@ export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: str
         // As OpenAI streams a call: the id and name first, then the arguments in pieces.
         chunk({ role: "assistant", content: null, refusal: null }, null),
         chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, null),
-        ...jsonPieces(JSON.stringify(call.arguments)).map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null)),
+        ...jsonPieces(JSON.stringify(call.arguments)).map((piece) =>
+          chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null),
+        ),
         chunk({}, "tool_calls"),
       ]
     : [
@@ -344,7 +403,13 @@ function stopReasonOf(result: Simulated): MessagesStopReason {
 }
 
 function messageUsage(inputTokens: number, outputTokens: number): MessagesResponse["usage"] {
-  return { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: "standard" };
+  return {
+    input_tokens: inputTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: outputTokens,
+    service_tier: "standard",
+  };
 }
 
 /** A non-streamed Anthropic message; its id starts with `msg_sim_`. */
@@ -371,7 +436,10 @@ export function simulatorMessage(body: SimulatorMessagesRequest, publicModel: st
  * ping, text deltas of a few words, content_block_stop, message_delta (stop_reason, output tokens), message_stop.
  * The caller writes each as `event: <event>\ndata: <JSON of data>\n\n`.
  */
-export function simulatorMessageEvents(body: SimulatorMessagesRequest, publicModel: string): { event: MessagesStreamEvent["type"]; data: MessagesStreamEvent }[] {
+export function simulatorMessageEvents(
+  body: SimulatorMessagesRequest,
+  publicModel: string,
+): { event: MessagesStreamEvent["type"]; data: MessagesStreamEvent }[] {
   const result = simulateMessages(body, publicModel);
   const events: MessagesStreamEvent[] = [
     {
@@ -390,17 +458,33 @@ export function simulatorMessageEvents(body: SimulatorMessagesRequest, publicMod
     },
     ...(result.toolCall
       ? [
-          { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: result.toolCall.id, name: result.toolCall.name, input: {} } } as MessagesStreamEvent,
+          {
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "tool_use", id: result.toolCall.id, name: result.toolCall.name, input: {} },
+          } as MessagesStreamEvent,
           { type: "ping" } as MessagesStreamEvent,
-          ...jsonPieces(JSON.stringify(result.toolCall.arguments)).map((partial_json): MessagesStreamEvent => ({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json } })),
+          ...jsonPieces(JSON.stringify(result.toolCall.arguments)).map(
+            (partial_json): MessagesStreamEvent => ({
+              type: "content_block_delta",
+              index: 0,
+              delta: { type: "input_json_delta", partial_json },
+            }),
+          ),
         ]
       : [
           { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } as MessagesStreamEvent,
           { type: "ping" } as MessagesStreamEvent,
-          ...textPieces(result.text).map((text): MessagesStreamEvent => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+          ...textPieces(result.text).map(
+            (text): MessagesStreamEvent => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }),
+          ),
         ]),
     { type: "content_block_stop", index: 0 },
-    { type: "message_delta", delta: { stop_reason: stopReasonOf(result), stop_sequence: result.stopSequence }, usage: { output_tokens: result.outputTokens } },
+    {
+      type: "message_delta",
+      delta: { stop_reason: stopReasonOf(result), stop_sequence: result.stopSequence },
+      usage: { output_tokens: result.outputTokens },
+    },
     { type: "message_stop" },
   ];
   return events.map((event) => ({ event: event.type, data: event }));

@@ -1,11 +1,45 @@
 // A Chat Completions request served by an Anthropic Messages upstream: the request converted to Messages, the
 // message and its stream converted back to chat.completion and chunks. Pure: handlers parse, call these, and write.
 // Anthropic's own mapping of the OpenAI fields: https://docs.anthropic.com/en/api/openai-sdk
-import { z } from "zod";
+import type { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
-import { ANTHROPIC_IMAGE_TYPES, type StreamUsage, textBlockSchema, toolUseBlockSchema, anthropicToolId, DEFAULT_MAX_TOKENS, filePartSchema, imagePartSchema, invalid, nowSeconds, parseDataUri, randomId, requestField, textOfChatContent, textPartSchema, upstreamInvalid, withoutPrefix } from "./common";
-import { type MessagesRequestBlock, type MessagesRequestBody, type MessagesResponseInput, messagesStreamEventSchemas, messagesUsageSchema } from "@/lib/wire/anthropic-messages";
-import { type ChatCompletion, type ChatCompletionChunk, type ChatCompletionChunkDelta, chatContentPartSchema, type ChatFinishReason, type ChatRequestInput, type ChatToolCall, chatToolCallSchema, type ChatUsage } from "@/lib/wire/openai-chat";
+import {
+  ANTHROPIC_IMAGE_TYPES,
+  type StreamUsage,
+  textBlockSchema,
+  toolUseBlockSchema,
+  anthropicToolId,
+  DEFAULT_MAX_TOKENS,
+  filePartSchema,
+  imagePartSchema,
+  invalid,
+  nowSeconds,
+  parseDataUri,
+  randomId,
+  requestField,
+  textOfChatContent,
+  textPartSchema,
+  upstreamInvalid,
+  withoutPrefix,
+} from "./common";
+import {
+  type MessagesRequestBlock,
+  type MessagesRequestBody,
+  type MessagesResponseInput,
+  messagesStreamEventSchemas,
+  type messagesUsageSchema,
+} from "@/lib/wire/anthropic-messages";
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionChunkDelta,
+  chatContentPartSchema,
+  ChatFinishReason,
+  ChatRequestInput,
+  ChatToolCall,
+  chatToolCallSchema,
+  ChatUsage,
+} from "@/lib/wire/openai-chat";
 
 // =============================================================================================
 // OpenAI chat request → Anthropic Messages request
@@ -32,7 +66,8 @@ function userPartToBlock(part: z.infer<typeof chatContentPartSchema>, param: str
     case "file": {
       const { file } = requestField(filePartSchema, part, param, "file part");
       const dataUri = file.file_data ? parseDataUri(file.file_data) : null;
-      if (dataUri?.mediaType === "application/pdf") return { type: "document", source: { type: "base64", media_type: "application/pdf", data: dataUri.data } };
+      if (dataUri?.mediaType === "application/pdf")
+        return { type: "document", source: { type: "base64", media_type: "application/pdf", data: dataUri.data } };
       throw invalid("Only PDF files sent inline as a base64 data URI are supported for this model.", `${param}.file`);
     }
     default:
@@ -64,7 +99,8 @@ function mapToolChoice(
   if (choice === "none") return { type: "none" };
   if (choice === "auto") return { type: "auto", ...noParallel };
   if (choice === "required") return { type: "any", ...noParallel };
-  if (typeof choice === "object" && choice.type === "function" && choice.function) return { type: "tool", name: choice.function.name, ...noParallel };
+  if (typeof choice === "object" && choice.type === "function" && choice.function)
+    return { type: "tool", name: choice.function.name, ...noParallel };
   throw invalid("tool_choice must be none, auto, required or a named function.", "tool_choice");
 }
 
@@ -110,7 +146,8 @@ export function chatRequestToMessages(body: ChatRequestInput, upstreamModel: str
       case "assistant": {
         const text = textOfChatContent(message.content, `${param}.content`);
         const blocks: MessagesRequestBlock[] = text === "" ? [] : [{ type: "text", text }];
-        (message.tool_calls ?? []).forEach((call, callIndex) => blocks.push(toolCallToBlock(call, `${param}.tool_calls[${callIndex}]`)));
+        for (const [callIndex, call] of (message.tool_calls ?? []).entries())
+          blocks.push(toolCallToBlock(call, `${param}.tool_calls[${callIndex}]`));
         addTurn("assistant", blocks);
         return;
       }
@@ -123,7 +160,10 @@ export function chatRequestToMessages(body: ChatRequestInput, upstreamModel: str
           content:
             typeof content === "string"
               ? content
-              : content.map((part, partIndex) => ({ type: "text" as const, text: requestField(textPartSchema, part, `${param}.content[${partIndex}]`, "text part").text })),
+              : content.map((part, partIndex) => ({
+                  type: "text" as const,
+                  text: requestField(textPartSchema, part, `${param}.content[${partIndex}]`, "text part").text,
+                })),
         };
         addTurn("user", [result]);
         return;
@@ -155,7 +195,8 @@ export function chatRequestToMessages(body: ChatRequestInput, upstreamModel: str
   if (body.user) request.metadata = { user_id: body.user };
   if (body.tools && body.tools.length > 0) {
     request.tools = body.tools.map((tool, index) => {
-      if (tool.type !== "function" || !tool.function) throw invalid(`Tools of type "${tool.type}" are not supported for this model.`, `tools[${index}].type`);
+      if (tool.type !== "function" || !tool.function)
+        throw invalid(`Tools of type "${tool.type}" are not supported for this model.`, `tools[${index}].type`);
       return {
         name: tool.function.name,
         ...(tool.function.description ? { description: tool.function.description } : {}),
@@ -206,13 +247,16 @@ function chatUsage(promptTokens: number, completionTokens: number, cachedTokens:
   };
 }
 
-
 /**
  * An Anthropic message as an OpenAI `chat.completion`: text blocks joined into `content`, `tool_use` blocks as
  * `tool_calls`, thinking blocks dropped (Chat Completions has no place for them). `prompt_tokens` counts cached
  * input too, as OpenAI's does.
  */
-export function messagesResponseToChat(message: MessagesResponseInput, publicModel: string, options: { created?: number } = {}): ChatCompletion {
+export function messagesResponseToChat(
+  message: MessagesResponseInput,
+  publicModel: string,
+  options: { created?: number } = {},
+): ChatCompletion {
   let text = "";
   const toolCalls: ChatToolCall[] = [];
   for (const block of message.content) {
@@ -223,7 +267,11 @@ export function messagesResponseToChat(message: MessagesResponseInput, publicMod
     } else if (block.type === "tool_use") {
       const parsed = toolUseBlockSchema.safeParse(block);
       if (!parsed.success) throw upstreamInvalid("tool_use block");
-      toolCalls.push({ id: parsed.data.id, type: "function", function: { name: parsed.data.name, arguments: JSON.stringify(parsed.data.input ?? {}) } });
+      toolCalls.push({
+        id: parsed.data.id,
+        type: "function",
+        function: { name: parsed.data.name, arguments: JSON.stringify(parsed.data.input ?? {}) },
+      });
     }
   }
   const promptTokens = anthropicInputTotal(message.usage);
@@ -253,7 +301,6 @@ export function messagesResponseToChat(message: MessagesResponseInput, publicMod
 
 // =============================================================================================
 // Anthropic stream → OpenAI chunks
-
 
 /**
  * Turns Anthropic stream events into OpenAI `chat.completion.chunk`s, one event at a time.
@@ -312,14 +359,22 @@ export class MessagesStreamToChat {
           if (!block.success) throw upstreamInvalid("tool_use block");
           const toolIndex = this.toolIndexes.size;
           this.toolIndexes.set(parsed.index, toolIndex);
-          return [this.chunk({ tool_calls: [{ index: toolIndex, id: block.data.id, type: "function", function: { name: block.data.name, arguments: "" } }] }, null)];
+          return [
+            this.chunk(
+              {
+                tool_calls: [{ index: toolIndex, id: block.data.id, type: "function", function: { name: block.data.name, arguments: "" } }],
+              },
+              null,
+            ),
+          ];
         }
         return []; // thinking, server tool results: nothing a Chat Completions client can show
       }
       case "content_block_delta": {
         const parsed = this.parse("content_block_delta", event);
         const delta = parsed.delta as { type: string; text?: unknown; partial_json?: unknown };
-        if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text !== "") return [this.chunk({ content: delta.text }, null)];
+        if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text !== "")
+          return [this.chunk({ content: delta.text }, null)];
         if (delta.type === "input_json_delta" && typeof delta.partial_json === "string" && delta.partial_json !== "") {
           const toolIndex = this.toolIndexes.get(parsed.index);
           if (toolIndex === undefined) return [];
@@ -332,7 +387,8 @@ export class MessagesStreamToChat {
         this.readUsage(parsed.usage);
         // message_delta comes once, at the end, with the final usage: the finish chunk and the usage chunk follow.
         const chunks = [this.chunk({}, chatFinishReason(parsed.delta.stop_reason))];
-        if (this.includeUsage) chunks.push({ ...this.chunk({}, null), choices: [], usage: chatUsage(this.inputTokens, this.outputTokens, this.cachedTokens) });
+        if (this.includeUsage)
+          chunks.push({ ...this.chunk({}, null), choices: [], usage: chatUsage(this.inputTokens, this.outputTokens, this.cachedTokens) });
         return chunks;
       }
       case "message_stop":
@@ -348,7 +404,10 @@ export class MessagesStreamToChat {
     }
   }
 
-  private parse<K extends keyof typeof messagesStreamEventSchemas>(type: K, event: unknown): z.infer<(typeof messagesStreamEventSchemas)[K]> {
+  private parse<K extends keyof typeof messagesStreamEventSchemas>(
+    type: K,
+    event: unknown,
+  ): z.infer<(typeof messagesStreamEventSchemas)[K]> {
     const parsed = messagesStreamEventSchemas[type].safeParse(event);
     if (!parsed.success) throw upstreamInvalid(`${type} event`);
     if (!this.started && type !== "message_start" && type !== "error") throw upstreamInvalid("stream (an event before message_start)");
@@ -359,7 +418,8 @@ export class MessagesStreamToChat {
   private readUsage(usage: z.infer<typeof messagesUsageSchema> | null | undefined): void {
     if (!usage) return;
     if (usage.input_tokens !== undefined && usage.input_tokens !== null) this.inputTokens = anthropicInputTotal(usage);
-    if (usage.cache_read_input_tokens !== undefined && usage.cache_read_input_tokens !== null) this.cachedTokens = usage.cache_read_input_tokens;
+    if (usage.cache_read_input_tokens !== undefined && usage.cache_read_input_tokens !== null)
+      this.cachedTokens = usage.cache_read_input_tokens;
     if (usage.output_tokens !== undefined && usage.output_tokens !== null) this.outputTokens = usage.output_tokens;
   }
 

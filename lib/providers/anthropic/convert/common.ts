@@ -2,9 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
-import { type ChatMessageInput } from "@/lib/wire/openai-chat";
+import type { ChatMessageInput } from "@/lib/wire/openai-chat";
 import type { MessagesStopReason } from "@/lib/wire/anthropic-messages";
-
 
 /** Default `max_tokens` when an OpenAI request sets none (Anthropic requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;

@@ -3,9 +3,33 @@
 import { z } from "zod";
 import { countTextTokens } from "@/lib/money/tokens";
 import { GatewayError } from "@/lib/platform/errors";
-import { anthropicToolId, invalid, messagesStopReason, randomId, requestField, type StreamUsage, textBlockSchema, toolUseBlockSchema, upstreamInvalid, withoutPrefix } from "./common";
-import { messagesBlockSchema, type MessagesContentBlock, type MessagesRequestInput, type MessagesResponse, type MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
-import { chatCompletionChunkSchema, type ChatCompletionInput, type ChatRequestBody, type ChatRequestMessage, type ChatRequestPart, type ChatToolCall } from "@/lib/wire/openai-chat";
+import {
+  anthropicToolId,
+  invalid,
+  messagesStopReason,
+  randomId,
+  requestField,
+  type StreamUsage,
+  textBlockSchema,
+  toolUseBlockSchema,
+  upstreamInvalid,
+  withoutPrefix,
+} from "./common";
+import {
+  messagesBlockSchema,
+  type MessagesContentBlock,
+  type MessagesRequestInput,
+  type MessagesResponse,
+  type MessagesStreamEvent,
+} from "@/lib/wire/anthropic-messages";
+import {
+  chatCompletionChunkSchema,
+  type ChatCompletionInput,
+  type ChatRequestBody,
+  type ChatRequestMessage,
+  type ChatRequestPart,
+  type ChatToolCall,
+} from "@/lib/wire/openai-chat";
 
 // =============================================================================================
 // Anthropic Messages request → OpenAI chat request
@@ -39,14 +63,23 @@ function blockToPart(block: z.infer<typeof messagesBlockSchema>, param: string):
       return { type: "text", text: requestField(textBlockSchema, block, param, "text block").text };
     case "image": {
       const { source } = requestField(imageBlockSchema, block, param, "image block");
-      return { type: "image_url", image_url: { url: source.type === "base64" ? `data:${source.media_type};base64,${source.data}` : source.url } };
+      return {
+        type: "image_url",
+        image_url: { url: source.type === "base64" ? `data:${source.media_type};base64,${source.data}` : source.url },
+      };
     }
     case "document": {
       const document = requestField(documentBlockSchema, block, param, "document block");
       const source = document.source as { type: string; media_type?: string; data?: string };
       if (source.type === "text" && typeof source.data === "string") return { type: "text", text: source.data };
       if (source.type === "base64" && source.media_type === "application/pdf" && typeof source.data === "string") {
-        return { type: "file", file: { filename: document.title ? `${document.title}.pdf` : "document.pdf", file_data: `data:application/pdf;base64,${source.data}` } };
+        return {
+          type: "file",
+          file: {
+            filename: document.title ? `${document.title}.pdf` : "document.pdf",
+            file_data: `data:application/pdf;base64,${source.data}`,
+          },
+        };
       }
       throw invalid("Only PDF documents sent inline as base64, or plain-text documents, are supported for this model.", `${param}.source`);
     }
@@ -77,7 +110,12 @@ export function chatRequestFromMessages(
   body.messages.forEach((message, index) => {
     const param = `messages[${index}].content`;
     if (message.role === "system") {
-      const text = typeof message.content === "string" ? message.content : message.content.map((block, blockIndex) => requestField(textBlockSchema, block, `${param}[${blockIndex}]`, "text block").text).join("\n\n");
+      const text =
+        typeof message.content === "string"
+          ? message.content
+          : message.content
+              .map((block, blockIndex) => requestField(textBlockSchema, block, `${param}[${blockIndex}]`, "text block").text)
+              .join("\n\n");
       if (text !== "") messages.push({ role: "system", content: text });
       return;
     }
@@ -98,7 +136,11 @@ export function chatRequestFromMessages(
           throw invalid(`Content blocks of type "${block.type}" are not supported for this model.`, `${blockParam}.type`);
         }
       });
-      messages.push({ role: "assistant", content: text === "" && toolCalls.length > 0 ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+      messages.push({
+        role: "assistant",
+        content: text === "" && toolCalls.length > 0 ? null : text,
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      });
       return;
     }
 
@@ -141,10 +183,15 @@ export function chatRequestFromMessages(
   if (body.tools && body.tools.length > 0) {
     request.tools = body.tools.map((tool, index) => {
       // Anthropic's server tools (web search, code execution, …) run inside Anthropic; no OpenAI equivalent.
-      if (tool.type && tool.type !== "custom") throw invalid(`Tools of type "${tool.type}" are not supported for this model.`, `tools[${index}].type`);
+      if (tool.type && tool.type !== "custom")
+        throw invalid(`Tools of type "${tool.type}" are not supported for this model.`, `tools[${index}].type`);
       return {
         type: "function" as const,
-        function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.input_schema ?? { type: "object", properties: {} } },
+        function: {
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          parameters: tool.input_schema ?? { type: "object", properties: {} },
+        },
       };
     });
     const choice = body.tool_choice;
@@ -158,7 +205,8 @@ export function chatRequestFromMessages(
     }
   }
   const format = body.output_config?.format;
-  if (format?.type === "json_schema" && format.schema) request.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema } };
+  if (format?.type === "json_schema" && format.schema)
+    request.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema } };
   return request;
 }
 
@@ -187,7 +235,12 @@ export function chatResponseToMessage(completion: ChatCompletionInput, publicMod
   const text = choice.message.content ?? choice.message.refusal ?? "";
   if (text !== "") content.push({ type: "text", text });
   for (const call of choice.message.tool_calls ?? []) {
-    content.push({ type: "tool_use", id: anthropicToolId(call.id), name: call.function.name, input: parseToolInput(call.function.arguments) });
+    content.push({
+      type: "tool_use",
+      id: anthropicToolId(call.id),
+      name: call.function.name,
+      input: parseToolInput(call.function.arguments),
+    });
   }
   const cached = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
   return {
@@ -299,7 +352,11 @@ export class ChatStreamToMessages {
       const argumentsText = call.function?.arguments ?? "";
       if (argumentsText !== "") {
         this.generated += argumentsText;
-        events.push({ type: "content_block_delta", index: known.blockIndex, delta: { type: "input_json_delta", partial_json: argumentsText } });
+        events.push({
+          type: "content_block_delta",
+          index: known.blockIndex,
+          delta: { type: "input_json_delta", partial_json: argumentsText },
+        });
       }
     }
     if (choice?.finish_reason) {
@@ -353,7 +410,9 @@ export class ChatStreamToMessages {
       usage: {
         output_tokens: usage.outputTokens,
         // Anthropic's SDK replaces the message_start estimate with these when present.
-        ...(this.inputTokens !== null ? { input_tokens: Math.max(0, this.inputTokens - this.cachedTokens), cache_read_input_tokens: this.cachedTokens } : {}),
+        ...(this.inputTokens !== null
+          ? { input_tokens: Math.max(0, this.inputTokens - this.cachedTokens), cache_read_input_tokens: this.cachedTokens }
+          : {}),
       },
     });
     events.push({ type: "message_stop" });

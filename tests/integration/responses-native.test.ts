@@ -1,0 +1,202 @@
+// Responses API: the native relay to an upstream with its own Responses API, multi-megabyte events included.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import sharp from "sharp";
+import { imageOutputTokens } from "@/lib/money/image-tokens";
+import { sendSse } from "../helpers/fake-upstream";
+import {
+  gateway,
+  fake,
+  channel,
+  ledgerFor,
+  ask,
+  run,
+  expectedOrder,
+  withoutKeepalives,
+  assertNumbered,
+  decode,
+  sha,
+  realImage,
+} from "../helpers/responses-setup";
+
+describe("native Responses relay", () => {
+  /** A PNG of noise: incompressible, so the image is several megabytes. */
+  async function bigImage(width: number, height: number): Promise<string> {
+    const pixels = randomBytes(width * height * 3);
+    return (
+      await sharp(pixels, { raw: { width, height, channels: 3 } })
+        .png({ compressionLevel: 1 })
+        .toBuffer()
+    ).toString("base64");
+  }
+
+  function vendorEvents(big: string, second: string) {
+    const response = (status: string, extra: Record<string, unknown> = {}) => ({
+      id: "resp_upstream1",
+      object: "response",
+      created_at: 1_700_000_000,
+      status,
+      model: "gpt-real-5",
+      output: [],
+      tools: [{ type: "image_generation", model: "gpt-image-real", size: "1536x1024", quality: "high" }],
+      usage: null,
+      ...extra,
+    });
+    const item = (id: string, index: number, b64: string, prompt: string) => ({
+      type: "response.output_item.done",
+      output_index: index,
+      item: {
+        id,
+        type: "image_generation_call",
+        status: "completed",
+        background: "opaque",
+        output_format: "png",
+        quality: "high",
+        size: "1536x1024",
+        revised_prompt: prompt,
+        result: b64,
+      },
+    });
+    let sequence = 100;
+    const numbered = (data: Record<string, unknown>) => ({ event: data.type as string, data: { ...data, sequence_number: sequence++ } });
+    return [
+      numbered({ type: "response.created", response: response("in_progress") }),
+      numbered({ type: "response.in_progress", response: response("in_progress") }),
+      numbered({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { id: "ig_up1", type: "image_generation_call", status: "in_progress" },
+      }),
+      numbered({ type: "response.image_generation_call.in_progress", output_index: 0, item_id: "ig_up1" }),
+      numbered({ type: "response.image_generation_call.generating", output_index: 0, item_id: "ig_up1" }),
+      numbered({ type: "keepalive" }),
+      numbered({
+        type: "response.image_generation_call.partial_image",
+        output_index: 0,
+        item_id: "ig_up1",
+        partial_image_index: 0,
+        partial_image_b64: big,
+        size: "1536x1024",
+        quality: "high",
+        output_format: "png",
+        background: "opaque",
+      }),
+      numbered(item("ig_up1", 0, big, "A storm over the sea, dramatic light")),
+      numbered({
+        type: "response.output_item.added",
+        output_index: 1,
+        item: { id: "ig_up2", type: "image_generation_call", status: "in_progress" },
+      }),
+      numbered({ type: "response.image_generation_call.in_progress", output_index: 1, item_id: "ig_up2" }),
+      numbered({ type: "response.image_generation_call.generating", output_index: 1, item_id: "ig_up2" }),
+      // No partial_image for this one: the gateway adds it from the finished item.
+      numbered(item("ig_up2", 1, second, "A calm sea after the storm")),
+      numbered({
+        type: "response.completed",
+        response: response("completed", {
+          usage: { input_tokens: 1_900, output_tokens: 120, total_tokens: 2_020 },
+          tool_usage: {
+            image_gen: {
+              input_tokens: 40,
+              input_tokens_details: { text_tokens: 40, image_tokens: 0 },
+              output_tokens: 10_000,
+              output_tokens_details: { image_tokens: 10_000, text_tokens: 0 },
+              total_tokens: 10_040,
+            },
+          },
+        }),
+      }),
+    ];
+  }
+
+  test("events of several MB relayed one by one, renumbered, the model renamed, usage read from response.completed", async () => {
+    const big = await bigImage(1536, 1024);
+    assert.ok(big.length > 4 * 1024 * 1024, `the first event is several MB (${(big.length / 1024 / 1024).toFixed(1)} MB)`);
+    const second = await realImage(1536, 1024, "png");
+    const upstream = await fake(async (_request, response) => sendSse(response, vendorEvents(big, second), 5));
+    const textChannel = await channel({
+      name: "native responses",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "native-secret",
+      models: ["std-5.5"],
+      modelMapping: { "std-5.5": "gpt-real-5", "std-image-2": "gpt-image-real" },
+      settings: { responsesApi: true },
+      priority: 50,
+    });
+    try {
+      const { events, requestId } = await run(ask("Two images of the sea", { size: "1536x1024", quality: "high" }));
+      const received = upstream.received[0]!;
+      assert.equal(received.path, "/v1/responses");
+      assert.equal(received.headers.authorization, "Bearer native-secret");
+      assert.deepEqual(received.body, {
+        model: "gpt-real-5",
+        instructions: "You are an illustrator. Use the image tool for every picture.",
+        input: [{ role: "user", content: [{ type: "input_text", text: "Two images of the sea" }] }],
+        tools: [{ type: "image_generation", quality: "high", size: "1536x1024", model: "gpt-image-real" }],
+        stream: true,
+        // The limits the reservation counted (docs/billing.md).
+        max_output_tokens: 6_144,
+        max_tool_calls: 4,
+      });
+
+      assert.deepEqual(withoutKeepalives(events), expectedOrder(2));
+      assert.equal(events.filter((event) => event.type === "keepalive").length, 1, "the upstream's own keepalive passes through");
+      assertNumbered(events);
+      assert.equal(events[0]!.response.model, "std-5.5");
+      assert.equal(events[0]!.response.tools[0].model, "std-image-2");
+      assert.equal(events.at(-1)!.response.model, "std-5.5");
+      const partials = events.filter((event) => event.type === "response.image_generation_call.partial_image");
+      assert.equal(sha(partials[0]!.partial_image_b64), sha(big), "the multi-MB image arrives byte for byte");
+      assert.equal(sha(partials[1]!.partial_image_b64), sha(second), "the image that came without partial_image gets one");
+      assert.deepEqual(await decode(partials[0]!.partial_image_b64), { format: "png", width: 1536, height: 1024 });
+      assert.deepEqual(await decode(partials[1]!.partial_image_b64), { format: "png", width: 1536, height: 1024 });
+
+      const row = await ledgerFor(requestId);
+      assert.equal(row.status, "success");
+      assert.equal(row.detail.path, "native");
+      assert.deepEqual([row.detail.parts[0].textInputTokens, row.detail.parts[0].textOutputTokens], [1_900, 120]);
+      assert.deepEqual([row.detail.parts[1].textInputTokens, row.detail.parts[1].imageOutputTokens], [40, 10_000]);
+      assert.equal(row.detail.imagesDelivered, 2);
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
+    }
+  });
+
+  test("an upstream stream cut after the first image: response.failed to the client, one image billed from its size", async () => {
+    const first = await realImage(1024, 1024, "png");
+    const upstream = await fake(async (_request, response) => {
+      const events = vendorEvents(first, first).slice(0, 8);
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const event of events) response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      response.write('event: response.output_item.added\ndata: {"type":"response.output_item.ad');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      response.destroy();
+    });
+    const textChannel = await channel({
+      name: "native (cut)",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "n",
+      models: ["std-5.5"],
+      settings: { responsesApi: true },
+      priority: 50,
+    });
+    try {
+      const { events, requestId } = await run(ask("A storm", { quality: "high", size: "1536x1024" }));
+      assert.deepEqual(withoutKeepalives(events), [...expectedOrder(1).slice(0, -1), "response.failed"]);
+      const failed = events.at(-1)!.response;
+      assert.equal(failed.status, "failed");
+      assert.equal(failed.id, "resp_upstream1");
+      assert.match(failed.error.message, /cut/);
+      const row = await ledgerFor(requestId);
+      assert.equal(row.status, "error");
+      assert.equal(row.detail.imagesDelivered, 1);
+      assert.equal(row.imageOutputTokens, imageOutputTokens(1536, 1024, "high"), "the delivered image at its reported size and quality");
+      assert.ok(row.cost > 0 && row.cost < row.reserved);
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
+    }
+  });
+});
