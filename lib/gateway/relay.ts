@@ -6,7 +6,8 @@ import { log } from "@/lib/platform/log";
 import { observeUpstreamError } from "@/lib/platform/metrics";
 import { channelsFor, disableChannel, type Channel } from "@/lib/channels";
 import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
-import type { GatewayContext, Reservation } from "./pipeline";
+import type { GatewayContext } from "./pipeline";
+import type { Reservation } from "@/lib/money/reserve";
 
 export type Attempt<T extends { ok: true }> = (channel: Channel) => Promise<T | UpstreamFailure>;
 

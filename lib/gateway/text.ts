@@ -17,7 +17,8 @@ import {
 } from "@/lib/money/reservation";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
 import { isLongContextBeta, splitBetas } from "@/lib/providers/anthropic/betas";
-import { authoriseModel, gatewayRoute, requirePrice, reserve, type GatewayContext } from "./pipeline";
+import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
+import { requirePrice, reserve } from "@/lib/money/reserve";
 import { settleWhenDone, withFailover } from "./relay";
 import { upstreamModel } from "@/lib/channels";
 import type { TextCall } from "@/lib/providers/types";

@@ -3,7 +3,11 @@
 // never less than the request's size at four bytes per token. Output: the cap the upstream receives. Server tools:
 // their uses are capped in the request (`max_uses`) and priced per use; their results are reserved as input.
 import { GatewayError } from "@/lib/platform/errors";
-import type { Price } from "./prices";
+import { AUTO_SIZE } from "@/lib/images/size";
+import type { ImageInfo } from "@/lib/images/inspect";
+import type { ResponsesRequest } from "@/lib/wire/responses-request";
+import { imageUsageUpperBound } from "./image-usage";
+import { costOf, textReservation, type Price } from "./prices";
 import type { CountStats } from "./tokens";
 
 /** The gateway counts with o200k_base; a vendor's tokenizer can count the same text up to ~20% higher. */
@@ -95,4 +99,55 @@ export function outputCapHint(field: string, left: number, fixedCost: number, ou
   const tokens = Math.floor((left - fixedCost) / outputRate);
   if (tokens >= 1) return `Set ${field} to ${tokens} or less to fit what is left`;
   return "The input alone costs more than what is left";
+}
+
+// ----------------------------------------------------------------------------------------------- /v1/responses
+
+/**
+ * The limits of one response, gateway-wide: the reservation counts them and every path enforces them (the tool loop
+ * counts its rounds and images, a native upstream receives them as max_output_tokens and max_tool_calls).
+ */
+export const RESPONSES_LIMITS = {
+  /** Text model calls per response: enough for four images one call at a time plus the answer. */
+  rounds: 6,
+  /** Images per response (docs/api.md §8: several only through repeated tool calls). */
+  images: 4,
+  /** Output cap of each text model call: tool calls and a short answer. */
+  turnOutputTokens: 1_024,
+} as const;
+
+/** Per text model call, on top of the client's input: the tool's instructions and a tool result fed back. */
+const ROUND_INPUT_ALLOWANCE = 2_000;
+/** The most a rewritten image prompt is expected to cost as the image model's text input. */
+const REVISED_PROMPT_ALLOWANCE = 1_000;
+/** Image output tokens of each partial image a native upstream sends when `partial_images` is set (vendor pricing). */
+const PARTIAL_IMAGE_TOKENS = 100;
+
+/**
+ * The most this request can cost, reserved before anything goes upstream (docs/billing.md): every text model call at
+ * its output cap, each reading the input bound plus what earlier calls wrote and their tool results; and the image
+ * limit's worth of images at the requested size with `auto` quality as high, each an edit of every input image when
+ * there are any, plus their partial images. The settlement refunds the difference.
+ */
+export function responsesUpperBound(
+  request: ResponsesRequest,
+  inputs: ImageInfo[],
+  inputBound: number,
+  textPrice: Price,
+  imagePrice: Price,
+): number {
+  const { rounds, images, turnOutputTokens } = RESPONSES_LIMITS;
+  // Call r (from 0) reads the input, the allowance, and the r earlier calls' output and tool results.
+  const textInput =
+    rounds * (inputBound + ROUND_INPUT_ALLOWANCE) + ((rounds * (rounds - 1)) / 2) * (turnOutputTokens + ROUND_INPUT_ALLOWANCE);
+  const text = textReservation(textPrice, { inputTokens: textInput, outputTokens: turnOutputTokens * rounds });
+  const { width, height } = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
+  const perImage = imageUsageUpperBound({ prompt: "", width, height, quality: request.tool.quality, inputs });
+  const partials = Number(request.tool.fields.partial_images ?? 0) * PARTIAL_IMAGE_TOKENS;
+  const image =
+    costOf(
+      { ...perImage, imageOutputTokens: perImage.imageOutputTokens + partials, textInputTokens: REVISED_PROMPT_ALLOWANCE },
+      imagePrice,
+    ) * images;
+  return text + image;
 }

@@ -9,19 +9,6 @@ import type { InputImageFiles } from "@/lib/gateway/responses/files";
 import type { ImageUsage } from "@/lib/money/image-usage";
 import type { UpstreamFailure } from "./types";
 
-/**
- * The limits of one response, gateway-wide: the reservation counts them and every path enforces them (the tool loop
- * counts its rounds and images, a native upstream receives them as max_output_tokens and max_tool_calls).
- */
-export const RESPONSES_LIMITS = {
-  /** Text model calls per response: enough for four images one call at a time plus the answer. */
-  rounds: 6,
-  /** Images per response (docs/api.md §8: several only through repeated tool calls). */
-  images: 4,
-  /** Output cap of each text model call: tool calls and a short answer. */
-  turnOutputTokens: 1_024,
-} as const;
-
 export type ResponsesCall = {
   channel: Channel;
   publicModel: string;

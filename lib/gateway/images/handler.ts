@@ -15,7 +15,8 @@ import { inspectImage, validateMask, type ImageInfo } from "@/lib/images/inspect
 import { costMicros, imageCostBreakdown } from "@/lib/money/image-tokens";
 import { imageUsage, imageUsageUpperBound, type ImageUsage } from "@/lib/money/image-usage";
 import { checkPrompt } from "@/lib/moderation/store";
-import { authoriseModel, gatewayRoute, requireFundsBeforeBody, requirePrice, reserve, type GatewayContext } from "@/lib/gateway/pipeline";
+import { authoriseModel, gatewayRoute, type GatewayContext } from "@/lib/gateway/pipeline";
+import { requireFundsBeforeBody, requirePrice, reserve } from "@/lib/money/reserve";
 import { withFailover } from "@/lib/gateway/relay";
 import { upstreamModel } from "@/lib/channels";
 import {

@@ -11,15 +11,14 @@
 import { env } from "@/lib/platform/env";
 import { readJsonObject } from "@/lib/platform/http/json";
 import { IMAGE_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
-import { costOf, priceOf, textReservation, type Price } from "@/lib/money/prices";
+import { priceOf } from "@/lib/money/prices";
 import { newCountStats } from "@/lib/money/tokens";
 import { textInputBound } from "@/lib/money/reservation";
 import { GatewayError } from "@/lib/platform/errors";
-import type { ImageInfo } from "@/lib/images/inspect";
+import type {} from "@/lib/images/inspect";
 import { checkPrompt } from "@/lib/moderation/store";
-import { AUTO_SIZE } from "@/lib/images/size";
-import { imageUsageUpperBound } from "@/lib/money/image-usage";
-import { authoriseModel, gatewayRoute, requireFundsBeforeBody, requirePrice, reserve, type Reservation } from "@/lib/gateway/pipeline";
+import { authoriseModel, gatewayRoute } from "@/lib/gateway/pipeline";
+import { requireFundsBeforeBody, requirePrice, reserve, type Reservation } from "@/lib/money/reserve";
 import { withFailover } from "@/lib/gateway/relay";
 import { upstreamModel, type Channel } from "@/lib/channels";
 import { SSE_HEADERS } from "@/lib/providers/sse-relay";
@@ -37,52 +36,17 @@ import { countResponsesInputTokens, responsesRequestBytes } from "./tool";
 import { InputImageFiles } from "./files";
 import { responsesStream } from "./stream";
 import { startToolLoop } from "./tool-loop";
-import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome } from "@/lib/providers/responses-types";
+import type { ResponsesCall, ResponsesOutcome } from "@/lib/providers/responses-types";
+import { responsesUpperBound } from "@/lib/money/reservation";
 import { providerOf } from "@/lib/providers";
 
 /** Heartbeat interval while nothing else is sent (docs/api.md §6 item 6). Channel setting `keepaliveMs` wins over the env. */
 export const DEFAULT_KEEPALIVE_MS = 10_000;
 const MIN_KEEPALIVE_MS = 10;
-/** Per text model call, on top of the client's input: the tool's instructions and a tool result fed back. */
-const ROUND_INPUT_ALLOWANCE = 2_000;
-/** The most a rewritten image prompt is expected to cost as the image model's text input. */
-const REVISED_PROMPT_ALLOWANCE = 1_000;
-/** Image output tokens of each partial image a native upstream sends when `partial_images` is set (vendor pricing). */
-const PARTIAL_IMAGE_TOKENS = 100;
-
 export function keepaliveMsFor(channel: Channel): number {
   const setting = Number(channel.settings.keepaliveMs);
   if (Number.isFinite(setting) && setting > 0) return Math.max(MIN_KEEPALIVE_MS, setting);
   return env().GATEWAY_RESPONSES_KEEPALIVE_MS ?? DEFAULT_KEEPALIVE_MS;
-}
-
-/**
- * The most this request can cost, reserved before anything goes upstream (docs/billing.md): every text model call at
- * its output cap, each reading the input bound plus what earlier calls wrote and their tool results; and the image
- * limit's worth of images at the requested size with `auto` quality as high, each an edit of every input image when
- * there are any, plus their partial images. The settlement refunds the difference.
- */
-export function responsesUpperBound(
-  request: ResponsesRequest,
-  inputs: ImageInfo[],
-  inputBound: number,
-  textPrice: Price,
-  imagePrice: Price,
-): number {
-  const { rounds, images, turnOutputTokens } = RESPONSES_LIMITS;
-  // Call r (from 0) reads the input, the allowance, and the r earlier calls' output and tool results.
-  const textInput =
-    rounds * (inputBound + ROUND_INPUT_ALLOWANCE) + ((rounds * (rounds - 1)) / 2) * (turnOutputTokens + ROUND_INPUT_ALLOWANCE);
-  const text = textReservation(textPrice, { inputTokens: textInput, outputTokens: turnOutputTokens * rounds });
-  const { width, height } = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
-  const perImage = imageUsageUpperBound({ prompt: "", width, height, quality: request.tool.quality, inputs });
-  const partials = Number(request.tool.fields.partial_images ?? 0) * PARTIAL_IMAGE_TOKENS;
-  const image =
-    costOf(
-      { ...perImage, imageOutputTokens: perImage.imageOutputTokens + partials, textInputTokens: REVISED_PROMPT_ALLOWANCE },
-      imagePrice,
-    ) * images;
-  return text + image;
 }
 
 function attempt(

@@ -15,19 +15,15 @@ import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { resolveQuality } from "@/lib/money/image-tokens";
 import { chatCompletionSchema, type ChatRequestMessage, type ChatToolCall } from "@/lib/wire/openai-chat";
 import type { Outcome, TextCall, UpstreamFailure } from "@/lib/providers/types";
-import {
-  RESPONSES_LIMITS,
-  type ResponsesCall,
-  type ResponsesOutcome,
-  type ResponsesSource,
-  type ResponsesUsage,
-} from "@/lib/providers/responses-types";
+import type { ResponsesCall, ResponsesOutcome, ResponsesSource, ResponsesUsage } from "@/lib/providers/responses-types";
+import { RESPONSES_LIMITS } from "@/lib/money/reservation";
 import type { ImageCall } from "@/lib/providers/image-types";
 import { providerOf } from "@/lib/providers";
 import { autoEditSize, MAX_PROMPT_CHARACTERS, parseImageOptions } from "@/lib/wire/image-request";
 import { upstreamModel } from "@/lib/channels";
 import { upstreamError, withFailover } from "@/lib/gateway/relay";
-import type { GatewayContext, Reservation } from "@/lib/gateway/pipeline";
+import type { GatewayContext } from "@/lib/gateway/pipeline";
+import type { Reservation } from "@/lib/money/reserve";
 import { ResponseBuilder, toolEcho, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { chatMessagesOf, IMAGE_FUNCTION, imageFunctionTool } from "./tool";
 

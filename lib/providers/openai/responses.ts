@@ -18,7 +18,8 @@ import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { joinUrl, upstreamBody, upstreamFetch } from "@/lib/providers/http";
 import { usageFromUpstream } from "./images";
-import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesOutcome, type ResponsesUsage } from "@/lib/providers/responses-types";
+import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "@/lib/providers/responses-types";
+import { RESPONSES_LIMITS } from "@/lib/money/reservation";
 
 const count = z.number().int().min(0).finite();
 const tokenDetails = z.looseObject({ text_tokens: count.optional(), image_tokens: count.optional() }).nullish();

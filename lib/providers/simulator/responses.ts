@@ -17,7 +17,8 @@ import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { autoEditSize } from "@/lib/wire/image-request";
 import { ResponseBuilder, toolEcho, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { userText, type ImageAction } from "@/lib/wire/responses-request";
-import { RESPONSES_LIMITS, type ResponsesCall, type ResponsesSource, type ResponsesUsage } from "@/lib/providers/responses-types";
+import type { ResponsesCall, ResponsesSource, ResponsesUsage } from "@/lib/providers/responses-types";
+import { RESPONSES_LIMITS } from "@/lib/money/reservation";
 
 export const DEFAULT_THINK_MS = 800;
 export const DEFAULT_IMAGE_MS = 2_500;

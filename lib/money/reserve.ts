@@ -1,0 +1,209 @@
+// The money steps of every priced request, in one place (docs/billing.md): the price must exist; money before work
+// for large bodies; the reservation, an upper bound taken from the key and its owner in one atomic step before
+// anything goes upstream, refused with what it needs and what is left; and its settlement to the upstream's real
+// usage, exactly once, with one ledger row. An endpoint computes the bound (lib/money/reservation.ts) and calls these.
+import { GatewayError } from "@/lib/platform/errors";
+import { log } from "@/lib/platform/log";
+import { observeOverReservation } from "@/lib/platform/metrics";
+import { moneyStore, type LedgerRow } from "./store";
+import { enqueueSettlement } from "./ledger";
+import { costOf, priceOf, NO_USAGE, type Price, type Usage } from "./prices";
+
+/** Who pays and for what: the part of an endpoint's request context the money steps read. */
+export type Payer = {
+  request: Request;
+  requestId: string;
+  principal: { keyId: string; userId: string; prefix: string; unlimited: boolean };
+  endpoint: string;
+  startedAt: number;
+};
+
+export type SettleInput = {
+  usage: Usage;
+  /** A second priced part (the image tool of a Responses call): its own price and usage, one ledger row. */
+  extra?: { model: string; price: Price; usage: Usage };
+  channel: { id: string; name: string } | null;
+  status: "success" | "error" | "cancelled";
+  httpStatus: number;
+  error?: string | null;
+  stream: boolean;
+  detail?: Record<string, unknown>;
+};
+
+export type Reservation = {
+  amount: number;
+  price: Price;
+  /** Settles once: later calls are ignored, so every exit path may call it. */
+  settle: (input: SettleInput) => number;
+  /** Nothing was used: refund everything (a row is still written when there was an upstream error). */
+  release: (input?: Partial<SettleInput>) => void;
+  /** The request was refused for its own input after the reservation (an image that does not decode): all of it
+   * goes back and no ledger row is written, as for any bad request. */
+  cancel: () => void;
+};
+
+export async function requirePrice(model: string): Promise<Price> {
+  const price = await priceOf(model);
+  if (!price) throw new GatewayError("no_channel", `The model '${model}' has no price configured; an operator must set one`);
+  return price;
+}
+
+/**
+ * Takes `amount` micro-USD from the key and its owner in one atomic step before anything goes upstream
+ * (docs/billing.md). 403 when either does not cover it, saying what the request reserves, what is left and, through
+ * `hint`, how to make the request fit. The returned handle settles to real usage.
+ */
+export async function reserve(context: Payer, model: string, price: Price, amount: number, hint?: RefusalHint): Promise<Reservation> {
+  const { principal } = context;
+  // At least one micro-dollar: a balance that a past request took below zero refuses even a free request.
+  const whole = Math.max(1, Math.ceil(amount));
+  const result = await moneyStore().reserve(principal.keyId, principal.userId, whole);
+  if (result === "missing") throw new GatewayError("invalid_api_key", "This API key was deleted");
+  if (result !== "ok") throw await refusal(context, result, whole, hint);
+  let done = false;
+  let record = true;
+  const settle = (input: SettleInput): number => {
+    if (done) return 0;
+    done = true;
+    const mainCost = costOf(input.usage, price);
+    const extraCost = input.extra ? costOf(input.extra.usage, input.extra.price) : 0;
+    const cost = mainCost + extraCost;
+    const usage = input.extra ? addUsage(input.usage, input.extra.usage) : input.usage;
+    const row: LedgerRow = {
+      kind: "request",
+      requestId: context.requestId,
+      userId: principal.userId,
+      keyId: principal.keyId,
+      keyPrefix: principal.prefix,
+      endpoint: context.endpoint,
+      model,
+      channelId: input.channel?.id ?? null,
+      channelName: input.channel?.name ?? null,
+      textInputTokens: usage.textInputTokens,
+      textOutputTokens: usage.textOutputTokens,
+      imageInputTokens: usage.imageInputTokens,
+      imageOutputTokens: usage.imageOutputTokens,
+      cacheReadTokens: usage.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+      reserved: whole,
+      cost,
+      overReservation: 0,
+      priceVersion: price.version,
+      status: input.status,
+      httpStatus: input.httpStatus,
+      error: input.error ? input.error.slice(0, 500) : null,
+      latencyMs: Math.round(performance.now() - context.startedAt),
+      stream: input.stream,
+      detail:
+        input.extra || usage.toolUses || usage.cacheWrite1hTokens
+          ? {
+              ...input.detail,
+              ...(usage.toolUses ? { toolUses: usage.toolUses } : {}),
+              ...(usage.cacheWrite1hTokens ? { cacheWrite1hTokens: usage.cacheWrite1hTokens } : {}),
+            }
+          : (input.detail ?? null),
+      createdAt: new Date(),
+    };
+    if (input.extra) {
+      row.detail = {
+        ...(row.detail as object),
+        parts: [
+          { model, ...input.usage, cost: mainCost },
+          { model: input.extra.model, ...input.extra.usage, cost: extraCost },
+        ],
+      };
+    }
+    if (cost > whole) {
+      // The reservation is the cap sent upstream, so this should not happen: charged in full (never written off), and
+      // reported loudly so the operator can find the request and the channel (docs/billing.md).
+      observeOverReservation(model, cost - whole);
+      log.error("upstream bill passed the reservation; charged in full", {
+        requestId: context.requestId,
+        model,
+        channel: input.channel?.name,
+        reserved: whole,
+        cost,
+        usage,
+      });
+    }
+    enqueueSettlement({ keyId: principal.keyId, userId: principal.userId, unlimited: principal.unlimited, reserved: whole, row, record });
+    return cost;
+  };
+  const release = (input: Partial<SettleInput> = {}) =>
+    void settle({ usage: NO_USAGE, channel: null, status: "error", httpStatus: 502, stream: false, ...input });
+  const cancel = () => {
+    record = false;
+    release({ status: "error", httpStatus: 400 });
+  };
+  return { amount: whole, price, settle, release, cancel };
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    textInputTokens: a.textInputTokens + b.textInputTokens,
+    textOutputTokens: a.textOutputTokens + b.textOutputTokens,
+    imageInputTokens: a.imageInputTokens + b.imageInputTokens,
+    imageOutputTokens: a.imageOutputTokens + b.imageOutputTokens,
+    cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
+    cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0),
+  };
+}
+
+/** Bodies above this size are not read for a key or account that has nothing left (docs/billing.md). */
+export const FUNDS_CHECK_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Money before work: before a large body is read (uploads, inline images), refuse a key or account that cannot cover
+ * `minimum`, the least any request of the endpoint reserves. One read of two numbers; the reservation after parsing
+ * is what decides, this only spares the parse and decode of a request that cannot be served.
+ */
+export async function requireFundsBeforeBody(context: Payer, minimum = 1): Promise<void> {
+  const declared = Number(context.request.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared < FUNDS_CHECK_BODY_BYTES) return;
+  const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
+  const least = `any request here reserves at least ${formatUsd(Math.max(1, Math.ceil(minimum)))}; the request was not read`;
+  if (keyQuota !== null && keyQuota < minimum) {
+    throw new GatewayError(
+      "quota_exhausted",
+      `This API key has ${formatUsd(keyQuota)} of quota left and ${least}. An operator can raise the key's quota.`,
+    );
+  }
+  if (balance < minimum) {
+    throw new GatewayError(
+      "insufficient_balance",
+      `The account's balance is ${formatUsd(balance)} and ${least}. Redeem a code or ask an operator to top it up.`,
+    );
+  }
+}
+
+/** How a refused request could fit in `left` micro-USD, e.g. "Set max_tokens to 812 or less"; null when nothing would. */
+export type RefusalHint = (left: number) => string | null;
+
+async function refusal(context: Payer, result: "key_quota" | "balance", needed: number, hint?: RefusalHint): Promise<GatewayError> {
+  const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
+  const left = Math.max(0, Math.min(keyQuota ?? Infinity, balance));
+  const advice = hint?.(left);
+  const fit = advice ? ` ${advice}.` : "";
+  if (result === "key_quota") {
+    return new GatewayError(
+      "quota_exhausted",
+      `This request reserves up to ${formatUsd(needed)} (the most it can cost; the unused part is given back) and this API key has ${formatUsd(keyQuota ?? 0)} of quota left.${fit} An operator can raise the key's quota.`,
+    );
+  }
+  if (balance < 0) {
+    return new GatewayError(
+      "insufficient_balance",
+      `The account's balance is ${formatUsd(balance)}: an earlier request cost more than it reserved. Redeem a code or ask an operator to top it up.`,
+    );
+  }
+  return new GatewayError(
+    "insufficient_balance",
+    `This request reserves up to ${formatUsd(needed)} (the most it can cost; the unused part is given back) and the account's balance is ${formatUsd(balance)}.${fit} Redeem a code or ask an operator to top it up.`,
+  );
+}
+
+export function formatUsd(micros: number): string {
+  const sign = micros < 0 ? "-" : "";
+  const size = Math.abs(micros);
+  return `${sign}$${(size / 1_000_000).toFixed(size < 10_000 ? 6 : 4)}`;
+}
