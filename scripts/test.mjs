@@ -87,7 +87,7 @@ if (!requested.length) {
   }
   console.log("no type errors");
   step("Lint and format (biome check)");
-  const lint = spawnSync("npx", ["biome", "check", "."], { stdio: "inherit" });
+  const lint = spawnSync(process.execPath, ["node_modules/@biomejs/biome/bin/biome", "check", "."], { stdio: "inherit" });
   if (lint.status !== 0) {
     console.error("Lint or format problems: see above (`npm run format` rewrites the formatting).");
     process.exit(1);
