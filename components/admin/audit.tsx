@@ -5,6 +5,7 @@ import { useApi } from "@/lib/portal/api";
 import { dateTime } from "@/lib/portal/format";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 type AuditRow = {
   id: string;
@@ -32,39 +33,37 @@ export function AuditAdmin() {
         <Text c="dimmed">No operator changes yet.</Text>
       ) : (
         <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={640}>
-            <Table verticalSpacing="xs" horizontalSpacing="md" data-testid="audit-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>When</Table.Th>
-                  <Table.Th>Who</Table.Th>
-                  <Table.Th>What</Table.Th>
-                  <Table.Th>Details</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {rows.data.data.map((row) => (
-                  <Table.Tr key={row.id} data-testid="audit-row">
-                    <Table.Td>{dateTime(row.createdAt)}</Table.Td>
-                    <Table.Td>{row.actor}</Table.Td>
-                    <Table.Td>
-                      <Code>{row.action}</Code>
-                      {row.targetId ? (
-                        <Text size="xs" c="dimmed">
-                          {row.targetId}
-                        </Text>
-                      ) : null}
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs" style={{ wordBreak: "break-word" }}>
-                        {Object.keys(row.detail).length ? JSON.stringify(row.detail) : "—"}
+          <DataTable minWidth={640} verticalSpacing="xs" horizontalSpacing="md" data-testid="audit-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Who</Table.Th>
+                <Table.Th>What</Table.Th>
+                <Table.Th>Details</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.data.data.map((row) => (
+                <Table.Tr key={row.id} data-testid="audit-row">
+                  <Table.Td>{dateTime(row.createdAt)}</Table.Td>
+                  <Table.Td>{row.actor}</Table.Td>
+                  <Table.Td>
+                    <Code>{row.action}</Code>
+                    {row.targetId ? (
+                      <Text size="xs" c="dimmed">
+                        {row.targetId}
                       </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    ) : null}
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" style={{ wordBreak: "break-word" }}>
+                      {Object.keys(row.detail).length ? JSON.stringify(row.detail) : "—"}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         </Card>
       )}
     </>

@@ -34,6 +34,7 @@ import { latency, relative } from "@/lib/portal/format";
 import type { AdminChannel, ChannelTestResult } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { FormError, LoadError, Loading, SimulatorBadge } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 const TYPES = [
   { value: "openai", label: "OpenAI-compatible" },
@@ -419,140 +420,133 @@ export function ChannelsAdmin() {
         </Card>
       ) : channels.data ? (
         <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={1040}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="channels-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Channel</Table.Th>
-                  <Table.Th>Models</Table.Th>
-                  <Table.Th ta="center">Priority</Table.Th>
-                  <Table.Th ta="center">Weight</Table.Th>
-                  <Table.Th>Enabled</Table.Th>
-                  <Table.Th>Test</Table.Th>
-                  <Table.Th w={90}>
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((channel) => (
-                  <Table.Tr key={channel.id} data-testid="channel-row">
-                    <Table.Td>
-                      <Group gap={6} wrap="nowrap">
-                        <Text fw={600} size="sm">
-                          {channel.name}
-                        </Text>
-                        {channel.type === "simulator" ? <SimulatorBadge size="xs" /> : null}
-                      </Group>
-                      <Text size="xs" c="dimmed">
-                        {TYPES.find((type) => type.value === channel.type)?.label ?? channel.type}
-                        {channel.baseUrl ? (
-                          <>
-                            {" · "}
-                            <Code fz="xs">{channel.baseUrl}</Code>
-                          </>
-                        ) : null}
+          <DataTable minWidth={940} verticalSpacing="sm" horizontalSpacing="sm" highlightOnHover data-testid="channels-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Channel</Table.Th>
+                <Table.Th>Models</Table.Th>
+                <Table.Th ta="center">Priority</Table.Th>
+                <Table.Th ta="center">Weight</Table.Th>
+                <Table.Th>Enabled</Table.Th>
+                <Table.Th>Test</Table.Th>
+                <Table.Th w={90}>
+                  <span className="visually-hidden">Actions</span>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((channel) => (
+                <Table.Tr key={channel.id} data-testid="channel-row">
+                  <Table.Td>
+                    <Group gap={6} wrap="nowrap">
+                      <Text fw={600} size="sm">
+                        {channel.name}
                       </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Tooltip label={channel.models.join(", ")} multiline w={320}>
-                        <Group gap={4} wrap="wrap" maw={280}>
-                          {channel.models.slice(0, 3).map((model) => (
-                            <Badge key={model} variant="outline" color="gray" size="xs" tt="none">
-                              {model}
-                            </Badge>
-                          ))}
-                          {channel.models.length > 3 ? (
-                            <Badge size="xs" variant="light">
-                              +{channel.models.length - 3}
-                            </Badge>
-                          ) : null}
-                        </Group>
-                      </Tooltip>
-                    </Table.Td>
-                    <Table.Td ta="center">{channel.priority}</Table.Td>
-                    <Table.Td ta="center">{channel.weight}</Table.Td>
-                    <Table.Td>
-                      <Switch
-                        checked={channel.status === "enabled"}
-                        onChange={(event) => void toggle(channel, event.currentTarget.checked)}
-                        disabled={busy === channel.id}
-                        aria-label={`${channel.status === "enabled" ? "Disable" : "Enable"} ${channel.name}`}
-                      />
-                      {channel.disabledReason ? (
-                        <Text size="xs" c="red" maw={200} lineClamp={2} title={channel.disabledReason}>
-                          {channel.disabledReason}
-                        </Text>
-                      ) : (
-                        <Text size="xs" c="dimmed">
-                          changed {relative(channel.updatedAt)}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Stack gap={4} align="flex-start">
+                      {channel.type === "simulator" ? <SimulatorBadge size="xs" /> : null}
+                    </Group>
+                    <Text size="xs" c="dimmed">
+                      {TYPES.find((type) => type.value === channel.type)?.label ?? channel.type}
+                      {channel.baseUrl ? (
+                        <>
+                          {" · "}
+                          <Code fz="xs">{channel.baseUrl}</Code>
+                        </>
+                      ) : null}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Tooltip label={channel.models.join(", ")} multiline w={320}>
+                      <Group gap={4} wrap="wrap" maw={280}>
+                        {channel.models.slice(0, 3).map((model) => (
+                          <Badge key={model} variant="outline" color="gray" size="xs" tt="none">
+                            {model}
+                          </Badge>
+                        ))}
+                        {channel.models.length > 3 ? (
+                          <Badge size="xs" variant="light">
+                            +{channel.models.length - 3}
+                          </Badge>
+                        ) : null}
+                      </Group>
+                    </Tooltip>
+                  </Table.Td>
+                  <Table.Td ta="center">{channel.priority}</Table.Td>
+                  <Table.Td ta="center">{channel.weight}</Table.Td>
+                  <Table.Td>
+                    <Switch
+                      checked={channel.status === "enabled"}
+                      onChange={(event) => void toggle(channel, event.currentTarget.checked)}
+                      disabled={busy === channel.id}
+                      aria-label={`${channel.status === "enabled" ? "Disable" : "Enable"} ${channel.name}`}
+                    />
+                    {channel.disabledReason ? (
+                      <Text size="xs" c="red" maw={200} lineClamp={2} title={channel.disabledReason}>
+                        {channel.disabledReason}
+                      </Text>
+                    ) : (
+                      <Text size="xs" c="dimmed">
+                        changed {relative(channel.updatedAt)}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Stack gap={4} align="flex-start">
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        leftSection={<IconPlayerPlay size={12} />}
+                        onClick={() => void test(channel)}
+                        loading={tests[channel.id] === "running"}
+                        aria-label={`Test ${channel.name}`}
+                      >
+                        Test
+                      </Button>
+                      <TestResult result={tests[channel.id]} />
+                      {channel.models.length > 1 ? (
                         <Button
                           size="compact-xs"
-                          variant="light"
-                          leftSection={<IconPlayerPlay size={12} />}
-                          onClick={() => void test(channel)}
-                          loading={tests[channel.id] === "running"}
-                          aria-label={`Test ${channel.name}`}
+                          variant="subtle"
+                          onClick={() => void testEvery(channel)}
+                          aria-label={`Test every model of ${channel.name}`}
                         >
-                          Test
+                          Test every model
                         </Button>
-                        <TestResult result={tests[channel.id]} />
-                        {channel.models.length > 1 ? (
-                          <Button
-                            size="compact-xs"
-                            variant="subtle"
-                            onClick={() => void testEvery(channel)}
-                            aria-label={`Test every model of ${channel.name}`}
-                          >
-                            Test every model
-                          </Button>
-                        ) : null}
-                        {every[channel.id] ? (
-                          <Stack gap={0} data-testid="channel-test-every">
-                            {every[channel.id]!.map((result) => (
-                              <Text key={result.model} size="xs" c={result.ok ? "teal.8" : "red"} title={result.error}>
-                                {result.model}:{" "}
-                                {result.ok ? `OK · ${latency(result.latencyMs)}` : `failed${result.status ? ` · ${result.status}` : ""}`}
-                              </Text>
-                            ))}
-                            {every[channel.id]!.length < channel.models.length ? (
-                              <Text size="xs" c="dimmed">
-                                Testing…
-                              </Text>
-                            ) : null}
-                          </Stack>
-                        ) : null}
-                      </Stack>
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Tooltip label="Edit">
-                          <ActionIcon variant="subtle" aria-label={`Edit ${channel.name}`} onClick={() => setEditing(channel)}>
-                            <IconEdit size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                        <Tooltip label="Delete">
-                          <ActionIcon
-                            variant="subtle"
-                            color="red"
-                            aria-label={`Delete ${channel.name}`}
-                            onClick={() => setDeleting(channel)}
-                          >
-                            <IconTrash size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                      ) : null}
+                      {every[channel.id] ? (
+                        <Stack gap={0} data-testid="channel-test-every">
+                          {every[channel.id]!.map((result) => (
+                            <Text key={result.model} size="xs" c={result.ok ? "teal.8" : "red"} title={result.error}>
+                              {result.model}:{" "}
+                              {result.ok ? `OK · ${latency(result.latencyMs)}` : `failed${result.status ? ` · ${result.status}` : ""}`}
+                            </Text>
+                          ))}
+                          {every[channel.id]!.length < channel.models.length ? (
+                            <Text size="xs" c="dimmed">
+                              Testing…
+                            </Text>
+                          ) : null}
+                        </Stack>
+                      ) : null}
+                    </Stack>
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Tooltip label="Edit">
+                        <ActionIcon variant="subtle" aria-label={`Edit ${channel.name}`} onClick={() => setEditing(channel)}>
+                          <IconEdit size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                      <Tooltip label="Delete">
+                        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${channel.name}`} onClick={() => setDeleting(channel)}>
+                          <IconTrash size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         </Card>
       ) : null}
 

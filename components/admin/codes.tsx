@@ -32,6 +32,7 @@ import { download, toCsv } from "@/lib/portal/csv";
 import type { AdminRedeemCode, AdminUser, CreatedCodes } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { CopyIcon, FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 const FIELDS = ["quota", "count", "expiresAt", "batch"] as const;
 
@@ -337,8 +338,8 @@ export function CodesAdmin() {
             description={all.length ? undefined : "Generate a batch above."}
           />
         ) : (
-          <Table.ScrollContainer minWidth={820}>
-            <Table verticalSpacing="xs" horizontalSpacing="md" highlightOnHover data-testid="codes-table">
+          <>
+            <DataTable minWidth={820} verticalSpacing="xs" horizontalSpacing="md" highlightOnHover data-testid="codes-table">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Code</Table.Th>
@@ -406,13 +407,13 @@ export function CodesAdmin() {
                   </Table.Tr>
                 ))}
               </Table.Tbody>
-            </Table>
+            </DataTable>
             {shown.length > 500 ? (
               <Text size="xs" c="dimmed" p="md">
                 Showing 500 of {count(shown.length)}; the CSV has all of them. <Badge size="xs">filter by batch</Badge>
               </Text>
             ) : null}
-          </Table.ScrollContainer>
+          </>
         )}
       </Card>
       <CreatedModal created={created} onClose={() => setCreated(null)} />

@@ -27,6 +27,7 @@ import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/porta
 import type { AdminGroup, AdminPrice } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { FormError, LoadError, Loading } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 function GroupForm({ group, onDone }: { group: AdminGroup | null; onDone: () => void }) {
   const [name, setName] = useState(group?.name ?? "");
@@ -219,58 +220,56 @@ export function GroupsAdmin() {
             </Card>
           ) : (
             <Card withBorder radius="lg" p={0}>
-              <Table.ScrollContainer minWidth={640}>
-                <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Group</Table.Th>
-                      <Table.Th>Models</Table.Th>
-                      <Table.Th>Rate limit</Table.Th>
-                      <Table.Th w={60}>
-                        <span className="visually-hidden">Actions</span>
-                      </Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {groups.data.data.map((entry) => (
-                      <Table.Tr key={entry.id}>
-                        <Table.Td fw={600}>{entry.name}</Table.Td>
-                        <Table.Td>
-                          <Group gap={4} wrap="wrap">
-                            {entry.models.length ? (
-                              entry.models.map((model) => (
-                                <Badge key={model} variant="outline" color="gray" size="xs" tt="none">
-                                  {model}
-                                </Badge>
-                              ))
-                            ) : (
-                              <Text size="sm" c="dimmed">
-                                none
-                              </Text>
-                            )}
-                          </Group>
-                        </Table.Td>
-                        <Table.Td>
-                          {entry.rateLimitPerMinute ? (
-                            `${entry.rateLimitPerMinute}/min per key`
+              <DataTable minWidth={640} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Group</Table.Th>
+                    <Table.Th>Models</Table.Th>
+                    <Table.Th>Rate limit</Table.Th>
+                    <Table.Th w={60}>
+                      <span className="visually-hidden">Actions</span>
+                    </Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {groups.data.data.map((entry) => (
+                    <Table.Tr key={entry.id}>
+                      <Table.Td fw={600}>{entry.name}</Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="wrap">
+                          {entry.models.length ? (
+                            entry.models.map((model) => (
+                              <Badge key={model} variant="outline" color="gray" size="xs" tt="none">
+                                {model}
+                              </Badge>
+                            ))
                           ) : (
                             <Text size="sm" c="dimmed">
                               none
                             </Text>
                           )}
-                        </Table.Td>
-                        <Table.Td>
-                          <Tooltip label="Edit">
-                            <ActionIcon variant="subtle" aria-label={`Edit group ${entry.name}`} onClick={() => setGroup(entry)}>
-                              <IconEdit size={16} />
-                            </ActionIcon>
-                          </Tooltip>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
+                        </Group>
+                      </Table.Td>
+                      <Table.Td>
+                        {entry.rateLimitPerMinute ? (
+                          `${entry.rateLimitPerMinute}/min per key`
+                        ) : (
+                          <Text size="sm" c="dimmed">
+                            none
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Tooltip label="Edit">
+                          <ActionIcon variant="subtle" aria-label={`Edit group ${entry.name}`} onClick={() => setGroup(entry)}>
+                            <IconEdit size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </DataTable>
             </Card>
           )}
         </Tabs.Panel>
@@ -282,44 +281,42 @@ export function GroupsAdmin() {
             ) : null
           ) : (
             <Card withBorder radius="lg" p={0}>
-              <Table.ScrollContainer minWidth={720}>
-                <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Model</Table.Th>
-                      <Table.Th ta="right">Text in</Table.Th>
-                      <Table.Th ta="right">Text out</Table.Th>
-                      <Table.Th ta="right">Image in</Table.Th>
-                      <Table.Th ta="right">Image out</Table.Th>
-                      <Table.Th ta="center">Version</Table.Th>
-                      <Table.Th w={60}>
-                        <span className="visually-hidden">Actions</span>
-                      </Table.Th>
+              <DataTable minWidth={720} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Model</Table.Th>
+                    <Table.Th ta="right">Text in</Table.Th>
+                    <Table.Th ta="right">Text out</Table.Th>
+                    <Table.Th ta="right">Image in</Table.Th>
+                    <Table.Th ta="right">Image out</Table.Th>
+                    <Table.Th ta="center">Version</Table.Th>
+                    <Table.Th w={60}>
+                      <span className="visually-hidden">Actions</span>
+                    </Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {prices.data.data.map((entry) => (
+                    <Table.Tr key={entry.id}>
+                      <Table.Td ff="monospace" fz="sm">
+                        {entry.model}
+                      </Table.Td>
+                      <Table.Td ta="right">{money(entry.textInput)}</Table.Td>
+                      <Table.Td ta="right">{money(entry.textOutput)}</Table.Td>
+                      <Table.Td ta="right">{money(entry.imageInput)}</Table.Td>
+                      <Table.Td ta="right">{money(entry.imageOutput)}</Table.Td>
+                      <Table.Td ta="center">v{entry.version}</Table.Td>
+                      <Table.Td>
+                        <Tooltip label="Edit">
+                          <ActionIcon variant="subtle" aria-label={`Edit price of ${entry.model}`} onClick={() => setPrice(entry)}>
+                            <IconEdit size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                      </Table.Td>
                     </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {prices.data.data.map((entry) => (
-                      <Table.Tr key={entry.id}>
-                        <Table.Td ff="monospace" fz="sm">
-                          {entry.model}
-                        </Table.Td>
-                        <Table.Td ta="right">{money(entry.textInput)}</Table.Td>
-                        <Table.Td ta="right">{money(entry.textOutput)}</Table.Td>
-                        <Table.Td ta="right">{money(entry.imageInput)}</Table.Td>
-                        <Table.Td ta="right">{money(entry.imageOutput)}</Table.Td>
-                        <Table.Td ta="center">v{entry.version}</Table.Td>
-                        <Table.Td>
-                          <Tooltip label="Edit">
-                            <ActionIcon variant="subtle" aria-label={`Edit price of ${entry.model}`} onClick={() => setPrice(entry)}>
-                              <IconEdit size={16} />
-                            </ActionIcon>
-                          </Tooltip>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
+                  ))}
+                </Table.Tbody>
+              </DataTable>
               <Text size="xs" c="dimmed" p="md">
                 Per 1 million tokens.
               </Text>

@@ -13,6 +13,7 @@ import type { AdminChannel, AdminUsageRow, AdminUser } from "@/lib/portal/types"
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading, SimulatorBadge, StatusBadge } from "@/components/feedback";
 import { USAGE_CSV } from "@/components/portal/usage";
+import { DataTable } from "@/components/data-table";
 
 type Filters = { userId: string | null; model: string | null; kind: string | null; keyId: string };
 const PAGE = 50;
@@ -135,79 +136,77 @@ export function LedgerAdmin() {
         </Card>
       ) : rows.data ? (
         <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={1240}>
-            <Table verticalSpacing="xs" horizontalSpacing="md" highlightOnHover striped data-testid="ledger-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Time</Table.Th>
-                  <Table.Th>User</Table.Th>
-                  <Table.Th>Model / endpoint</Table.Th>
-                  <Table.Th>Channel</Table.Th>
-                  <Table.Th ta="right">Text in / out</Table.Th>
-                  <Table.Th ta="right">Image in / out</Table.Th>
-                  <Table.Th ta="right">Cost</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th ta="right">Latency</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((row) => (
-                  <Table.Tr key={row.id}>
-                    <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(row.createdAt)}</Table.Td>
-                    <Table.Td>
-                      <Text size="sm" truncate maw={220}>
-                        {emails.get(row.userId) ?? row.userId}
-                      </Text>
-                      {row.keyPrefix ? <Code fz="xs">{row.keyPrefix}…</Code> : null}
-                    </Table.Td>
-                    <Table.Td>
-                      {row.kind === "request" ? (
-                        <>
-                          <Text size="sm" ff="monospace">
-                            {row.model}
-                          </Text>
-                          <Text size="xs" c="dimmed">
-                            {row.endpoint}
-                            {row.stream ? " · stream" : ""}
-                          </Text>
-                        </>
-                      ) : (
-                        <Text size="sm">{row.kind === "topup" ? "Redeem code" : "Adjustment"}</Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Text size="sm" truncate maw={180}>
-                          {row.channelName ?? "—"}
+          <DataTable minWidth={960} verticalSpacing="xs" horizontalSpacing="sm" highlightOnHover striped data-testid="ledger-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>User</Table.Th>
+                <Table.Th>Model / endpoint</Table.Th>
+                <Table.Th>Channel</Table.Th>
+                <Table.Th ta="right">Text in / out</Table.Th>
+                <Table.Th ta="right">Image in / out</Table.Th>
+                <Table.Th ta="right">Cost</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th ta="right">Latency</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((row) => (
+                <Table.Tr key={row.id}>
+                  <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(row.createdAt)}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm" truncate maw={220}>
+                      {emails.get(row.userId) ?? row.userId}
+                    </Text>
+                    {row.keyPrefix ? <Code fz="xs">{row.keyPrefix}…</Code> : null}
+                  </Table.Td>
+                  <Table.Td>
+                    {row.kind === "request" ? (
+                      <>
+                        <Text size="sm" ff="monospace">
+                          {row.model}
                         </Text>
-                        {row.channelId && simulators.has(row.channelId) ? <SimulatorBadge size="xs" /> : null}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
-                      {count(row.textInputTokens)} / {count(row.textOutputTokens)}
-                    </Table.Td>
-                    <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
-                      {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
-                    </Table.Td>
-                    <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
-                      {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
-                    </Table.Td>
-                    <Table.Td>
-                      <Tooltip label={row.error ?? ""} disabled={!row.error} multiline w={320}>
-                        <span>
-                          <StatusBadge status={row.status}>
-                            {row.status}
-                            {row.httpStatus && row.httpStatus !== 200 ? ` · ${row.httpStatus}` : ""}
-                          </StatusBadge>
-                        </span>
-                      </Tooltip>
-                    </Table.Td>
-                    <Table.Td ta="right">{row.kind === "request" ? latency(row.latencyMs) : "—"}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                        <Text size="xs" c="dimmed">
+                          {row.endpoint}
+                          {row.stream ? " · stream" : ""}
+                        </Text>
+                      </>
+                    ) : (
+                      <Text size="sm">{row.kind === "topup" ? "Redeem code" : "Adjustment"}</Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Text size="sm" truncate maw={180}>
+                        {row.channelName ?? "—"}
+                      </Text>
+                      {row.channelId && simulators.has(row.channelId) ? <SimulatorBadge size="xs" /> : null}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
+                    {count(row.textInputTokens)} / {count(row.textOutputTokens)}
+                  </Table.Td>
+                  <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
+                    {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
+                  </Table.Td>
+                  <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
+                    {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
+                  </Table.Td>
+                  <Table.Td>
+                    <Tooltip label={row.error ?? ""} disabled={!row.error} multiline w={320}>
+                      <span>
+                        <StatusBadge status={row.status}>
+                          {row.status}
+                          {row.httpStatus && row.httpStatus !== 200 ? ` · ${row.httpStatus}` : ""}
+                        </StatusBadge>
+                      </span>
+                    </Tooltip>
+                  </Table.Td>
+                  <Table.Td ta="right">{row.kind === "request" ? latency(row.latencyMs) : "—"}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </DataTable>
           <Group justify="space-between" p="md">
             <Text size="sm" c="dimmed">
               Rows {count(offset + 1)}–{count(offset + list.length)}

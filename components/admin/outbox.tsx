@@ -10,6 +10,7 @@ import { dateTime } from "@/lib/portal/format";
 import type { OutboxMail } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 export function OutboxAdmin() {
   const [to, setTo] = useState("");
@@ -47,43 +48,41 @@ export function OutboxAdmin() {
         </Card>
       ) : mails.data ? (
         <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={720}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Time</Table.Th>
-                  <Table.Th>To</Table.Th>
-                  <Table.Th>Subject</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th w={90}>
-                    <span className="visually-hidden">Open</span>
-                  </Table.Th>
+          <DataTable minWidth={720} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>To</Table.Th>
+                <Table.Th>Subject</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th w={90}>
+                  <span className="visually-hidden">Open</span>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((mail) => (
+                <Table.Tr key={mail.id}>
+                  <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(mail.createdAt)}</Table.Td>
+                  <Table.Td>{mail.to}</Table.Td>
+                  <Table.Td>{mail.subject}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={mail.status} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      onClick={() => setOpen(mail)}
+                      aria-label={`Read message to ${mail.to}: ${mail.subject}`}
+                    >
+                      Read
+                    </Button>
+                  </Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((mail) => (
-                  <Table.Tr key={mail.id}>
-                    <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(mail.createdAt)}</Table.Td>
-                    <Table.Td>{mail.to}</Table.Td>
-                    <Table.Td>{mail.subject}</Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={mail.status} />
-                    </Table.Td>
-                    <Table.Td>
-                      <Button
-                        size="compact-xs"
-                        variant="light"
-                        onClick={() => setOpen(mail)}
-                        aria-label={`Read message to ${mail.to}: ${mail.subject}`}
-                      >
-                        Read
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         </Card>
       ) : null}
       <Modal opened={open !== null} onClose={() => setOpen(null)} title={<Text fw={600}>{open?.subject}</Text>} size="lg" centered>

@@ -8,6 +8,7 @@ import { useApi } from "@/lib/portal/api";
 import { count, latency, usd } from "@/lib/portal/format";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 type Overview = {
   hours: number;
@@ -93,32 +94,30 @@ export function OverviewAdmin() {
             )}
           </Card>
           <Card withBorder radius="lg" p={0}>
-            <Table.ScrollContainer minWidth={560}>
-              <Table verticalSpacing="sm" horizontalSpacing="md" data-testid="overview-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Channel</Table.Th>
-                    <Table.Th ta="right">Requests</Table.Th>
-                    <Table.Th ta="right">Failed</Table.Th>
-                    <Table.Th ta="right">Revenue</Table.Th>
-                    <Table.Th ta="right">Latency p50</Table.Th>
+            <DataTable minWidth={560} verticalSpacing="sm" horizontalSpacing="md" data-testid="overview-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Channel</Table.Th>
+                  <Table.Th ta="right">Requests</Table.Th>
+                  <Table.Th ta="right">Failed</Table.Th>
+                  <Table.Th ta="right">Revenue</Table.Th>
+                  <Table.Th ta="right">Latency p50</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {overview.channels.map((row) => (
+                  <Table.Tr key={row.channel} data-testid="overview-row">
+                    <Table.Td>{row.channel}</Table.Td>
+                    <Table.Td ta="right">{count(row.requests)}</Table.Td>
+                    <Table.Td ta="right">
+                      {count(row.errors)} ({(row.errorRate * 100).toFixed(1)} %)
+                    </Table.Td>
+                    <Table.Td ta="right">{usd(row.revenue)}</Table.Td>
+                    <Table.Td ta="right">{row.latencyP50 === null ? "—" : latency(row.latencyP50)}</Table.Td>
                   </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {overview.channels.map((row) => (
-                    <Table.Tr key={row.channel} data-testid="overview-row">
-                      <Table.Td>{row.channel}</Table.Td>
-                      <Table.Td ta="right">{count(row.requests)}</Table.Td>
-                      <Table.Td ta="right">
-                        {count(row.errors)} ({(row.errorRate * 100).toFixed(1)} %)
-                      </Table.Td>
-                      <Table.Td ta="right">{usd(row.revenue)}</Table.Td>
-                      <Table.Td ta="right">{row.latencyP50 === null ? "—" : latency(row.latencyP50)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+                ))}
+              </Table.Tbody>
+            </DataTable>
           </Card>
         </Stack>
       )}

@@ -40,6 +40,7 @@ import type { AdminUser } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
 import { UserDetailDrawer } from "./user-detail";
+import { DataTable } from "@/components/data-table";
 
 function AdjustForm({ user, onDone }: { user: AdminUser; onDone: () => void }) {
   const [amount, setAmount] = useState<number | string>("");
@@ -242,160 +243,158 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
         </Card>
       ) : users.data ? (
         <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={820}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="users-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Role</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th ta="right">Balance</Table.Th>
-                  <Table.Th>2FA</Table.Th>
-                  <Table.Th>Joined</Table.Th>
-                  <Table.Th w={60}>
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((user) => (
-                  <Table.Tr key={user.id}>
-                    <Table.Td>
-                      <Text size="sm" fw={500}>
-                        {user.email}
+          <DataTable minWidth={820} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="users-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Email</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th ta="right">Balance</Table.Th>
+                <Table.Th>2FA</Table.Th>
+                <Table.Th>Joined</Table.Th>
+                <Table.Th w={60}>
+                  <span className="visually-hidden">Actions</span>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((user) => (
+                <Table.Tr key={user.id}>
+                  <Table.Td>
+                    <Text size="sm" fw={500}>
+                      {user.email}
+                    </Text>
+                    {user.id === selfId ? (
+                      <Text size="xs" c="dimmed">
+                        you
                       </Text>
-                      {user.id === selfId ? (
-                        <Text size="xs" c="dimmed">
-                          you
-                        </Text>
-                      ) : null}
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge variant="light" color={user.role === "admin" ? "violet" : "gray"} size="sm">
-                        {user.role}
+                    ) : null}
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" color={user.role === "admin" ? "violet" : "gray"} size="sm">
+                      {user.role}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={user.status} />
+                  </Table.Td>
+                  <Table.Td ta="right" fw={500}>
+                    {usd(user.balance)}
+                  </Table.Td>
+                  <Table.Td>
+                    {user.totpEnabled ? (
+                      <Badge color="teal" variant="light" size="sm">
+                        on
                       </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={user.status} />
-                    </Table.Td>
-                    <Table.Td ta="right" fw={500}>
-                      {usd(user.balance)}
-                    </Table.Td>
-                    <Table.Td>
-                      {user.totpEnabled ? (
-                        <Badge color="teal" variant="light" size="sm">
-                          on
-                        </Badge>
-                      ) : (
-                        <Text size="sm" c="dimmed">
-                          off
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{dateOnly(user.createdAt)}</Table.Td>
-                    <Table.Td>
-                      <Menu position="bottom-end" withinPortal>
-                        <Menu.Target>
-                          <ActionIcon variant="subtle" aria-label={`Actions for ${user.email}`}>
-                            <IconDots size={16} />
-                          </ActionIcon>
-                        </Menu.Target>
-                        <Menu.Dropdown>
-                          <Menu.Item leftSection={<IconListDetails size={16} />} onClick={() => setViewing(user)}>
-                            Keys, usage and history
-                          </Menu.Item>
-                          <Menu.Item leftSection={<IconCoin size={16} />} onClick={() => setAdjusting(user)}>
-                            Adjust balance
-                          </Menu.Item>
+                    ) : (
+                      <Text size="sm" c="dimmed">
+                        off
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{dateOnly(user.createdAt)}</Table.Td>
+                  <Table.Td>
+                    <Menu position="bottom-end" withinPortal>
+                      <Menu.Target>
+                        <ActionIcon variant="subtle" aria-label={`Actions for ${user.email}`}>
+                          <IconDots size={16} />
+                        </ActionIcon>
+                      </Menu.Target>
+                      <Menu.Dropdown>
+                        <Menu.Item leftSection={<IconListDetails size={16} />} onClick={() => setViewing(user)}>
+                          Keys, usage and history
+                        </Menu.Item>
+                        <Menu.Item leftSection={<IconCoin size={16} />} onClick={() => setAdjusting(user)}>
+                          Adjust balance
+                        </Menu.Item>
+                        <Menu.Item
+                          leftSection={<IconMailForward size={16} />}
+                          onClick={() =>
+                            setConfirm({
+                              user,
+                              tool: "send-reset",
+                              done: "Reset link sent",
+                              text: `Mail ${user.email} a link to choose a new password? You will not see the link or the password.`,
+                            })
+                          }
+                        >
+                          Send a password reset link
+                        </Menu.Item>
+                        {user.totpEnabled ? (
                           <Menu.Item
-                            leftSection={<IconMailForward size={16} />}
+                            color="red"
+                            leftSection={<IconShieldOff size={16} />}
                             onClick={() =>
                               setConfirm({
                                 user,
-                                tool: "send-reset",
-                                done: "Reset link sent",
-                                text: `Mail ${user.email} a link to choose a new password? You will not see the link or the password.`,
+                                tool: "reset-2fa",
+                                danger: true,
+                                done: "Two-factor authentication reset",
+                                text: `Turn two-factor authentication off for ${user.email}? Do this only when you have confirmed who is asking (a lost phone). Their sessions end; they sign in with the password and can set 2FA up again.`,
                               })
                             }
                           >
-                            Send a password reset link
+                            Reset two-factor authentication
                           </Menu.Item>
-                          {user.totpEnabled ? (
+                        ) : null}
+                        {user.id !== selfId ? (
+                          <>
                             <Menu.Item
-                              color="red"
-                              leftSection={<IconShieldOff size={16} />}
+                              leftSection={<IconShieldCheck size={16} />}
                               onClick={() =>
                                 setConfirm({
                                   user,
-                                  tool: "reset-2fa",
-                                  danger: true,
-                                  done: "Two-factor authentication reset",
-                                  text: `Turn two-factor authentication off for ${user.email}? Do this only when you have confirmed who is asking (a lost phone). Their sessions end; they sign in with the password and can set 2FA up again.`,
+                                  change: { role: user.role === "admin" ? "user" : "admin" },
+                                  done: "Role changed",
+                                  text:
+                                    user.role === "admin"
+                                      ? `Remove operator rights from ${user.email}?`
+                                      : `Make ${user.email} an operator (admin)?`,
                                 })
                               }
                             >
-                              Reset two-factor authentication
+                              {user.role === "admin" ? "Remove admin role" : "Make admin"}
                             </Menu.Item>
-                          ) : null}
-                          {user.id !== selfId ? (
-                            <>
+                            {user.status === "active" ? (
                               <Menu.Item
-                                leftSection={<IconShieldCheck size={16} />}
+                                color="red"
+                                leftSection={<IconUserOff size={16} />}
                                 onClick={() =>
                                   setConfirm({
                                     user,
-                                    change: { role: user.role === "admin" ? "user" : "admin" },
-                                    done: "Role changed",
-                                    text:
-                                      user.role === "admin"
-                                        ? `Remove operator rights from ${user.email}?`
-                                        : `Make ${user.email} an operator (admin)?`,
+                                    change: { status: "disabled" },
+                                    danger: true,
+                                    done: "User disabled",
+                                    text: `Disable ${user.email}? Their sessions end and their keys stop working.`,
                                   })
                                 }
                               >
-                                {user.role === "admin" ? "Remove admin role" : "Make admin"}
+                                Disable
                               </Menu.Item>
-                              {user.status === "active" ? (
-                                <Menu.Item
-                                  color="red"
-                                  leftSection={<IconUserOff size={16} />}
-                                  onClick={() =>
-                                    setConfirm({
-                                      user,
-                                      change: { status: "disabled" },
-                                      danger: true,
-                                      done: "User disabled",
-                                      text: `Disable ${user.email}? Their sessions end and their keys stop working.`,
-                                    })
-                                  }
-                                >
-                                  Disable
-                                </Menu.Item>
-                              ) : (
-                                <Menu.Item
-                                  leftSection={<IconUserCheck size={16} />}
-                                  onClick={() =>
-                                    setConfirm({
-                                      user,
-                                      change: { status: "active" },
-                                      done: "User enabled",
-                                      text: `Enable ${user.email} again?`,
-                                    })
-                                  }
-                                >
-                                  Enable
-                                </Menu.Item>
-                              )}
-                            </>
-                          ) : null}
-                        </Menu.Dropdown>
-                      </Menu>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                            ) : (
+                              <Menu.Item
+                                leftSection={<IconUserCheck size={16} />}
+                                onClick={() =>
+                                  setConfirm({
+                                    user,
+                                    change: { status: "active" },
+                                    done: "User enabled",
+                                    text: `Enable ${user.email} again?`,
+                                  })
+                                }
+                              >
+                                Enable
+                              </Menu.Item>
+                            )}
+                          </>
+                        ) : null}
+                      </Menu.Dropdown>
+                    </Menu>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         </Card>
       ) : null}
 

@@ -3,7 +3,6 @@
 // (from /api/user/usage daily totals; one call per model for the by-model chart), and the latest ledger rows.
 import { useEffect, useMemo, useState } from "react";
 import Link from "next/link";
-import { BarChart } from "@mantine/charts";
 import {
   Anchor,
   Badge,
@@ -30,15 +29,15 @@ import {
   IconSparkles,
   IconWallet,
 } from "@tabler/icons-react";
-import { ALL_MODELS } from "@/lib/catalog/models";
-import { api, useApi } from "@/lib/portal/api";
-import { count, dateTime, usd, usdPrecise, utcDay } from "@/lib/portal/format";
+import { useApi } from "@/lib/portal/api";
+import { count, dateTime, usd, usdPrecise, usdSummary, utcDay } from "@/lib/portal/format";
+import { UsageChart } from "./usage-chart";
 import type { ApiKey, DailyTotal, Self, UsagePage } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, StatusBadge } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 const DAYS = 30;
-const MODEL_COLORS = ["indigo.6", "teal.6", "orange.6", "grape.6", "cyan.6", "pink.6", "lime.6", "yellow.6", "blue.6", "red.6"];
 
 function rangeStart(now: Date): Date {
   const thirtyDays = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (DAYS - 1)));
@@ -53,13 +52,10 @@ function lastDays(now: Date): string[] {
   );
 }
 
-function shortDay(day: string): string {
-  return new Date(`${day}T00:00:00Z`).toLocaleDateString("en-GB", { month: "short", day: "numeric", timeZone: "UTC" });
-}
-
 function StatCard({
   label,
   value,
+  exact,
   hint,
   icon,
   loading,
@@ -67,6 +63,8 @@ function StatCard({
 }: {
   label: string;
   value: string;
+  /** The exact amount, shown on hover when `value` is rounded. */
+  exact?: string;
   hint?: string;
   icon: React.ReactNode;
   loading: boolean;
@@ -75,14 +73,14 @@ function StatCard({
   return (
     <Card withBorder padding="lg" radius="lg">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
-        <Stack gap={4}>
+        <Stack gap={4} miw={0}>
           <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
             {label}
           </Text>
           {loading ? (
             <Skeleton h={30} w={120} />
           ) : (
-            <Text fz={28} fw={700} lh={1.2} data-testid={testId}>
+            <Text fz={{ base: 24, xl: 28 }} fw={700} lh={1.2} data-testid={testId} title={exact} style={{ overflowWrap: "anywhere" }}>
               {value}
             </Text>
           )}
@@ -100,16 +98,12 @@ function StatCard({
   );
 }
 
-type ByModel = { models: string[]; rows: Record<string, number | string>[] } | null;
-
 export function Dashboard({ welcome }: { welcome: boolean }) {
   const [now] = useState(() => new Date());
   const from = useMemo(() => utcDay(rangeStart(now)), [now]);
   const self = useApi<Self>("/api/user/self");
   const usage = useApi<UsagePage>(`/api/user/usage?limit=6&from=${from}`);
   const keys = useApi<{ data: ApiKey[] }>("/api/user/keys");
-  const [byModel, setByModel] = useState<ByModel>(null);
-  const [byModelError, setByModelError] = useState<Error | null>(null);
 
   useEffect(() => {
     if (welcome)
@@ -124,43 +118,11 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
   const daily = usage.data?.daily ?? [];
   const totalRequests = daily.reduce((sum, day) => sum + day.requests, 0);
 
-  // Requests by model: the daily totals filtered by each model that appears in the account's history.
-  useEffect(() => {
-    if (!usage.data) return;
-    if (totalRequests === 0) {
-      setByModel({ models: [], rows: [] });
-      return;
-    }
-    const candidates = [...new Set([...ALL_MODELS, ...usage.data.data.map((row) => row.model).filter(Boolean)])];
-    let cancelled = false;
-    Promise.all(
-      candidates.map(async (model) => {
-        const page = await api<UsagePage>(`/api/user/usage?kind=request&limit=1&from=${days[0]}&model=${encodeURIComponent(model)}`);
-        return { model, daily: page.daily };
-      }),
-    )
-      .then((results) => {
-        if (cancelled) return;
-        const used = results.filter((result) => result.daily.some((day) => day.requests > 0));
-        const rows = days.map((day) => {
-          const row: Record<string, number | string> = { date: shortDay(day) };
-          for (const result of used) row[result.model] = result.daily.find((entry) => entry.date === day)?.requests ?? 0;
-          return row;
-        });
-        setByModel({ models: used.map((result) => result.model), rows });
-      })
-      .catch((error: Error) => !cancelled && setByModelError(error));
-    return () => {
-      cancelled = true;
-    };
-  }, [usage.data, totalRequests, days]);
-
   const today = utcDay(now);
   const month = today.slice(0, 7);
   const find = (day: string): DailyTotal | undefined => daily.find((entry) => entry.date === day);
   const spentToday = find(today)?.spent ?? 0;
   const spentMonth = daily.filter((entry) => entry.date.startsWith(month)).reduce((sum, entry) => sum + entry.spent, 0);
-  const spendRows = days.map((day) => ({ date: shortDay(day), Spend: (find(day)?.spent ?? 0) / 1_000_000 }));
   const loading = self.loading && !self.data;
 
   const steps = [
@@ -192,7 +154,8 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
       <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
         <StatCard
           label="Balance"
-          value={usd(self.data?.balance ?? 0)}
+          value={usdSummary(self.data?.balance ?? 0)}
+          exact={usdPrecise(self.data?.balance ?? 0)}
           hint="Available for requests"
           icon={<IconWallet size={22} />}
           loading={loading}
@@ -200,7 +163,8 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
         />
         <StatCard
           label="Spent today"
-          value={usdPrecise(spentToday)}
+          value={usdSummary(spentToday)}
+          exact={usdPrecise(spentToday)}
           hint={`UTC ${today}`}
           icon={<IconClockHour4 size={22} />}
           loading={usage.loading && !usage.data}
@@ -208,7 +172,8 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
         />
         <StatCard
           label="Spent this month"
-          value={usd(spentMonth)}
+          value={usdSummary(spentMonth)}
+          exact={usdPrecise(spentMonth)}
           hint={new Date(`${today}T00:00:00Z`).toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" })}
           icon={<IconCalendarMonth size={22} />}
           loading={usage.loading && !usage.data}
@@ -262,18 +227,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
             <Badge variant="light">Last {DAYS} days</Badge>
           </Group>
           {usage.data ? (
-            <BarChart
-              h={260}
-              data={spendRows}
-              dataKey="date"
-              series={[{ name: "Spend", color: "indigo.6" }]}
-              valueFormatter={(value) => usd(Math.round(value * 1_000_000))}
-              gridAxis="y"
-              tickLine="none"
-              maxBarWidth={18}
-              role="img"
-              aria-label="Daily spend chart"
-            />
+            <UsageChart days={days} breakdown={usage.data.breakdown} measure="spent" split="none" label="Daily spend" />
           ) : (
             <Skeleton h={260} />
           )}
@@ -285,11 +239,11 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
             </Title>
             <Badge variant="light">Last {DAYS} days</Badge>
           </Group>
-          {byModelError ? (
-            <LoadError error={byModelError} />
-          ) : !byModel ? (
+          {usage.error ? (
+            <LoadError error={usage.error} />
+          ) : !usage.data ? (
             <Skeleton h={260} />
-          ) : byModel.models.length === 0 ? (
+          ) : totalRequests === 0 ? (
             <EmptyState
               h={260}
               icon={<IconChartBar size={26} />}
@@ -304,21 +258,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
               </EmptyState.Actions>
             </EmptyState>
           ) : (
-            <BarChart
-              h={260}
-              data={byModel.rows}
-              dataKey="date"
-              type="stacked"
-              maxBarWidth={18}
-              series={byModel.models.map((model, index) => ({ name: model, color: MODEL_COLORS[index % MODEL_COLORS.length]! }))}
-              withLegend
-              yAxisProps={{ allowDecimals: false }}
-              legendProps={{ verticalAlign: "bottom", height: 40 }}
-              gridAxis="y"
-              tickLine="none"
-              role="img"
-              aria-label="Requests by model chart"
-            />
+            <UsageChart days={days} breakdown={usage.data.breakdown} measure="requests" split="model" label="Requests by model" />
           )}
         </Card>
       </SimpleGrid>
@@ -339,45 +279,43 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
             Nothing yet. Requests, top-ups and adjustments show up here as they happen.
           </Text>
         ) : (
-          <Table.ScrollContainer minWidth={560}>
-            <Table verticalSpacing="sm" highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Time</Table.Th>
-                  <Table.Th>What</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th ta="right">Amount</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {usage.data.data.map((row) => (
-                  <Table.Tr key={row.id}>
-                    <Table.Td>{dateTime(row.createdAt)}</Table.Td>
-                    <Table.Td>
-                      {row.kind === "request" ? (
-                        <Text size="sm">
-                          <Text span ff="monospace" size="sm">
-                            {row.model}
-                          </Text>{" "}
-                          <Text span c="dimmed" size="xs">
-                            {row.endpoint}
-                          </Text>
+          <DataTable minWidth={560} verticalSpacing="sm" highlightOnHover>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>What</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th ta="right">Amount</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {usage.data.data.map((row) => (
+                <Table.Tr key={row.id}>
+                  <Table.Td>{dateTime(row.createdAt)}</Table.Td>
+                  <Table.Td>
+                    {row.kind === "request" ? (
+                      <Text size="sm">
+                        <Text span ff="monospace" size="sm">
+                          {row.model}
+                        </Text>{" "}
+                        <Text span c="dimmed" size="xs">
+                          {row.endpoint}
                         </Text>
-                      ) : (
-                        <Text size="sm">{row.kind === "topup" ? "Redeemed a code" : "Balance adjustment"}</Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={row.status} />
-                    </Table.Td>
-                    <Table.Td ta="right" c={row.cost < 0 ? "teal" : undefined} fw={500}>
-                      {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                      </Text>
+                    ) : (
+                      <Text size="sm">{row.kind === "topup" ? "Redeemed a code" : "Balance adjustment"}</Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={row.status} />
+                  </Table.Td>
+                  <Table.Td ta="right" c={row.cost < 0 ? "teal" : undefined} fw={500}>
+                    {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         )}
       </Card>
     </>

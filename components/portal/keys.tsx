@@ -32,6 +32,7 @@ import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { PageHeader } from "@/components/page-header";
 import { CopyField, FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
 import { EditKeyModal } from "./edit-key";
+import { DataTable } from "@/components/data-table";
 
 const EXPIRY_PRESETS = [
   { value: "never", label: "Never" },
@@ -294,112 +295,106 @@ export function KeysPage() {
         </Card>
       ) : keys.data ? (
         <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={860}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="keys-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th>Group</Table.Th>
-                  <Table.Th>Remaining</Table.Th>
-                  <Table.Th>Expires</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th w={60}>
-                    <span className="visually-hidden">Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((key) => (
-                  <Table.Tr key={key.id} data-testid="key-row">
-                    <Table.Td>
-                      <Group gap={6} wrap="nowrap">
-                        <Text size="sm" fw={500}>
-                          {key.name || (
-                            <Text span c="dimmed" size="sm">
-                              Unnamed
-                            </Text>
-                          )}
-                        </Text>
-                        {key.purpose === "playground" || key.name === LEGACY_PLAYGROUND_KEY_NAME ? (
-                          <Badge size="xs" variant="light" color="violet">
-                            playground
-                          </Badge>
-                        ) : null}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      <Code>{key.prefix}…</Code>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge variant="outline" color="gray" size="sm" tt="none">
-                        {key.group}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      {key.unlimited ? (
-                        <Text size="sm" c="dimmed">
-                          No limit
-                        </Text>
-                      ) : (
-                        usd(key.quotaRemaining)
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Tooltip label={key.expiresAt ? new Date(key.expiresAt).toLocaleString() : "Never expires"} disabled={!key.expiresAt}>
-                        <Text size="sm">{key.expiresAt ? dateOnly(key.expiresAt) : "Never"}</Text>
-                      </Tooltip>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm" c={key.lastUsedAt ? undefined : "dimmed"}>
-                        {key.lastUsedAt ? relative(key.lastUsedAt) : "Never"}
+          <DataTable minWidth={860} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="keys-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Key</Table.Th>
+                <Table.Th>Group</Table.Th>
+                <Table.Th>Remaining</Table.Th>
+                <Table.Th>Expires</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th w={60}>
+                  <span className="visually-hidden">Actions</span>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((key) => (
+                <Table.Tr key={key.id} data-testid="key-row">
+                  <Table.Td>
+                    <Group gap={6} wrap="nowrap">
+                      <Text size="sm" fw={500}>
+                        {key.name || (
+                          <Text span c="dimmed" size="sm">
+                            Unnamed
+                          </Text>
+                        )}
                       </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge status={key.status} />
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={2} wrap="nowrap">
-                        {key.purpose !== "playground" && (key.status === "active" || key.status === "disabled") ? (
-                          <>
-                            <Tooltip label="Edit name, expiry and cap">
-                              <ActionIcon
-                                variant="subtle"
-                                aria-label={`Edit key ${key.name || key.prefix}`}
-                                onClick={() => setEditing(key)}
-                              >
-                                <IconPencil size={16} />
-                              </ActionIcon>
-                            </Tooltip>
-                            <Tooltip label={key.status === "active" ? "Pause: refused until resumed" : "Resume"}>
-                              <ActionIcon
-                                variant="subtle"
-                                aria-label={`${key.status === "active" ? "Pause" : "Resume"} key ${key.name || key.prefix}`}
-                                onClick={() => void setPaused(key, key.status === "active")}
-                              >
-                                {key.status === "active" ? <IconPlayerPause size={16} /> : <IconPlayerPlay size={16} />}
-                              </ActionIcon>
-                            </Tooltip>
-                          </>
-                        ) : null}
-                        <Tooltip label="Revoke key">
-                          <ActionIcon
-                            variant="subtle"
-                            color="red"
-                            aria-label={`Revoke key ${key.name || key.prefix}`}
-                            onClick={() => setRevoking(key)}
-                          >
-                            <IconTrash size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                      {key.purpose === "playground" || key.name === LEGACY_PLAYGROUND_KEY_NAME ? (
+                        <Badge size="xs" variant="light" color="violet">
+                          playground
+                        </Badge>
+                      ) : null}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>
+                    <Code>{key.prefix}…</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge variant="outline" color="gray" size="sm" tt="none">
+                      {key.group}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {key.unlimited ? (
+                      <Text size="sm" c="dimmed">
+                        No limit
+                      </Text>
+                    ) : (
+                      usd(key.quotaRemaining)
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Tooltip label={key.expiresAt ? new Date(key.expiresAt).toLocaleString() : "Never expires"} disabled={!key.expiresAt}>
+                      <Text size="sm">{key.expiresAt ? dateOnly(key.expiresAt) : "Never"}</Text>
+                    </Tooltip>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" c={key.lastUsedAt ? undefined : "dimmed"}>
+                      {key.lastUsedAt ? relative(key.lastUsedAt) : "Never"}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={key.status} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={2} wrap="nowrap">
+                      {key.purpose !== "playground" && (key.status === "active" || key.status === "disabled") ? (
+                        <>
+                          <Tooltip label="Edit name, expiry and cap">
+                            <ActionIcon variant="subtle" aria-label={`Edit key ${key.name || key.prefix}`} onClick={() => setEditing(key)}>
+                              <IconPencil size={16} />
+                            </ActionIcon>
+                          </Tooltip>
+                          <Tooltip label={key.status === "active" ? "Pause: refused until resumed" : "Resume"}>
+                            <ActionIcon
+                              variant="subtle"
+                              aria-label={`${key.status === "active" ? "Pause" : "Resume"} key ${key.name || key.prefix}`}
+                              onClick={() => void setPaused(key, key.status === "active")}
+                            >
+                              {key.status === "active" ? <IconPlayerPause size={16} /> : <IconPlayerPlay size={16} />}
+                            </ActionIcon>
+                          </Tooltip>
+                        </>
+                      ) : null}
+                      <Tooltip label="Revoke key">
+                        <ActionIcon
+                          variant="subtle"
+                          color="red"
+                          aria-label={`Revoke key ${key.name || key.prefix}`}
+                          onClick={() => setRevoking(key)}
+                        >
+                          <IconTrash size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         </Card>
       ) : null}
 

@@ -9,6 +9,7 @@ import { dateTime, usd } from "@/lib/portal/format";
 import type { Self, UsagePage } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { FormError, LoadError } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 export function RedeemPage() {
   const self = useApi<Self>("/api/user/self");
@@ -113,28 +114,26 @@ export function RedeemPage() {
             No codes redeemed yet.
           </Text>
         ) : history.data ? (
-          <Table.ScrollContainer minWidth={420}>
-            <Table verticalSpacing="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Date</Table.Th>
-                  <Table.Th>What</Table.Th>
-                  <Table.Th ta="right">Added</Table.Th>
+          <DataTable minWidth={420} verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Date</Table.Th>
+                <Table.Th>What</Table.Th>
+                <Table.Th ta="right">Added</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {history.data.data.map((row) => (
+                <Table.Tr key={row.id}>
+                  <Table.Td>{dateTime(row.createdAt)}</Table.Td>
+                  <Table.Td>Redeem code</Table.Td>
+                  <Table.Td ta="right" c="teal" fw={500}>
+                    +{usd(-row.cost)}
+                  </Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {history.data.data.map((row) => (
-                  <Table.Tr key={row.id}>
-                    <Table.Td>{dateTime(row.createdAt)}</Table.Td>
-                    <Table.Td>Redeem code</Table.Td>
-                    <Table.Td ta="right" c="teal" fw={500}>
-                      +{usd(-row.cost)}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+              ))}
+            </Table.Tbody>
+          </DataTable>
         ) : null}
       </Card>
     </>

@@ -2,16 +2,32 @@
 // Usage: the account's ledger as a filterable, paginated table (model, tokens by kind, cost, status, latency) with
 // CSV export of everything the filters match. Reads /api/user/usage, which only ever returns the user's own rows.
 import { useMemo, useState } from "react";
-import { Button, Card, Code, EmptyState, Group, Pagination, Select, SimpleGrid, Table, Text, TextInput, Tooltip } from "@mantine/core";
+import {
+  Button,
+  Card,
+  Code,
+  EmptyState,
+  Group,
+  Pagination,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Table,
+  Text,
+  TextInput,
+  Tooltip,
+} from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconDownload, IconFilterOff, IconReceipt } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, fieldMessage, useApi } from "@/lib/portal/api";
-import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
+import { count, dateTime, latency, usd, usdPrecise, usdSummary } from "@/lib/portal/format";
 import { download, signedUsd, toCsv, type CsvColumn } from "@/lib/portal/csv";
 import type { ApiKey, UsagePage as UsagePageData, UsageRow } from "@/lib/portal/types";
+import { daysBetween, shortDay, UsageChart, type Measure, type Split } from "./usage-chart";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { DataTable } from "@/components/data-table";
 
 type Filters = { model: string | null; status: string | null; kind: string | null; keyId: string | null; from: string; to: string };
 const EMPTY: Filters = { model: null, status: null, kind: null, keyId: null, from: "", to: "" };
@@ -215,18 +231,17 @@ export function UsagePage() {
           />
         </Card>
       ) : usage.data ? (
-        <Card withBorder radius="lg" p={0}>
-          <Table.ScrollContainer minWidth={1080}>
-            <Table verticalSpacing="xs" horizontalSpacing="md" highlightOnHover striped data-testid="usage-table">
+        <>
+          <UsageSummary page={usage.data} />
+          <Card withBorder radius="lg" p={0}>
+            <DataTable minWidth={900} verticalSpacing="xs" horizontalSpacing="sm" highlightOnHover striped data-testid="usage-table">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Time</Table.Th>
                   <Table.Th>Model / endpoint</Table.Th>
                   <Table.Th>Key</Table.Th>
-                  <Table.Th ta="right">Text in</Table.Th>
-                  <Table.Th ta="right">Text out</Table.Th>
-                  <Table.Th ta="right">Image in</Table.Th>
-                  <Table.Th ta="right">Image out</Table.Th>
+                  <Table.Th ta="right">Text in / out</Table.Th>
+                  <Table.Th ta="right">Image in / out</Table.Th>
                   <Table.Th ta="right">Cost</Table.Th>
                   <Table.Th>Status</Table.Th>
                   <Table.Th ta="right">Latency</Table.Th>
@@ -238,10 +253,12 @@ export function UsagePage() {
                     <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(row.createdAt)}</Table.Td>
                     <Table.Td>{what(row)}</Table.Td>
                     <Table.Td>{row.keyPrefix ? <Code>{row.keyPrefix}…</Code> : <Text c="dimmed">—</Text>}</Table.Td>
-                    <Table.Td ta="right">{count(row.textInputTokens)}</Table.Td>
-                    <Table.Td ta="right">{count(row.textOutputTokens)}</Table.Td>
-                    <Table.Td ta="right">{count(row.imageInputTokens)}</Table.Td>
-                    <Table.Td ta="right">{count(row.imageOutputTokens)}</Table.Td>
+                    <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
+                      {count(row.textInputTokens)} / {count(row.textOutputTokens)}
+                    </Table.Td>
+                    <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
+                      {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
+                    </Table.Td>
                     <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
                       {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
                     </Table.Td>
@@ -261,37 +278,110 @@ export function UsagePage() {
                   </Table.Tr>
                 ))}
               </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          <Group justify="space-between" p="md" wrap="wrap" gap="sm">
-            <Text size="sm" c="dimmed">
-              {count((page - 1) * pageSize + 1)}–{count(Math.min(page * pageSize, total))} of {count(total)}
-            </Text>
-            <Group gap="sm">
-              <Select
-                aria-label="Rows per page"
-                data={["25", "50", "100", "200"]}
-                value={String(pageSize)}
-                onChange={(value) => {
-                  setPageSize(Number(value ?? 50));
-                  setPage(1);
-                }}
-                w={90}
-                size="xs"
-                allowDeselect={false}
-              />
-              <Pagination
-                total={pages}
-                value={page}
-                onChange={setPage}
-                size="sm"
-                withEdges
-                getControlProps={(control) => ({ "aria-label": `${control} page` })}
-              />
+            </DataTable>
+            <Group justify="space-between" p="md" wrap="wrap" gap="sm">
+              <Text size="sm" c="dimmed">
+                {count((page - 1) * pageSize + 1)}–{count(Math.min(page * pageSize, total))} of {count(total)}
+              </Text>
+              <Group gap="sm">
+                <Select
+                  aria-label="Rows per page"
+                  data={["25", "50", "100", "200"]}
+                  value={String(pageSize)}
+                  onChange={(value) => {
+                    setPageSize(Number(value ?? 50));
+                    setPage(1);
+                  }}
+                  w={90}
+                  size="xs"
+                  allowDeselect={false}
+                />
+                <Pagination
+                  total={pages}
+                  value={page}
+                  onChange={setPage}
+                  size="sm"
+                  withEdges
+                  getControlProps={(control) => ({ "aria-label": `${control} page` })}
+                />
+              </Group>
             </Group>
-          </Group>
-        </Card>
+          </Card>
+        </>
       ) : null}
     </>
+  );
+}
+
+/** Totals of every row the filters match, and the days of the range as a chart by model or key. */
+function UsageSummary({ page }: { page: UsagePageData }) {
+  const [measure, setMeasure] = useState<Measure>("spent");
+  const [split, setSplit] = useState<Split>("model");
+  const { totals } = page;
+  const days = daysBetween(
+    page.dailyRange.from.slice(0, 10),
+    new Date(new Date(page.dailyRange.to).getTime() - 1).toISOString().slice(0, 10),
+  );
+  return (
+    <Card withBorder radius="lg" padding="lg" mb="md" data-testid="usage-summary">
+      <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md" mb="md">
+        <Total label="Requests" value={count(totals.requests)} testId="total-requests" />
+        <Total label="Spent" value={usdSummary(totals.spent)} exact={usdPrecise(totals.spent)} testId="total-spent" />
+        <Total label="Credited" value={usdSummary(totals.credited)} exact={usdPrecise(totals.credited)} testId="total-credited" />
+        <Total
+          label="Tokens in / out"
+          value={`${count(totals.textInputTokens + totals.imageInputTokens)} / ${count(totals.textOutputTokens + totals.imageOutputTokens)}`}
+          testId="total-tokens"
+        />
+      </SimpleGrid>
+      <Text size="xs" c="dimmed" mb="md">
+        Totals of all {count(totals.rows)} rows that match the filters. The chart shows {shortDay(days[0] ?? "")} to{" "}
+        {shortDay(days[days.length - 1] ?? "")} (UTC); set From and To for another range.
+      </Text>
+      <Group justify="space-between" mb="sm" wrap="wrap" gap="sm">
+        <SegmentedControl
+          size="xs"
+          value={measure}
+          onChange={(value) => setMeasure(value as Measure)}
+          data={[
+            { value: "spent", label: "Spend" },
+            { value: "requests", label: "Requests" },
+          ]}
+          aria-label="What the chart shows"
+        />
+        <SegmentedControl
+          size="xs"
+          value={split}
+          onChange={(value) => setSplit(value as Split)}
+          data={[
+            { value: "model", label: "By model" },
+            { value: "key", label: "By key" },
+            { value: "none", label: "Total" },
+          ]}
+          aria-label="How the chart is split"
+        />
+      </Group>
+      <UsageChart
+        days={days}
+        breakdown={page.breakdown}
+        measure={measure}
+        split={split}
+        label={`${measure === "spent" ? "Spend" : "Requests"} ${split === "model" ? "by model" : split === "key" ? "by key" : "per day"}`}
+        height={220}
+      />
+    </Card>
+  );
+}
+
+function Total({ label, value, exact, testId }: { label: string; value: string; exact?: string; testId: string }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text fz="xl" fw={700} title={exact} data-testid={testId} style={{ overflowWrap: "anywhere" }}>
+        {value}
+      </Text>
+    </div>
   );
 }

@@ -347,6 +347,35 @@ export const usage = sessionRoute(async (request, _params, { user }) => {
     GROUP BY ${day}
     ORDER BY ${day}`);
 
+  // Per day, model and key in the same range (the charts' "by model" and "by key"), and totals over every filtered
+  // row (not only the chart's range), each in one query.
+  const breakdown = await db().$queryRaw<
+    { day: string; model: string; keyId: string | null; keyPrefix: string | null; requests: unknown; spent: unknown }[]
+  >(sql`
+    SELECT ${day} AS "day", "model", "keyId", "keyPrefix",
+      CAST(COUNT(*) AS BIGINT) AS "requests", CAST(SUM("cost") AS BIGINT) AS "spent"
+    FROM "UsageLog"
+    WHERE ${SqlHelpers.join([...filters, sql`"kind" = 'request'`], " AND ")}
+    GROUP BY ${day}, "model", "keyId", "keyPrefix"
+    ORDER BY ${day}`);
+  const totalFilters = [
+    sql`"userId" = ${user.id}`,
+    ...(query.from ? [sql`"createdAt" >= ${query.from}`] : []),
+    ...(query.to ? [sql`"createdAt" < ${query.to}`] : []),
+    ...filters.slice(3),
+  ];
+  const [sums] = await db().$queryRaw<Omit<DailyRow, "day">[]>(sql`
+    SELECT
+      CAST(COALESCE(SUM(CASE WHEN "kind" = 'request' THEN 1 ELSE 0 END), 0) AS BIGINT) AS "requests",
+      CAST(COALESCE(SUM(CASE WHEN "kind" = 'request' THEN "cost" ELSE 0 END), 0) AS BIGINT) AS "spent",
+      CAST(COALESCE(SUM(CASE WHEN "kind" <> 'request' THEN -"cost" ELSE 0 END), 0) AS BIGINT) AS "credited",
+      CAST(COALESCE(SUM("textInputTokens"), 0) AS BIGINT) AS "textInputTokens",
+      CAST(COALESCE(SUM("textOutputTokens"), 0) AS BIGINT) AS "textOutputTokens",
+      CAST(COALESCE(SUM("imageInputTokens"), 0) AS BIGINT) AS "imageInputTokens",
+      CAST(COALESCE(SUM("imageOutputTokens"), 0) AS BIGINT) AS "imageOutputTokens"
+    FROM "UsageLog"
+    WHERE ${SqlHelpers.join(totalFilters, " AND ")}`);
+
   return json({
     data: rows.map((row) => ({
       id: row.id,
@@ -382,6 +411,24 @@ export const usage = sessionRoute(async (request, _params, { user }) => {
       imageOutputTokens: Number(row.imageOutputTokens),
     })),
     dailyRange: { from: dailyFrom, to: dailyTo },
+    breakdown: breakdown.map((row) => ({
+      date: row.day,
+      model: row.model,
+      keyId: row.keyId,
+      keyPrefix: row.keyPrefix,
+      requests: Number(row.requests),
+      spent: Number(row.spent),
+    })),
+    totals: {
+      rows: total,
+      requests: Number(sums?.requests ?? 0),
+      spent: Number(sums?.spent ?? 0),
+      credited: Number(sums?.credited ?? 0),
+      textInputTokens: Number(sums?.textInputTokens ?? 0),
+      textOutputTokens: Number(sums?.textOutputTokens ?? 0),
+      imageInputTokens: Number(sums?.imageInputTokens ?? 0),
+      imageOutputTokens: Number(sums?.imageOutputTokens ?? 0),
+    },
   });
 });
 

@@ -20,6 +20,16 @@ export function usdPrecise(micros: number): string {
   return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(6)}`;
 }
 
+/**
+ * A summary amount (the dashboard's cards, totals): cents from $1 up, four decimals below it, so a small spend stays
+ * visible ("$0.0470") without the six-digit tail of a single request's cost.
+ */
+export function usdSummary(micros: number): string {
+  const value = micros / MICROS_PER_USD;
+  if (value === 0 || Math.abs(value) >= 1) return usd2.format(value);
+  return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(4)}`;
+}
+
 export function usdToMicros(dollars: number): number {
   return Math.round(dollars * MICROS_PER_USD);
 }

@@ -72,6 +72,19 @@ export type UsagePage = {
   offset: number;
   daily: DailyTotal[];
   dailyRange: { from: string; to: string };
+  /** Requests and spend per day, model and key over `dailyRange` (requests only). */
+  breakdown: { date: string; model: string; keyId: string | null; keyPrefix: string | null; requests: number; spent: number }[];
+  /** Sums over every row the filters match (all pages, any date the filters allow). */
+  totals: {
+    rows: number;
+    requests: number;
+    spent: number;
+    credited: number;
+    textInputTokens: number;
+    textOutputTokens: number;
+    imageInputTokens: number;
+    imageOutputTokens: number;
+  };
 };
 
 /** The operator's view of a ledger row (every column of UsageLog). */
