@@ -1,9 +1,10 @@
 "use client";
-// Edit one of your keys (PATCH /api/user/keys/{id}): its name, its expiry and its spending cap. Pausing and resuming
+// Edit one of your keys (PATCH /api/user/keys/{id}): its name, its expiry, its spending cap and the models it may
+// call (any of its group's, or only some). Pausing and resuming
 // is a button on the row (keys.tsx).
 import { useState, type FormEvent } from "react";
-import { Button, Checkbox, Group, Modal, NumberInput, Stack, Text, TextInput } from "@mantine/core";
-import { api, formErrors, NO_ERRORS, type FormErrors } from "@/lib/portal/api";
+import { Button, Checkbox, Group, Modal, MultiSelect, NumberInput, Stack, Text, TextInput } from "@mantine/core";
+import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { usdToMicros } from "@/lib/portal/format";
 import type { ApiKey } from "@/lib/portal/types";
 import { FormError } from "@/components/feedback";
@@ -13,8 +14,12 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
   const [expires, setExpires] = useState(apiKey.expiresAt ? apiKey.expiresAt.slice(0, 10) : "");
   const [unlimited, setUnlimited] = useState(apiKey.unlimited);
   const [cap, setCap] = useState<number | string>(apiKey.unlimited ? "" : apiKey.quotaRemaining / 1_000_000);
+  const [models, setModels] = useState<string[]>(apiKey.models ?? []);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
+  // The models of the key's group (GET /api/user/models lists each model with the groups that include it).
+  const catalog = useApi<{ data: { id: string; groups: string[] }[] }>("/api/user/models");
+  const choices = (catalog.data?.data ?? []).filter((model) => model.groups.includes(apiKey.group)).map((model) => model.id);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -27,12 +32,13 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
           name: name.trim(),
           expiresAt: expires ? expires : null,
           unlimited,
+          models,
           ...(unlimited ? {} : { quota: usdToMicros(typeof cap === "number" ? cap : Number(cap) || 0) }),
         },
       });
       onSaved();
     } catch (error) {
-      setErrors(formErrors(error, ["name", "expiresAt", "quota"]));
+      setErrors(formErrors(error, ["name", "expiresAt", "quota", "models"]));
     } finally {
       setSaving(false);
     }
@@ -76,6 +82,18 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
             name="quota"
           />
         ) : null}
+        <MultiSelect
+          label="Models"
+          description={`Empty: every model of the group '${apiKey.group}'. Choose some to keep this key to them.`}
+          placeholder={models.length ? undefined : "All of the group's models"}
+          data={[...new Set([...choices, ...models])]}
+          value={models}
+          onChange={setModels}
+          searchable
+          clearable
+          error={errors.fields.models}
+          name="models"
+        />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel

@@ -26,7 +26,7 @@ import { notifications } from "@mantine/notifications";
 import { IconAlertTriangle, IconKey, IconPencil, IconPlayerPause, IconPlayerPlay, IconPlus, IconTrash } from "@tabler/icons-react";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
-import { dateOnly, relative, usd, usdToMicros } from "@/lib/portal/format";
+import { dateOnly, relative, usd, usdPrecise, usdToMicros } from "@/lib/portal/format";
 import type { ApiKey, CreatedKey, Self } from "@/lib/portal/types";
 import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { PageHeader } from "@/components/page-header";
@@ -295,12 +295,13 @@ export function KeysPage() {
         </Card>
       ) : keys.data ? (
         <Card withBorder radius="lg" p={0}>
-          <DataTable minWidth={860} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="keys-table">
+          <DataTable minWidth={900} verticalSpacing="sm" horizontalSpacing="sm" highlightOnHover data-testid="keys-table">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Key</Table.Th>
-                <Table.Th>Group</Table.Th>
+                <Table.Th>Group / models</Table.Th>
+                <Table.Th>Spent</Table.Th>
                 <Table.Th>Remaining</Table.Th>
                 <Table.Th>Expires</Table.Th>
                 <Table.Th>Last used</Table.Th>
@@ -336,7 +337,15 @@ export function KeysPage() {
                     <Badge variant="outline" color="gray" size="sm" tt="none">
                       {key.group}
                     </Badge>
+                    {key.models?.length ? (
+                      <Tooltip label={key.models.join(", ")} multiline w={260}>
+                        <Text size="xs" c="dimmed" data-testid="key-models">
+                          {key.models.length === 1 ? key.models[0] : `${key.models.length} models`} only
+                        </Text>
+                      </Tooltip>
+                    ) : null}
                   </Table.Td>
+                  <Table.Td data-testid="key-spent">{usdPrecise(key.spent ?? 0)}</Table.Td>
                   <Table.Td>
                     {key.unlimited ? (
                       <Text size="sm" c="dimmed">

@@ -10,6 +10,7 @@ import { ACCOUNT_BODY_LIMIT_BYTES, json, parseWith, readBody, readText } from "@
 import { publish } from "@/lib/platform/events";
 import { newApiKey } from "@/lib/keys/format";
 import { flushLedger } from "@/lib/money/ledger";
+import { groupOf } from "@/lib/money/prices";
 import { moneyStore } from "@/lib/money/store";
 import { applyKeyChange, publicKey } from "@/lib/keys/store";
 import { redeemLookupHashes } from "@/lib/accounts/redeem-format";
@@ -169,8 +170,14 @@ export const createKeySchema = z
   });
 
 export const listKeys = sessionRoute(async (_request, _params, { user }) => {
-  const keys = await db().apiKey.findMany({ where: { userId: user.id, deletedAt: null }, orderBy: { createdAt: "desc" } });
-  return json({ data: keys.map(publicKey) });
+  await flushLedger();
+  const [keys, spend] = await Promise.all([
+    db().apiKey.findMany({ where: { userId: user.id, deletedAt: null }, orderBy: { createdAt: "desc" } }),
+    // What each key has spent, all time (requests only; top-ups belong to the account).
+    db().usageLog.groupBy({ by: ["keyId"], where: { userId: user.id, kind: "request" }, _sum: { cost: true } }),
+  ]);
+  const spent = new Map(spend.map((row) => [row.keyId, Number(row._sum.cost ?? 0)]));
+  return json({ data: keys.map((key) => ({ ...publicKey(key), spent: spent.get(key.id) ?? 0 })) });
 });
 
 export const createKey = sessionRoute(async (request, _params, { user }) => {
@@ -210,8 +217,10 @@ export const updateOwnKeySchema = z
     unlimited: z.boolean().optional(),
     /** Pause ("disabled") and resume ("active"). */
     status: z.enum(["active", "disabled"]).optional(),
+    /** The models the key may call, within its group; [] for every model the group allows. */
+    models: z.array(z.string().trim().min(1).max(200)).max(200).optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: "send at least one of name, expiresAt, quota, unlimited, status" });
+  .refine((body) => Object.keys(body).length > 0, { message: "send at least one of name, expiresAt, quota, unlimited, status, models" });
 
 /** PATCH /api/user/keys/{id}: the owner renames, pauses, resumes, re-dates or re-caps one of their keys. */
 export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
@@ -221,6 +230,13 @@ export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
   if (!key) throw new GatewayError("not_found", "No key with this id");
   if (key.purpose === "playground")
     throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
+  if (body.models?.length) {
+    const group = await groupOf(key.group);
+    const outside = [...new Set(body.models)].filter((model) => !group?.models.has(model));
+    if (outside.length)
+      throw new GatewayError("invalid_request", `Not in this key's group '${key.group}': ${outside.join(", ")}`, { param: "models" });
+    body.models = [...new Set(body.models)];
+  }
   return json(publicKey(await applyKeyChange(key, body)));
 });
 

@@ -10,10 +10,12 @@ import { countMessagesInputTokens } from "@/lib/money/tokens";
 import { catalogEntryOrGeneric, type CatalogEntry } from "@/lib/catalog";
 import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
 
-/** The models the key's group allows, in the group's order, with their catalog entries. */
+/** The models the key's group allows (and its own list, when it has one), in the group's order, with their catalog entries. */
 async function allowedModels(context: GatewayContext): Promise<CatalogEntry[]> {
   const group = await groupOf(context.principal.group);
-  return Promise.all([...(group?.models ?? [])].map((model) => catalogEntryOrGeneric(model)));
+  const own = context.principal.models;
+  const allowed = [...(group?.models ?? [])].filter((model) => !own.length || own.includes(model));
+  return Promise.all(allowed.map((model) => catalogEntryOrGeneric(model)));
 }
 
 function openaiModel(entry: CatalogEntry) {

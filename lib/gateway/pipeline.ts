@@ -86,12 +86,20 @@ export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
 }
 
 /**
- * 403 unless the key's group includes the model (docs/api.md §5 rule 2), naming where to see the models it may use; 404 when
+ * 403 unless the key's group includes the model (docs/api.md §5 rule 2) and, when the key has its own list, the list does, naming where to see the models it may use; 404 when
  * the gateway does not know the model at all (a typo is not an access problem).
  */
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {
   const group = await groupOf(principal.group);
-  if (group?.models.has(model)) return;
+  if (group?.models.has(model)) {
+    if (!principal.models.length || principal.models.includes(model)) return;
+    const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
+    throw new GatewayError(
+      "model_not_allowed",
+      `This key is limited to ${principal.models.map((name) => `'${name}'`).join(", ")} and may not call '${shown}'; its owner can change that on the Keys page`,
+      { param: "model" },
+    );
+  }
   // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
   const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
   if (!(await catalogEntry(model)) && !(await priceOf(model))) {

@@ -19,6 +19,8 @@ export type KeyPrincipal = {
   deleted: boolean;
   userStatus: string;
   rateLimitPerMinute: number | null;
+  /** The models this key may call within its group; empty: every model the group allows. */
+  models: string[];
 };
 
 const FOUND_TTL_MS = 30_000;
@@ -76,6 +78,7 @@ async function load(keyHash: string): Promise<KeyPrincipal | null> {
     deleted: row.deletedAt !== null,
     userStatus: row.user.status,
     rateLimitPerMinute: row.rateLimitPerMinute,
+    models: Array.isArray(row.models) ? (row.models as unknown[]).filter((model): model is string => typeof model === "string") : [],
   };
 }
 

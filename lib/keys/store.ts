@@ -33,6 +33,7 @@ export function publicKey(key: {
   rateLimitPerMinute: number | null;
   deletedAt: Date | null;
   purpose?: string;
+  models?: unknown;
 }) {
   const expired = key.expiresAt !== null && key.expiresAt.getTime() <= Date.now();
   return {
@@ -49,5 +50,6 @@ export function publicKey(key: {
     rateLimitPerMinute: key.rateLimitPerMinute,
     createdAt: key.createdAt,
     purpose: key.purpose || null,
+    models: Array.isArray(key.models) ? (key.models as string[]) : [],
   };
 }

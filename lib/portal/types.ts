@@ -29,6 +29,10 @@ export type ApiKey = {
   createdAt: string;
   /** "playground" for the playground's own key (made and used by the server), else null. */
   purpose: string | null;
+  /** The models the key may call within its group; empty: all the group allows. */
+  models: string[];
+  /** Micro-USD spent by the key's requests, all time (in the list only). */
+  spent?: number;
 };
 
 export type CreatedKey = ApiKey & { key: string };

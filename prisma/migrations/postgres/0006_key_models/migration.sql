@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ApiKey" ADD COLUMN     "models" JSONB NOT NULL DEFAULT '[]';
+
