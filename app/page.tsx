@@ -3,6 +3,7 @@ import { Anchor, Badge, Button, Card, Code, Container, Group, SimpleGrid, Stack,
 import { IconBolt, IconMessages, IconPhoto, IconSparkles, IconTerminal2 } from "@tabler/icons-react";
 import { ApiBaseUrls, BaseUrlProvider } from "@/components/base-url";
 import { TryItSnippet } from "@/components/landing-snippet";
+import { ColorSchemeToggle } from "@/components/color-scheme-toggle";
 import { env } from "@/lib/platform/env";
 import { pageSession } from "@/lib/portal/server";
 
@@ -39,11 +40,14 @@ export default async function Landing() {
   return (
     <Container size="md" py={64}>
       <Stack gap="xl">
-        <Group gap="sm">
-          <ThemeIcon size={44} radius="md" variant="gradient" gradient={{ from: "indigo", to: "violet" }}>
-            <IconBolt size={26} />
-          </ThemeIcon>
-          <Title order={1}>Model Gateway</Title>
+        <Group justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <ThemeIcon size={44} radius="md" variant="gradient" gradient={{ from: "indigo", to: "violet" }}>
+              <IconBolt size={26} />
+            </ThemeIcon>
+            <Title order={1}>Model Gateway</Title>
+          </Group>
+          <ColorSchemeToggle />
         </Group>
         <Text size="lg" c="dimmed" maw={640}>
           One endpoint in front of image and text model back-ends. Call it with the official OpenAI and Anthropic clients and an{" "}

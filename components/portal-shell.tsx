@@ -7,24 +7,7 @@ import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { dropPlaygroundKeysOnSignOut } from "@/lib/portal/playground-key";
 import { ApiBaseUrls, BaseUrlProvider } from "@/components/base-url";
-import {
-  ActionIcon,
-  AppShell,
-  Avatar,
-  Badge,
-  Box,
-  Burger,
-  Group,
-  Menu,
-  NavLink,
-  ScrollArea,
-  Text,
-  ThemeIcon,
-  Tooltip,
-  UnstyledButton,
-  useComputedColorScheme,
-  useMantineColorScheme,
-} from "@mantine/core";
+import { AppShell, Avatar, Badge, Box, Burger, Group, Menu, NavLink, ScrollArea, Text, ThemeIcon, UnstyledButton } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import {
   IconBolt,
@@ -35,12 +18,10 @@ import {
   IconKey,
   IconLogout,
   IconMail,
-  IconMoon,
   IconReceipt,
   IconServer,
   IconShieldLock,
   IconSparkles,
-  IconSun,
   IconTicket,
   IconUsers,
   IconUsersGroup,
@@ -48,6 +29,7 @@ import {
   IconHistory,
   IconCube,
 } from "@tabler/icons-react";
+import { ColorSchemeToggle } from "@/components/color-scheme-toggle";
 
 export type ShellUser = { email: string; role: "user" | "admin" };
 
@@ -97,24 +79,6 @@ async function signOutHere(): Promise<void> {
   } finally {
     window.location.assign("/sign-in");
   }
-}
-
-function ColorSchemeToggle() {
-  const { setColorScheme } = useMantineColorScheme();
-  const computed = useComputedColorScheme("light", { getInitialValueInEffect: true });
-  return (
-    <Tooltip label="Light or dark mode">
-      <ActionIcon
-        variant="default"
-        size="lg"
-        aria-label="Switch between light and dark mode"
-        onClick={() => setColorScheme(computed === "dark" ? "light" : "dark")}
-      >
-        <IconSun size={18} className="icon-dark-only" />
-        <IconMoon size={18} className="icon-light-only" />
-      </ActionIcon>
-    </Tooltip>
-  );
 }
 
 export function PortalShell({ user, appUrl = null, children }: { user: ShellUser; appUrl?: string | null; children: ReactNode }) {

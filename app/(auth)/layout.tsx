@@ -2,11 +2,15 @@
 import type { ReactNode } from "react";
 import { Anchor, Box, Container, Group, Text, ThemeIcon } from "@mantine/core";
 import { IconBolt } from "@tabler/icons-react";
+import { ColorSchemeToggle } from "@/components/color-scheme-toggle";
 
 export default function AuthLayout({ children }: { children: ReactNode }) {
   return (
     <Box className="auth-background" component="main" id="main">
-      <Container size={440} py={{ base: 32, sm: 72 }}>
+      <Group justify="flex-end" p="md" pb={0}>
+        <ColorSchemeToggle />
+      </Group>
+      <Container size={440} pt={{ base: 8, sm: 40 }} pb={{ base: 32, sm: 72 }}>
         <Group justify="center" mb="xl">
           <Anchor component="a" href="/" underline="never" c="inherit" aria-label="Model Gateway home">
             <Group gap={10}>

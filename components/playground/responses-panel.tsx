@@ -53,7 +53,7 @@ import { SnippetCard } from "./snippet-card";
 import { CostLine, ImageCard, RunError, SourceBadge, type ShownImage, type SendRequest } from "./shared";
 
 type Entry = { key: string; type: string; title: string; detail?: string; atMs: number; heartbeats?: number; color?: string };
-type RunImage = ShownImage & { key: string };
+type RunImage = ShownImage & { key: string; preview?: string };
 type Summary = { textInput: number; textOutput: number; imageOutput: number; cost?: number | null };
 
 const FIELD_PARAMS = ["instructions", "input", "size", "quality", "output_format", "output_compression", "moderation", "action"];
@@ -123,6 +123,8 @@ export function ResponsesPanel({
   const [instructions, setInstructions] = useState(DEFAULT_INSTRUCTIONS);
   const [prompt, setPrompt] = useState("Draw a cozy reading corner with a cat asleep on a stack of books");
   const [action, setAction] = useState("auto");
+  // partial_images: progress images while each image is made, shown in place of the image until it is done.
+  const [previews, setPreviews] = useState("0");
   const [settings, setSettings] = useState<ImageSettings>(DEFAULT_IMAGE_SETTINGS);
   const [entries, setEntries] = useState<Entry[]>([]);
   const [images, setImages] = useState<RunImage[]>([]);
@@ -136,7 +138,7 @@ export function ResponsesPanel({
   const startedAt = useRef(0);
   const viewport = useRef<HTMLDivElement>(null);
 
-  const body = responsesBody(model, instructions, prompt, { ...settings, size: settings.size.trim() }, action);
+  const body = responsesBody(model, instructions, prompt, { ...settings, size: settings.size.trim() }, action, Number(previews));
   const origin = useBaseUrl();
   const invalid = Boolean(sizeProblem(settings.size)) || !prompt.trim() || !instructions.trim();
 
@@ -230,8 +232,11 @@ export function ResponsesPanel({
         setEntries((current) => [...current, { key: `e${sequence++}`, type: event.type, atMs: time, ...description }]);
 
         if (event.type === "response.image_generation_call.partial_image" && str(payload.partial_image_b64)) {
+          const wanted = Number(previews);
+          const index = num(payload.partial_image_index);
           const shown: RunImage = {
             key: image.key,
+            preview: wanted > 0 && index < wanted ? `Preview ${index + 1} of ${wanted}` : undefined,
             b64: str(payload.partial_image_b64)!,
             format: str(payload.output_format) ?? settings.format,
             label: `image-${image.number}`,
@@ -387,6 +392,20 @@ export function ResponsesPanel({
                 error={fieldErrors.action}
               />
               <ImageControls value={settings} onChange={setSettings} serverErrors={fieldErrors} />
+              <Select
+                label="Progress previews"
+                description="partial_images: blurred previews while each image is made"
+                data={[
+                  { value: "0", label: "None" },
+                  { value: "1", label: "1 preview" },
+                  { value: "2", label: "2 previews" },
+                  { value: "3", label: "3 previews" },
+                ]}
+                value={previews}
+                onChange={(value) => setPreviews(value ?? "0")}
+                allowDeselect={false}
+                data-testid="previews-select"
+              />
               {running ? (
                 <Button
                   size="md"
@@ -443,7 +462,13 @@ export function ResponsesPanel({
               </Group>
               <SimpleGrid cols={{ base: 1, sm: images.length > 1 ? 2 : 1 }} spacing="md" mb={images.length ? "md" : 0}>
                 {images.map((image) => (
-                  <ImageCard key={image.key} image={image} source={source} />
+                  <ImageCard key={image.key} image={image} source={source}>
+                    {image.preview ? (
+                      <Badge variant="light" color="orange" data-testid="preview-badge">
+                        {image.preview}
+                      </Badge>
+                    ) : null}
+                  </ImageCard>
                 ))}
               </SimpleGrid>
               {running && images.length === 0 ? (

@@ -121,7 +121,7 @@ const ROUND_INPUT_ALLOWANCE = 2_000;
 /** The most a rewritten image prompt is expected to cost as the image model's text input. */
 const REVISED_PROMPT_ALLOWANCE = 1_000;
 /** Image output tokens of each partial image a native upstream sends when `partial_images` is set (vendor pricing). */
-const PARTIAL_IMAGE_TOKENS = 100;
+export const PARTIAL_IMAGE_TOKENS = 100;
 
 /**
  * The most this request can cost, reserved before anything goes upstream (docs/billing.md): every text model call at

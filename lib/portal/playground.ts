@@ -82,13 +82,21 @@ export function responsesBody(
   prompt: string,
   settings: ImageSettings,
   action: string,
+  previews = 0,
 ): Record<string, unknown> {
   return {
     model,
     instructions,
     input: [{ role: "user", content: [{ type: "input_text", text: prompt }] }],
     stream: true,
-    tools: [{ type: "image_generation", ...imageFields(settings), ...(action === "auto" ? {} : { action }) }],
+    tools: [
+      {
+        type: "image_generation",
+        ...imageFields(settings),
+        ...(action === "auto" ? {} : { action }),
+        ...(previews > 0 ? { partial_images: previews } : {}),
+      },
+    ],
   };
 }
 

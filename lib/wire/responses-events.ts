@@ -132,8 +132,29 @@ export class ResponseBuilder {
     return { type: RESPONSE_EVENT.imageGenerating, output_index: outputIndex, item_id: itemId };
   }
 
+  /**
+   * A progress image, when the request asked for `partial_images`: a `partial_image` event with its index (0 first),
+   * before the finished image (which then carries the next index).
+   */
+  imagePreview(
+    itemId: string,
+    outputIndex: number,
+    index: number,
+    preview: { b64: string; outputFormat: string; size: string },
+  ): ResponsesEvent {
+    return {
+      type: RESPONSE_EVENT.partialImage,
+      output_index: outputIndex,
+      item_id: itemId,
+      partial_image_index: index,
+      partial_image_b64: preview.b64,
+      output_format: preview.outputFormat,
+      size: preview.size,
+    };
+  }
+
   /** The finished image: `partial_image` carrying the whole image (docs/api.md §2.5), then the item's `output_item.done`. */
-  imageDone(itemId: string, outputIndex: number, image: GeneratedImage): ResponsesEvent[] {
+  imageDone(itemId: string, outputIndex: number, image: GeneratedImage, partialIndex = 0): ResponsesEvent[] {
     const details = {
       background: image.background,
       output_format: image.outputFormat,
@@ -147,7 +168,7 @@ export class ResponseBuilder {
         type: RESPONSE_EVENT.partialImage,
         output_index: outputIndex,
         item_id: itemId,
-        partial_image_index: 0,
+        partial_image_index: partialIndex,
         partial_image_b64: image.b64,
         background: image.background,
         output_format: image.outputFormat,

@@ -18,7 +18,8 @@ import { autoEditSize } from "@/lib/wire/image-request";
 import { ResponseBuilder, toolEcho, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { userText, type ImageAction } from "@/lib/wire/responses-request";
 import type { ResponsesCall, ResponsesSource, ResponsesUsage } from "@/lib/providers/responses-types";
-import { RESPONSES_LIMITS } from "@/lib/money/reservation";
+import { PARTIAL_IMAGE_TOKENS, RESPONSES_LIMITS } from "@/lib/money/reservation";
+import sharp from "sharp";
 
 export const DEFAULT_THINK_MS = 800;
 export const DEFAULT_IMAGE_MS = 2_500;
@@ -183,6 +184,7 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
   const inputTokens = call.inputTokens + TOOL_PROMPT_TOKENS + Math.floor(random() * 150);
   const thinkMs = setting(call, "responsesThinkMs", DEFAULT_THINK_MS);
   const imageMs = setting(call, "responsesImageMs", DEFAULT_IMAGE_MS);
+  const previews = typeof tool.fields.partial_images === "number" ? tool.fields.partial_images : 0;
   const builder = new ResponseBuilder({ model: call.publicModel, instructions: request.instructions, tool: toolEcho(tool) });
   const started: Planned[] = [];
   const generated = new Set<string>();
@@ -218,24 +220,44 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
     for (const prompt of prompts) {
       if (signal.aborted) return;
       const { itemId, outputIndex, events: opening } = builder.imageStart();
-      const usage = imageUsage({ prompt, width, height, quality, inputs: action === "edit" ? call.images.map((image) => image.info) : [] });
+      const base = imageUsage({ prompt, width, height, quality, inputs: action === "edit" ? call.images.map((image) => image.info) : [] });
+      // Each progress image is billed as the vendor bills it (docs/billing.md, Responses).
+      const usage = { ...base, imageOutputTokens: base.imageOutputTokens + previews * PARTIAL_IMAGE_TOKENS };
       started.push({ itemId, prompt, usage });
       yield* opening;
       await sleep(imageMs * 0.15, signal);
       if (signal.aborted) return;
       yield builder.imageGenerating(itemId, outputIndex);
       // Rendering and the pacing run together: a 4K render that takes longer than the pacing is not slowed further.
-      const [image] = await Promise.all([render(prompt), sleep(imageMs * 0.85, signal)]);
+      // Progress images, when asked for, come during the pacing: the image at a fraction of its size, less blurred
+      // each time.
+      const rendering = render(prompt);
+      for (let index = 0; index < previews; index++) {
+        const [image] = await Promise.all([rendering, sleep((imageMs * 0.85) / (previews + 1), signal)]);
+        if (signal.aborted) return;
+        const preview = await previewOf(image, width, height, index, previews, tool.outputFormat);
+        yield builder.imagePreview(itemId, outputIndex, index, {
+          b64: preview.toString("base64"),
+          outputFormat: tool.outputFormat,
+          size: `${width}x${height}`,
+        });
+      }
+      const [image] = await Promise.all([rendering, sleep(previews ? (imageMs * 0.85) / (previews + 1) : imageMs * 0.85, signal)]);
       if (signal.aborted) return;
       generated.add(itemId);
-      yield* builder.imageDone(itemId, outputIndex, {
-        b64: image.toString("base64"),
-        size: `${width}x${height}`,
-        quality,
-        outputFormat: tool.outputFormat,
-        background: "opaque",
-        revisedPrompt: prompt,
-      });
+      yield* builder.imageDone(
+        itemId,
+        outputIndex,
+        {
+          b64: image.toString("base64"),
+          size: `${width}x${height}`,
+          quality,
+          outputFormat: tool.outputFormat,
+          background: "opaque",
+          revisedPrompt: prompt,
+        },
+        previews,
+      );
     }
     if (count > MAX_IMAGES_PER_RESPONSE) yield builder.incomplete(textCounts(), imageTotals(started), "max_images");
     else yield builder.completed(textCounts(), imageTotals(started));
@@ -255,4 +277,13 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
       };
     },
   };
+}
+
+/** A progress image: the finished one at an eighth of its size (at least 64 px wide), blurred less as it nears the end. */
+async function previewOf(image: Buffer, width: number, height: number, index: number, total: number, format: string): Promise<Buffer> {
+  const small = Math.max(64, Math.round(width / 8));
+  const blurred = sharp(image)
+    .resize(small, Math.max(1, Math.round((height * small) / width)))
+    .blur(Math.max(0.3, 6 * (1 - (index + 1) / (total + 1))));
+  return (format === "jpeg" ? blurred.jpeg() : format === "webp" ? blurred.webp() : blurred.png()).toBuffer();
 }
