@@ -51,6 +51,14 @@ export function chartRows(days: string[], breakdown: Breakdown, measure: Measure
   return { rows, series };
 }
 
+/** Axis labels: short enough to fit ("$0.0024", "$1.50", "$1.2K"); the tooltip and the table keep every digit. */
+function axisUsd(value: number): string {
+  if (value === 0) return "$0";
+  if (value < 1) return `$${Number(value.toPrecision(2))}`;
+  if (value < 1000) return `$${Number(value.toFixed(2))}`;
+  return `$${(value / 1000).toFixed(1)}K`;
+}
+
 export function UsageChart({
   days,
   breakdown,
@@ -82,7 +90,7 @@ export function UsageChart({
         type={series.length > 1 ? "stacked" : "default"}
         series={colored.length ? colored : [{ name: "Total", color: "indigo.6" }]}
         valueFormatter={format}
-        yAxisProps={measure === "requests" ? { allowDecimals: false } : undefined}
+        yAxisProps={measure === "requests" ? { allowDecimals: false } : { tickFormatter: axisUsd, width: 64 }}
         gridAxis="y"
         tickLine="none"
         maxBarWidth={18}

@@ -335,8 +335,8 @@ function UsageSummary({ page }: { page: UsagePageData }) {
         />
       </SimpleGrid>
       <Text size="xs" c="dimmed" mb="md">
-        Totals of all {count(totals.rows)} rows that match the filters. The chart shows {shortDay(days[0] ?? "")} to{" "}
-        {shortDay(days[days.length - 1] ?? "")} (UTC); set From and To for another range.
+        Totals of {totals.rows === 1 ? "the one row" : `all ${count(totals.rows)} rows`} that match the filters. The chart shows{" "}
+        {shortDay(days[0] ?? "")} to {shortDay(days[days.length - 1] ?? "")} (UTC); set From and To for another range.
       </Text>
       <Group justify="space-between" mb="sm" wrap="wrap" gap="sm">
         <SegmentedControl
