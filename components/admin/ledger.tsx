@@ -143,8 +143,7 @@ export function LedgerAdmin() {
                 <Table.Th>User</Table.Th>
                 <Table.Th>Model / endpoint</Table.Th>
                 <Table.Th>Channel</Table.Th>
-                <Table.Th ta="right">Text in / out</Table.Th>
-                <Table.Th ta="right">Image in / out</Table.Th>
+                <Table.Th ta="right">Tokens in / out</Table.Th>
                 <Table.Th ta="right">Cost</Table.Th>
                 <Table.Th>Status</Table.Th>
                 <Table.Th ta="right">Latency</Table.Th>
@@ -155,7 +154,7 @@ export function LedgerAdmin() {
                 <Table.Tr key={row.id}>
                   <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(row.createdAt)}</Table.Td>
                   <Table.Td>
-                    <Text size="sm" truncate maw={220}>
+                    <Text size="sm" truncate maw={180}>
                       {emails.get(row.userId) ?? row.userId}
                     </Text>
                     {row.keyPrefix ? <Code fz="xs">{row.keyPrefix}…</Code> : null}
@@ -177,17 +176,21 @@ export function LedgerAdmin() {
                   </Table.Td>
                   <Table.Td>
                     <Group gap={4} wrap="nowrap">
-                      <Text size="sm" truncate maw={180}>
+                      <Text size="sm" truncate maw={140}>
                         {row.channelName ?? "—"}
                       </Text>
                       {row.channelId && simulators.has(row.channelId) ? <SimulatorBadge size="xs" /> : null}
                     </Group>
                   </Table.Td>
                   <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
-                    {count(row.textInputTokens)} / {count(row.textOutputTokens)}
-                  </Table.Td>
-                  <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
-                    {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
+                    <Text size="sm">
+                      {count(row.textInputTokens)} / {count(row.textOutputTokens)}
+                    </Text>
+                    {row.imageInputTokens || row.imageOutputTokens ? (
+                      <Text size="xs" c="dimmed">
+                        image {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
+                      </Text>
+                    ) : null}
                   </Table.Td>
                   <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
                     {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
