@@ -31,7 +31,13 @@ export const documentedRoutes: Documented[] = [
     security: "session",
     body: topupSchema,
   },
-  { method: "get", path: "/api/user/keys", summary: "The user's keys", tag: "Account", security: "session" },
+  {
+    method: "get",
+    path: "/api/user/keys",
+    summary: "The user's keys, each with what it spent (micro-USD)",
+    tag: "Account",
+    security: "session",
+  },
   {
     method: "post",
     path: "/api/user/keys",
@@ -44,7 +50,7 @@ export const documentedRoutes: Documented[] = [
   {
     method: "patch",
     path: "/api/user/keys/{id}",
-    summary: "Rename, pause or resume, re-date or re-cap one of the user's keys",
+    summary: "Rename, pause or resume, re-date or re-cap one of the user's keys, or keep it to some of its group's models",
     tag: "Account",
     security: "session",
     body: updateOwnKeySchema,
@@ -52,7 +58,8 @@ export const documentedRoutes: Documented[] = [
   {
     method: "get",
     path: "/api/user/usage",
-    summary: "The user's ledger rows and daily totals (?limit=&offset=&model=&status=&from=&to=)",
+    summary:
+      "The user's ledger rows, daily totals, a per-day breakdown by model and key, and totals of every matching row (?limit=&offset=&model=&status=&kind=&keyId=&from=&to=)",
     tag: "Account",
     security: "session",
   },
