@@ -12,6 +12,7 @@ import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser
 let gateway: Gateway;
 let browser: Browser;
 const tabs: Tab[] = [];
+let member: Awaited<ReturnType<typeof createUserWithKey>>;
 
 const PUBLIC_PAGES = ["/", "/sign-in", "/sign-up", "/forgot-password", "/reset-password", "/verify-email", "/no-such-page"];
 const USER_PAGES = ["/dashboard", "/playground", "/models", "/keys", "/usage", "/redeem", "/security"];
@@ -35,12 +36,15 @@ before(async () => {
   gateway = await startGateway({ portal: true });
   browser = await launchBrowser();
   // Something on every page: a request in the ledger, a code batch, a key.
-  const { key } = await createUserWithKey(gateway);
-  await fetch(`${gateway.url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "std-5.5", max_tokens: 8, messages: [{ role: "user", content: "hello" }] }),
-  });
+  // A user with a key, requests on two models and a top-up: their pages hold full tables and charts.
+  member = await createUserWithKey(gateway);
+  for (const model of ["std-5.5", "msg-haiku-4-5-20251001"]) {
+    await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${member.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, max_tokens: 8, messages: [{ role: "user", content: "hello" }] }),
+    });
+  }
   await gateway.admin("POST", "/api/admin/redeem-codes", { quota: 1_000_000, count: 2, batch: "a11y" });
 });
 after(async () => {
@@ -71,7 +75,7 @@ async function violations(page: Page): Promise<string[]> {
     );
 }
 
-async function check(page: Page, path: string, width: number): Promise<string[]> {
+async function check(page: Page, path: string, width: number, who = "a11y"): Promise<string[]> {
   await page.goto(path);
   await page.getByRole("heading", { level: 1 }).first().waitFor();
   await page.waitForLoadState("networkidle").catch(() => undefined);
@@ -93,7 +97,7 @@ async function check(page: Page, path: string, width: number): Promise<string[]>
     if (table.hidden > 1) problems.push(`${path} @${width}: ${table.name} hides ${table.hidden} px of columns (scrolls sideways)`);
     if (table.outside) problems.push(`${path} @${width}: ${table.name} has ${table.outside} row controls outside the window`);
   }
-  await screenshot(page, `a11y-${width}${path.replace(/\//g, "-") || "-home"}`);
+  await screenshot(page, `${who}-${width}${path.replace(/\//g, "-") || "-home"}`);
   return problems;
 }
 
@@ -108,6 +112,11 @@ describe("accessibility and layout of every page", () => {
       tabs.push(admin);
       await signIn(admin.page, "admin@example.com", "admin-password-123");
       for (const path of [...USER_PAGES, ...ADMIN_PAGES]) problems.push(...(await check(admin.page, path, viewport.width)));
+      // The same user pages for someone with keys and usage (the admin has neither), named "member-…".
+      const user = await openTab(browser, gateway.url, viewport);
+      tabs.push(user);
+      await signIn(user.page, member.email, member.password);
+      for (const path of ["/dashboard", "/keys", "/usage"]) problems.push(...(await check(user.page, path, viewport.width, "member")));
       assert.deepEqual(problems, []);
     });
   }
