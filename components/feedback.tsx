@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { ActionIcon, Alert, Badge, Button, Center, Code, CopyButton, Group, Loader, Text, Tooltip } from "@mantine/core";
 import { IconAlertTriangle, IconCheck, IconCopy, IconFlask, IconRefresh } from "@tabler/icons-react";
 import type { ApiError } from "@/lib/portal/api";
+import { usd, usdPrecise } from "@/lib/portal/format";
 
 export function LoadError({
   error,
@@ -124,5 +125,24 @@ export function StatusBadge({ status, children }: { status: string; children?: R
     <Badge variant="light" color={STATUS_COLORS[status] ?? "gray"} size="sm" style={{ minWidth: "max-content" }}>
       {children ?? status}
     </Badge>
+  );
+}
+
+/** A ledger row's amount: a charge to the micro-dollar, a credit as "+$5.00" in green. */
+export function LedgerAmount({ cost }: { cost: number }) {
+  return <>{cost < 0 ? `+${usd(-cost)}` : usdPrecise(cost)}</>;
+}
+
+/** A ledger row's status with its HTTP status when it is not 200, and the error on hover. */
+export function LedgerStatus({ row }: { row: { status: string; httpStatus: number | null; error: string | null } }) {
+  return (
+    <Tooltip label={row.error ?? ""} disabled={!row.error} multiline w={320}>
+      <span>
+        <StatusBadge status={row.status}>
+          {row.status}
+          {row.httpStatus && row.httpStatus !== 200 ? ` · ${row.httpStatus}` : ""}
+        </StatusBadge>
+      </span>
+    </Tooltip>
   );
 }

@@ -2,16 +2,16 @@
 // Operator: the whole ledger (every user's requests, top-ups and adjustments), filterable by user, key, model and
 // kind, paginated, exportable as CSV. Rows served by a simulator channel are labelled.
 import { useMemo, useState } from "react";
-import { Button, Card, Code, EmptyState, Group, Select, SimpleGrid, Table, Text, TextInput, Tooltip } from "@mantine/core";
+import { Button, Card, Code, EmptyState, Group, Select, SimpleGrid, Table, Text, TextInput } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconChevronLeft, IconChevronRight, IconDownload, IconReceipt } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, useApi } from "@/lib/portal/api";
-import { count, dateTime, latency, usd, usdPrecise } from "@/lib/portal/format";
+import { count, dateTime, latency } from "@/lib/portal/format";
 import { download, signedUsd, toCsv } from "@/lib/portal/csv";
 import type { AdminChannel, AdminUsageRow, AdminUser } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
-import { LoadError, Loading, SimulatorBadge, StatusBadge } from "@/components/feedback";
+import { LoadError, Loading, SimulatorBadge, LedgerAmount, LedgerStatus } from "@/components/feedback";
 import { USAGE_CSV } from "@/components/portal/usage";
 import { DataTable } from "@/components/data-table";
 
@@ -193,17 +193,10 @@ export function LedgerAdmin() {
                     ) : null}
                   </Table.Td>
                   <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
-                    {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
+                    <LedgerAmount cost={row.cost} />
                   </Table.Td>
                   <Table.Td>
-                    <Tooltip label={row.error ?? ""} disabled={!row.error} multiline w={320}>
-                      <span>
-                        <StatusBadge status={row.status}>
-                          {row.status}
-                          {row.httpStatus && row.httpStatus !== 200 ? ` · ${row.httpStatus}` : ""}
-                        </StatusBadge>
-                      </span>
-                    </Tooltip>
+                    <LedgerStatus row={row} />
                   </Table.Td>
                   <Table.Td ta="right">{row.kind === "request" ? latency(row.latencyMs) : "—"}</Table.Td>
                 </Table.Tr>

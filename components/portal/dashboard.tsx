@@ -30,11 +30,11 @@ import {
   IconWallet,
 } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
-import { count, dateTime, usd, usdPrecise, usdSummary, utcDay } from "@/lib/portal/format";
+import { count, dateTime, usdPrecise, usdSummary, utcDay } from "@/lib/portal/format";
 import { UsageChart } from "./usage-chart";
 import type { ApiKey, DailyTotal, Self, UsagePage } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
-import { LoadError, StatusBadge } from "@/components/feedback";
+import { LoadError, StatusBadge, LedgerAmount } from "@/components/feedback";
 import { DataTable } from "@/components/data-table";
 
 const DAYS = 30;
@@ -310,7 +310,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
                     <StatusBadge status={row.status} />
                   </Table.Td>
                   <Table.Td ta="right" c={row.cost < 0 ? "teal" : undefined} fw={500}>
-                    {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
+                    <LedgerAmount cost={row.cost} />
                   </Table.Td>
                 </Table.Tr>
               ))}

@@ -15,18 +15,17 @@ import {
   Table,
   Text,
   TextInput,
-  Tooltip,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconDownload, IconFilterOff, IconReceipt } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, fieldMessage, useApi } from "@/lib/portal/api";
-import { count, dateTime, latency, usd, usdPrecise, usdSummary } from "@/lib/portal/format";
+import { count, dateTime, latency, usdPrecise, usdSummary } from "@/lib/portal/format";
 import { download, signedUsd, toCsv, type CsvColumn } from "@/lib/portal/csv";
 import type { ApiKey, UsagePage as UsagePageData, UsageRow } from "@/lib/portal/types";
 import { daysBetween, shortDay, UsageChart, type Measure, type Split } from "./usage-chart";
 import { PageHeader } from "@/components/page-header";
-import { LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { LoadError, Loading, LedgerAmount, LedgerStatus } from "@/components/feedback";
 import { DataTable } from "@/components/data-table";
 
 type Filters = { model: string | null; status: string | null; kind: string | null; keyId: string | null; from: string; to: string };
@@ -260,17 +259,10 @@ export function UsagePage() {
                       {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
                     </Table.Td>
                     <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
-                      {row.cost < 0 ? `+${usd(-row.cost)}` : usdPrecise(row.cost)}
+                      <LedgerAmount cost={row.cost} />
                     </Table.Td>
                     <Table.Td>
-                      <Tooltip label={row.error ?? ""} disabled={!row.error} multiline w={320}>
-                        <span>
-                          <StatusBadge status={row.status}>
-                            {row.status}
-                            {row.httpStatus && row.httpStatus !== 200 ? ` · ${row.httpStatus}` : ""}
-                          </StatusBadge>
-                        </span>
-                      </Tooltip>
+                      <LedgerStatus row={row} />
                     </Table.Td>
                     <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
                       {row.kind === "request" ? latency(row.latencyMs) : "—"}
