@@ -13,6 +13,8 @@
 // to override --events and --event-gap-ms for that request.
 import http from "node:http";
 import sharp from "sharp";
+import { imageOutputTokens, resolveQuality, type ImageQuality } from "@/lib/money/image-tokens";
+import { countTextTokens } from "@/lib/money/tokens";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -41,16 +43,27 @@ async function imageB64(size: string): Promise<string> {
   return b64;
 }
 
-/** The whole image answer, built once per size (so the direct baseline does not pay for a 30 MB concatenation). */
+/**
+ * The whole image answer, built once per size, quality and prompt length (so the direct baseline does not pay for a
+ * 30 MB concatenation). Its usage is what the vendor bills: the prompt's tokens, and the output for that size and
+ * quality from the published token table (as lib/money/image-tokens.ts has it). Before, a fixed 6,000 output tokens for
+ * every image made the gateway log an over-reservation on each 1024x1024 low-quality edit: a vendor billing past its
+ * own price list, which the gateway charges in full and reports.
+ */
 const answers = new Map<string, Buffer>();
-async function imageAnswer(size: string): Promise<Buffer> {
-  const cached = answers.get(size);
+async function imageAnswer(size: string, quality: string, prompt = ""): Promise<Buffer> {
+  const input = countTextTokens(prompt);
+  const key = `${size}/${quality}/${input}`;
+  const cached = answers.get(key);
   if (cached) return cached;
   const b64 = await imageB64(size);
+  const [width, height] = size.split("x").map(Number) as [number, number];
+  const level = ["low", "medium", "high"].includes(quality) ? (quality as ImageQuality) : resolveQuality("auto");
+  const output = imageOutputTokens(width, height, level);
   const answer = Buffer.from(
-    `{"created":1700000000,"data":[{"b64_json":"${b64}"}],"usage":{"input_tokens":50,"input_tokens_details":{"text_tokens":50,"image_tokens":0},"output_tokens":6000,"total_tokens":6050}}`,
+    `{"created":1700000000,"data":[{"b64_json":"${b64}"}],"usage":{"input_tokens":${input},"input_tokens_details":{"text_tokens":${input},"image_tokens":0},"output_tokens":${output},"total_tokens":${input + output}}}`,
   );
-  answers.set(size, answer);
+  answers.set(key, answer);
   return answer;
 }
 
@@ -249,6 +262,10 @@ const server = http.createServer((request, response) => {
     if (multipart) {
       const size = /name="size"\r\n(?:[^\r\n]*\r\n)*\r\n(\d+x\d+)\r\n/.exec(head);
       if (size) body.size = size[1];
+      const quality = /name="quality"\r\n(?:[^\r\n]*\r\n)*\r\n(\w+)\r\n/.exec(head);
+      if (quality) body.quality = quality[1];
+      const prompt = /name="prompt"\r\n(?:[^\r\n]*\r\n)*\r\n([^\r]*)\r\n/.exec(head);
+      if (prompt) body.prompt = prompt[1];
     }
     const model = String(body.model ?? "bench-model");
     if (path.endsWith("/chat/completions")) {
@@ -278,7 +295,11 @@ const server = http.createServer((request, response) => {
     }
     if (path.endsWith("/images/generations") || path.endsWith("/images/edits")) {
       const size = typeof body.size === "string" && /^\d+x\d+$/.test(body.size) ? body.size : "3840x2160";
-      const answer = await imageAnswer(size);
+      const answer = await imageAnswer(
+        size,
+        typeof body.quality === "string" ? body.quality : "auto",
+        typeof body.prompt === "string" ? body.prompt : "",
+      );
       return void response.writeHead(200, { "content-type": "application/json", "content-length": answer.length }).end(answer);
     }
     response.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"unknown path"}}');
@@ -289,7 +310,7 @@ server.keepAliveTimeout = 65_000;
 // --prewarm 3840x2160,1024x1024: render these images before announcing the port, so no request waits for sharp.
 const prewarmIndex = process.argv.indexOf("--prewarm");
 const prewarm = prewarmIndex > 0 ? process.argv[prewarmIndex + 1]!.split(",").filter((size) => /^\d+x\d+$/.test(size)) : [];
-await Promise.all(prewarm.map((size) => imageAnswer(size)));
+await Promise.all(prewarm.flatMap((size) => ["auto", "low", "medium", "high"].map((quality) => imageAnswer(size, quality))));
 server.listen(option("port", 0), "127.0.0.1", () => {
   const address = server.address();
   process.stdout.write(`listening ${typeof address === "object" && address ? address.port : 0}\n`);
