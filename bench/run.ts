@@ -20,7 +20,8 @@
 import { createPostgresDatabase } from "../tests/helpers/gateway";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -1122,6 +1123,86 @@ async function machineLoad(): Promise<{ busyCores: number; processes: string }> 
   return { busyCores, processes };
 }
 
+// ------------------------------------------------------------------------------------------------------ Portkey
+
+/**
+ * Portkey's open-source gateway (npm @portkey-ai/gateway), measured on the same machine in the same run for the chat
+ * scenarios: installed on first use into a folder under the system's temporary directory (not a project dependency),
+ * started headless, and pointed at the same fake upstream as an OpenAI-compatible custom host.
+ */
+const PORTKEY_VERSION = "1.15.2";
+type PortkeyResult = { id: string; rps: number; p50: number; addedP50?: number; requests: number; non2xx: number; errors: number };
+let PORTKEY: PortkeyResult[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+async function startPortkey(): Promise<{ proc: Proc; url: string }> {
+  const folder = path.join(os.tmpdir(), `bench-portkey-${PORTKEY_VERSION}`);
+  const entry = path.join(folder, "node_modules", "@portkey-ai", "gateway", "build", "start-server.js");
+  if (!existsSync(entry)) {
+    progress(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${folder} (first use)`);
+    mkdirSync(folder, { recursive: true });
+    execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", folder, `@portkey-ai/gateway@${PORTKEY_VERSION}`], {
+      stdio: "ignore",
+    });
+  }
+  const port = await freePort();
+  const { proc } = await startProcess([entry, `--port=${port}`, "--headless"], { ...process.env }, /Ready for connections/, 60_000);
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+/** The chat scenarios through Portkey, as through the gateway: a warm-up, then the measured run. */
+async function runPortkey(scenarios: Scenario[], upstreamUrl: string, results: ScenarioResult[]): Promise<PortkeyResult[]> {
+  const chat = scenarios.filter((scenario) => scenario.id === "chat-c1" || scenario.id === "chat-c50");
+  if (!chat.length) return [];
+  const portkey = await startPortkey();
+  const out: PortkeyResult[] = [];
+  try {
+    for (const scenario of chat) {
+      progress(`  ${scenario.id}: through Portkey ${PORTKEY_VERSION} (same fake upstream)`);
+      const target: Target = {
+        base: portkey.url,
+        path: scenario.path,
+        headers: {
+          authorization: "Bearer sk-bench",
+          "content-type": scenario.contentType,
+          "x-portkey-provider": "openai",
+          "x-portkey-custom-host": `${upstreamUrl}/v1`,
+        },
+        body: scenario.body,
+      };
+      await cannon(target, scenario.concurrency, { seconds: 1 });
+      const measured = await cannon(target, scenario.concurrency, { seconds: scenario.seconds });
+      const direct = results.find((result) => result.id === scenario.id && result.available && result.direct)?.direct;
+      const row: PortkeyResult = {
+        id: scenario.id,
+        rps: measured.rps,
+        p50: measured.latency.p50,
+        addedP50: direct ? measured.latency.p50 - direct.latency.p50 : undefined,
+        requests: measured.requests,
+        non2xx: measured.non2xx,
+        errors: measured.errors,
+      };
+      progress(
+        `    portkey ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), non-2xx ${row.non2xx}, errors ${row.errors}`,
+      );
+      out.push(row);
+    }
+  } finally {
+    await portkey.proc.stop();
+  }
+  return out;
+}
+
 type Verdict = { met: boolean | null; text: string };
 
 function verdict(value: number | undefined, target: number, better: "lower" | "higher", unit: string, digits = 2): Verdict {
@@ -1151,6 +1232,24 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
     {
       target: "Chat Completions non-streaming, c=50: ≥ 4,000 req/s through the gateway",
       verdict: verdict(chat50?.gateway?.rps, 4000, "higher", "req/s", 0),
+    },
+    {
+      target: `Chat Completions non-streaming, c=50: ≥ 6× the throughput of Portkey ${PORTKEY_VERSION} measured in the same run`,
+      verdict: (() => {
+        const portkey = PORTKEY.find((row) => row.id === "chat-c50");
+        if (!portkey || !chat50?.gateway || portkey.rps <= 0) return verdict(undefined, 6, "higher", "×", 2);
+        const result = verdict(chat50.gateway.rps / portkey.rps, 6, "higher", "×", 2);
+        return { ...result, text: `${result.text}; Portkey ${fmt(portkey.rps, 0)} req/s` };
+      })(),
+    },
+    {
+      target: `(for information) Portkey ${PORTKEY_VERSION} in the same run, chat c=1: added latency p50`,
+      verdict: (() => {
+        const portkey = PORTKEY.find((row) => row.id === "chat-c1");
+        return portkey?.addedP50 === undefined
+          ? { met: null, text: "not measured" }
+          : { met: null, text: `${fmt(portkey.addedP50, 3)} ms (the gateway: ${fmt(chat1?.added?.p50, 3)} ms)` };
+      })(),
     },
     {
       target:
@@ -1415,6 +1514,12 @@ async function main(): Promise<void> {
       gateway = null;
       loads[database]!.after = os.loadavg();
     }
+    // Portkey side by side, after the gateway runs (with nothing else running), on the same upstream.
+    try {
+      PORTKEY = await runPortkey(scenarios, upstreamUrl, results);
+    } catch (error) {
+      progress(`  Portkey could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+    }
   } finally {
     await cleanup();
   }
@@ -1423,7 +1528,7 @@ async function main(): Promise<void> {
   writeFileSync(MD_FILE, report(machineInfo, results, DATABASES, loads, totalSeconds));
   writeFileSync(
     JSON_FILE,
-    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, results }, null, 2)}\n`,
   );
   progress(
     `done in ${fmt(totalSeconds / 60, 1)} min; wrote ${path.relative(process.cwd(), MD_FILE) || MD_FILE} and ${path.relative(process.cwd(), JSON_FILE) || JSON_FILE}`,
