@@ -91,17 +91,16 @@ export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
  */
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {
   const group = await groupOf(principal.group);
+  // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
+  const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
   if (group?.models.has(model)) {
     if (!principal.models.length || principal.models.includes(model)) return;
-    const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
     throw new GatewayError(
       "model_not_allowed",
       `This key is limited to ${principal.models.map((name) => `'${name}'`).join(", ")} and may not call '${shown}'; its owner can change that on the Keys page`,
       { param: "model" },
     );
   }
-  // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
-  const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
   if (!(await catalogEntry(model)) && !(await priceOf(model))) {
     throw new GatewayError(
       "model_not_found",

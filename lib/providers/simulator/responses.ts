@@ -232,10 +232,13 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
       // Progress images, when asked for, come during the pacing: the image at a fraction of its size, less blurred
       // each time.
       const rendering = render(prompt);
+      let thumbnail: Promise<Buffer> | null = null;
       for (let index = 0; index < previews; index++) {
         const [image] = await Promise.all([rendering, sleep((imageMs * 0.85) / (previews + 1), signal)]);
         if (signal.aborted) return;
-        const preview = await previewOf(image, width, height, index, previews, tool.outputFormat);
+        // The image is decoded and shrunk once; each preview only blurs the small copy.
+        thumbnail ??= thumbnailOf(image, width, height);
+        const preview = await previewOf(await thumbnail, index, previews, tool.outputFormat);
         yield builder.imagePreview(itemId, outputIndex, index, {
           b64: preview.toString("base64"),
           outputFormat: tool.outputFormat,
@@ -279,11 +282,17 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
   };
 }
 
-/** A progress image: the finished one at an eighth of its size (at least 64 px wide), blurred less as it nears the end. */
-async function previewOf(image: Buffer, width: number, height: number, index: number, total: number, format: string): Promise<Buffer> {
+/** The finished image at an eighth of its size (at least 64 px wide), the base of its progress images. */
+function thumbnailOf(image: Buffer, width: number, height: number): Promise<Buffer> {
   const small = Math.max(64, Math.round(width / 8));
-  const blurred = sharp(image)
+  return sharp(image)
     .resize(small, Math.max(1, Math.round((height * small) / width)))
-    .blur(Math.max(0.3, 6 * (1 - (index + 1) / (total + 1))));
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+}
+
+/** A progress image: the thumbnail, blurred less as it nears the end, in the requested format. */
+async function previewOf(thumbnail: Buffer, index: number, total: number, format: string): Promise<Buffer> {
+  const blurred = sharp(thumbnail).blur(Math.max(0.3, 6 * (1 - (index + 1) / (total + 1))));
   return (format === "jpeg" ? blurred.jpeg() : format === "webp" ? blurred.webp() : blurred.png()).toBuffer();
 }
