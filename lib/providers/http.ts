@@ -1,6 +1,9 @@
 // One way to call an upstream: a deadline for the response headers, the client's abort passed on, and every
 // failure classified (retry on another channel or not, switch the channel off or not).
+import http from "node:http";
+import https from "node:https";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { Agent, request as undiciRequest } from "undici";
 import type { UpstreamFailure } from "./types";
 import { singleton } from "@/lib/platform/singleton";
@@ -44,6 +47,52 @@ async function send(url: string, init: RequestInit, signal: AbortSignal, idleTim
   return upstreamResponse(answer.statusCode, answer.headers, noBody ? null : answer.body);
 }
 
+/** Keep-alive pools for the answers read through node:http (large images, below). */
+function nodeAgents(): { http: http.Agent; https: https.Agent } {
+  return singleton("providers.node-agents", () => ({
+    http: new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
+  }));
+}
+
+/**
+ * Like send(), through node:http. For answers of many megabytes (images): node's parser hands the body on as the
+ * socket delivers it, where undici copies every chunk into its WebAssembly parser's memory and out again. Measured
+ * here, reading a 35 MB answer cost ~80 ms of CPU through undici and ~25 ms through node:http
+ * (docs/architecture.md, "Images at wire speed"). The idle deadline is the socket's inactivity timeout, set once the
+ * headers are in, with the error code undici uses so that one check (isUpstreamIdle) recognises both.
+ */
+function sendNode(url: string, init: RequestInit, signal: AbortSignal, idleTimeoutMs: number): Promise<Response> {
+  const target = new URL(url);
+  const secure = target.protocol === "https:";
+  const agents = nodeAgents();
+  return new Promise<Response>((resolve, reject) => {
+    const request = (secure ? https : http).request(
+      target,
+      { method: init.method ?? "GET", headers: headerRecord(init.headers), agent: secure ? agents.https : agents.http, signal },
+      (incoming) => {
+        const socket = incoming.socket;
+        const onIdle = () =>
+          incoming.destroy(Object.assign(new Error(`The upstream sent nothing for ${seconds(idleTimeoutMs)} s`), { code: "UND_ERR_BODY_TIMEOUT" }));
+        socket.setTimeout(idleTimeoutMs);
+        socket.on("timeout", onIdle);
+        incoming.once("close", () => {
+          socket.off("timeout", onIdle);
+          socket.setTimeout(0);
+        });
+        const status = incoming.statusCode ?? 502;
+        const noBody = status === 204 || status === 304 || init.method === "HEAD";
+        if (noBody) incoming.resume();
+        resolve(upstreamResponse(status, incoming.headers, noBody ? null : incoming));
+      },
+    );
+    request.on("error", reject);
+    const body = init.body;
+    if (body instanceof ReadableStream) pipeline(Readable.fromWeb(body as never), request).catch((error) => request.destroy(error));
+    else request.end((body as string | Buffer | null | undefined) ?? undefined);
+  });
+}
+
 /**
  * The upstream's answer with the Response members the adapters use (status, ok, headers, json, text, body).
  * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
@@ -68,7 +117,11 @@ function upstreamResponse(status: number, raw: Record<string, string | string[] 
     },
     json: () => (body ? readCapped(body).then((text) => JSON.parse(text)) : Promise.reject(new SyntaxError("empty body"))),
     text: () => (body ? readCapped(body) : Promise.resolve("")),
-    arrayBuffer: () => (body ? body.arrayBuffer() : Promise.resolve(new ArrayBuffer(0))),
+    arrayBuffer: async () => {
+      const bytes = body ? await readBytes(body, MAX_TEXT_RESPONSE_BYTES) : Buffer.alloc(0);
+      if (!bytes) throw new UpstreamTooLargeError(MAX_TEXT_RESPONSE_BYTES);
+      return new Uint8Array(bytes).buffer;
+    },
     get body() {
       if (!body) return null;
       web ??= Readable.toWeb(body) as ReadableStream<Uint8Array>;
@@ -81,7 +134,8 @@ function upstreamResponse(status: number, raw: Record<string, string | string[] 
 /** Where an answer from upstreamFetch keeps undici's own body (a Node stream), for readers that want no Web stream. */
 const NODE_BODY = Symbol("upstream node body");
 
-type NodeBody = import("undici").Dispatcher.ResponseData["body"];
+/** undici's body stream, or node:http's answer (sendNode). */
+type NodeBody = Readable;
 
 /** undici's body of an answer of upstreamFetch (null when it has none); undefined for any other Response. */
 function nodeBody(response: Response): NodeBody | null | undefined {
@@ -226,7 +280,13 @@ export type FetchResult = { ok: true; response: Response; abort: AbortController
 export async function upstreamFetch(
   url: string,
   init: RequestInit,
-  options: { signal: AbortSignal; timeoutMs?: number; idleTimeoutMs?: number },
+  options: {
+    signal: AbortSignal;
+    timeoutMs?: number;
+    idleTimeoutMs?: number;
+    /** "node" for answers of many megabytes (sendNode); undici otherwise, cheaper per call for small answers. */
+    transport?: "undici" | "node";
+  },
 ): Promise<FetchResult> {
   const abort = new AbortController();
   const onClientAbort = () => abort.abort(options.signal.reason);
@@ -240,7 +300,7 @@ export async function upstreamFetch(
   }, timeoutMs);
   let response: Response;
   try {
-    response = await send(url, init, abort.signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    response = await (options.transport === "node" ? sendNode : send)(url, init, abort.signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   } catch (error) {
     options.signal.removeEventListener("abort", onClientAbort);
     if (options.signal.aborted)

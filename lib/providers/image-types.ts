@@ -24,26 +24,47 @@ export type ImageCall = {
   usage: ImageUsage;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** The caller can pass the image on as it arrives (/v1/images): an adapter may then answer with a `stream`. */
+  stream?: boolean;
 };
 
-export type ImageSuccess = {
-  ok: true;
-  /** The image, base64-encoded, exactly as the upstream produced it: text, or the ASCII bytes of the upstream's
-   *  answer (a slice of it, so a large image is not copied on its way through). */
-  b64: string | Buffer;
-  format: ImageFormat;
+/** What an answer says besides the image. */
+export type ImageDetails = {
   /** What to bill. */
   usage: ImageUsage;
   /** "upstream" when the upstream reported usage, "gateway" when the gateway computed it. */
   usageSource: "upstream" | "gateway";
-  created: number;
   size: string;
   quality: string;
   background: string;
   revisedPrompt?: string;
 };
 
-export type ImageOutcome = ImageSuccess | UpstreamFailure;
+export type ImageSuccess = ImageDetails & {
+  ok: true;
+  /** The image, base64-encoded, exactly as the upstream produced it: text, or the ASCII bytes of the upstream's
+   *  answer (a slice of it, so a large image is not copied on its way through). */
+  b64: string | Buffer;
+  format: ImageFormat;
+  created: number;
+};
+
+/**
+ * An image passed on while the upstream sends it (only when the call asked for `stream`): a 3840x2160 PNG is ~33 MB
+ * of base64, and reading it whole before the first byte went out cost ~330 ms and a buffer of its size per image.
+ */
+export type ImageStream = {
+  /** The base64 text exactly as the upstream wrote it inside its JSON string (so valid inside ours), chunk by chunk.
+   *  Throws when the upstream's answer is cut, too large or not what it started as. */
+  chunks: AsyncIterable<Uint8Array>;
+  /** The rest of the answer; call once `chunks` is done. Falls back to the gateway's own count when the upstream's
+   *  usage is missing or unreadable (the image has been delivered by then). */
+  details(): ImageDetails;
+};
+
+export type StreamedImageSuccess = { ok: true; stream: ImageStream; format: ImageFormat; created: number };
+
+export type ImageOutcome = ImageSuccess | StreamedImageSuccess | UpstreamFailure;
 
 export interface ImageAdapter {
   generate(call: ImageCall): Promise<ImageOutcome>;

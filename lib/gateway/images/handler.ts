@@ -29,7 +29,7 @@ import {
   sortEditFiles,
   type ImageOptions,
 } from "@/lib/wire/image-request";
-import type { ImageCall, ImageSuccess, ImageUpload } from "@/lib/providers/image-types";
+import type { ImageCall, ImageDetails, ImageUpload } from "@/lib/providers/image-types";
 import { providerOf } from "@/lib/providers";
 
 /** A generation body holds a prompt and a few options; 1 MB is far more than any of them needs. */
@@ -50,16 +50,16 @@ const IMAGE_DATA = "\u0001image-data\u0001";
 const IMAGE_DATA_JSON = JSON.stringify(IMAGE_DATA).slice(1, -1);
 
 /** The body of §2.3: exactly one image, as base64 or as a data URI; plus what was made and what it used. */
-function imagesResponse(result: ImageSuccess, options: ImageOptions, b64: string) {
-  const item = options.responseFormat === "url" ? { url: `data:image/${result.format};base64,${b64}` } : { b64_json: b64 };
-  const { textInputTokens, imageInputTokens, textOutputTokens, imageOutputTokens } = result.usage;
+function imagesResponse(image: { created: number; format: string }, details: ImageDetails, options: ImageOptions, b64: string) {
+  const item = options.responseFormat === "url" ? { url: `data:image/${image.format};base64,${b64}` } : { b64_json: b64 };
+  const { textInputTokens, imageInputTokens, textOutputTokens, imageOutputTokens } = details.usage;
   return {
-    created: result.created,
-    data: [{ ...item, ...(result.revisedPrompt ? { revised_prompt: result.revisedPrompt } : {}) }],
-    background: result.background,
-    output_format: result.format,
-    quality: result.quality,
-    size: result.size,
+    created: image.created,
+    data: [{ ...item, ...(details.revisedPrompt ? { revised_prompt: details.revisedPrompt } : {}) }],
+    background: details.background,
+    output_format: image.format,
+    quality: details.quality,
+    size: details.size,
     usage: {
       input_tokens: textInputTokens + imageInputTokens,
       input_tokens_details: { text_tokens: textInputTokens, image_tokens: imageInputTokens },
@@ -68,6 +68,13 @@ function imagesResponse(result: ImageSuccess, options: ImageOptions, b64: string
       total_tokens: textInputTokens + imageInputTokens + imageOutputTokens + textOutputTokens,
     },
   };
+}
+
+/** The answer's JSON before and after the image (the image is written between them as the upstream sent it). */
+function aroundImage(image: { created: number; format: string }, details: ImageDetails, options: ImageOptions): [string, string] {
+  const text = JSON.stringify(imagesResponse(image, details, options, IMAGE_DATA));
+  const marker = text.indexOf(IMAGE_DATA_JSON);
+  return [text.slice(0, marker), text.slice(marker + IMAGE_DATA_JSON.length)];
 }
 
 async function serveImage(
@@ -110,35 +117,73 @@ async function serveImage(
         mask,
         usage,
         signal: context.request.signal,
+        stream: true,
       };
       return providerOf(candidate.type).images[kind](call);
     });
-    // The answer is serialised around a marker and written as [before, image, after]: the image, ~33 MB of base64
-    // for 3840x2160, goes out as the bytes the upstream sent (issue 9: at most twice its size in memory per image).
-    const text = JSON.stringify(imagesResponse(result, options, IMAGE_DATA));
-    const marker = text.indexOf(IMAGE_DATA_JSON);
-    const parts: BodyPart[] = [text.slice(0, marker), result.b64, text.slice(marker + IMAGE_DATA_JSON.length)];
-    reservation.settle({
-      usage: result.usage,
-      channel: { id: channel.id, name: channel.name },
-      status: "success",
-      httpStatus: 200,
-      stream: false,
-      detail: {
-        size: result.size,
-        // Outputs above 2560x1440 are experimental (docs/api.md §8).
-        ...(width * height > EXPERIMENTAL_ABOVE_PIXELS ? { experimental: true } : {}),
-        quality: result.quality,
-        outputFormat: result.format,
-        responseFormat: options.responseFormat,
-        moderation: options.moderation,
-        ...(kind === "edit" ? { inputImages: images.length, mask: Boolean(mask) } : {}),
-        usageSource: result.usageSource,
-        // Each part priced on its own, so an operator can see what the image input and output cost.
-        costs: partCosts(result.usage, price),
-      },
-    });
-    return new DirectResponse(parts, { status: 200, headers: { "content-type": "application/json" } });
+    const settle = (details: ImageDetails, outcome: { status: "success" | "cancelled"; error?: string }) =>
+      reservation.settle({
+        usage: details.usage,
+        channel: { id: channel.id, name: channel.name },
+        status: outcome.status,
+        httpStatus: 200,
+        stream: false,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        detail: {
+          size: details.size,
+          // Outputs above 2560x1440 are experimental (docs/api.md §8).
+          ...(width * height > EXPERIMENTAL_ABOVE_PIXELS ? { experimental: true } : {}),
+          quality: details.quality,
+          outputFormat: result.format,
+          responseFormat: options.responseFormat,
+          moderation: options.moderation,
+          ...(kind === "edit" ? { inputImages: images.length, mask: Boolean(mask) } : {}),
+          usageSource: details.usageSource,
+          // Each part priced on its own, so an operator can see what the image input and output cost.
+          costs: partCosts(details.usage, price),
+        },
+      });
+    if ("stream" in result) {
+      // The image goes out as it arrives (its JSON head first, then the upstream's bytes, then the fields that follow
+      // it, which hold the usage): no buffer of its size, and the first byte as soon as the upstream's first bytes.
+      const { stream } = result;
+      const gatewayCount: ImageDetails = {
+        usage,
+        usageSource: "gateway",
+        size: `${width}x${height}`,
+        quality: options.quality,
+        background: "opaque",
+      };
+      const [head] = aroundImage(result, gatewayCount, options);
+      async function* body(): AsyncGenerator<BodyPart> {
+        let finished = false;
+        try {
+          yield head;
+          for await (const chunk of stream.chunks) yield chunk;
+          const details = stream.details();
+          settle(details, { status: "success" });
+          finished = true;
+          yield aroundImage(result, details, options)[1];
+        } finally {
+          if (!finished) {
+            if (context.request.signal.aborted) {
+              // The client left while the image was on its way: the upstream made it and bills it, so it is charged
+              // at the vendor's formula for its size and quality (docs/billing.md, "Cut streams").
+              settle(gatewayCount, { status: "cancelled", error: "The client closed the connection during the image" });
+            } else {
+              // The upstream's answer broke off inside the image: the client got no image, so nothing is charged.
+              reservation.release({ status: "error", httpStatus: 502, error: "The upstream's answer was cut off inside the image" });
+            }
+          }
+        }
+      }
+      return new DirectResponse([body()], { status: 200, headers: { "content-type": "application/json" } });
+    }
+    // The answer is serialised around a marker and written as [before, image, after]: the image goes out as the bytes
+    // the upstream sent (at most twice its size in memory per image).
+    const [before, after] = aroundImage(result, result, options);
+    settle(result, { status: "success" });
+    return new DirectResponse([before, result.b64, after], { status: 200, headers: { "content-type": "application/json" } });
   } catch (error) {
     // withFailover has released already when every channel failed; anything else must not keep the money.
     reservation.release({ error: error instanceof Error ? error.message : "failed" });

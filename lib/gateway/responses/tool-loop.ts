@@ -147,6 +147,7 @@ export async function startToolLoop(
       };
       return providerOf(candidate.type).images[mode](imageCall);
     });
+    if ("stream" in result) throw new Error("The image adapter streamed an answer it was not asked to stream");
     return result;
   }
 

@@ -5,38 +5,78 @@
 // image answer would be copied whole into it.
 
 export type BodyPart = string | Uint8Array;
+/** A part made while the body is written (an image passed on as the upstream sends it): the body then has no
+ *  length up front and goes out chunked. Whoever writes it must iterate it to its end or call return(), so that
+ *  the code behind it can finish (settle, release). */
+export type StreamedPart = AsyncIterable<BodyPart>;
+
+function isStreamed(part: BodyPart | StreamedPart): part is StreamedPart {
+  return typeof part !== "string" && !(part instanceof Uint8Array);
+}
+
+function bytesOf(part: BodyPart): Uint8Array {
+  return typeof part === "string" ? Buffer.from(part) : part;
+}
 
 export class DirectResponse extends Response {
-  /** The body, in order: text (written as UTF-8) and bytes (written as they are, not copied). */
-  readonly parts: readonly BodyPart[];
+  /** The body, in order: text (written as UTF-8), bytes (written as they are, not copied) and streamed parts. */
+  readonly parts: readonly (BodyPart | StreamedPart)[];
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null = null;
   #used = false;
 
-  constructor(parts: readonly BodyPart[], init: ResponseInit) {
+  constructor(parts: readonly (BodyPart | StreamedPart)[], init: ResponseInit) {
     super(null, init);
     this.parts = parts;
   }
 
-  /** The body's length in bytes (for Content-Length). */
-  byteLength(): number {
+  /** The body's length in bytes (for Content-Length); null when a part is streamed. */
+  byteLength(): number | null {
     let length = 0;
-    for (const part of this.parts) length += typeof part === "string" ? Buffer.byteLength(part) : part.byteLength;
+    for (const part of this.parts) {
+      if (isStreamed(part)) return null;
+      length += typeof part === "string" ? Buffer.byteLength(part) : part.byteLength;
+    }
     return length;
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    this.#stream ??= new Response(new Blob(this.parts as BlobPart[])).body!;
+    if (this.#stream) return this.#stream;
+    if (this.byteLength() !== null) {
+      this.#stream = new Response(new Blob(this.parts as BlobPart[])).body!;
+      return this.#stream;
+    }
+    const chunks = this.#chunks();
+    this.#stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value as Uint8Array<ArrayBuffer>);
+      },
+      async cancel() {
+        await chunks.return(undefined);
+      },
+    });
     return this.#stream;
+  }
+
+  /** Every part as bytes, streamed parts chunk by chunk. */
+  async *#chunks(): AsyncGenerator<Uint8Array> {
+    for (const part of this.parts) {
+      if (isStreamed(part)) for await (const chunk of part) yield bytesOf(chunk);
+      else yield bytesOf(part);
+    }
   }
 
   override get bodyUsed(): boolean {
     return this.#used;
   }
 
-  #take(): Buffer {
+  async #take(): Promise<Buffer> {
     if (this.#used || this.#stream) throw new TypeError("Body is unusable: the body has already been read");
     this.#used = true;
-    return Buffer.concat(this.parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part)));
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this.#chunks()) chunks.push(chunk);
+    return Buffer.concat(chunks);
   }
 
   override async text(): Promise<string> {
@@ -44,7 +84,7 @@ export class DirectResponse extends Response {
       this.#used = true;
       return this.parts[0];
     }
-    return this.#take().toString("utf8");
+    return (await this.#take()).toString("utf8");
   }
 
   override async json(): Promise<unknown> {
@@ -52,19 +92,20 @@ export class DirectResponse extends Response {
   }
 
   override async arrayBuffer(): Promise<ArrayBuffer> {
-    return new Uint8Array(this.#take()).buffer;
+    return new Uint8Array(await this.#take()).buffer;
   }
 
   override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return new Uint8Array(this.#take());
+    return new Uint8Array(await this.#take());
   }
 
   override async blob(): Promise<Blob> {
-    return new Blob([new Uint8Array(this.#take())], { type: this.headers.get("content-type") ?? "" });
+    return new Blob([new Uint8Array(await this.#take())], { type: this.headers.get("content-type") ?? "" });
   }
 
   override clone(): DirectResponse {
     if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+    if (this.byteLength() === null) throw new TypeError("Response.clone: a streamed body cannot be read twice");
     return new DirectResponse(this.parts, { status: this.status, statusText: this.statusText, headers: this.headers });
   }
 }

@@ -223,17 +223,32 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   if (response instanceof DirectResponse) {
     // A body the gateway made: its parts written as they are, with their length; no stream to pump.
     const parts = response.parts;
-    headers["content-length"] = String(response.byteLength());
+    const length = response.byteLength();
+    if (length !== null) headers["content-length"] = String(length);
     outgoing.writeHead(response.status, headers);
-    if (parts.length === 1) {
+    if (parts.length === 1 && length !== null) {
       outgoing.end(parts[0]);
       return;
     }
-    for (const part of parts) {
-      if (outgoing.destroyed) return;
-      if (!outgoing.write(part)) await drained(outgoing);
+    try {
+      for (const part of parts) {
+        if (typeof part === "string" || part instanceof Uint8Array) {
+          if (outgoing.destroyed) continue;
+          if (!outgoing.write(part)) await drained(outgoing);
+          continue;
+        }
+        // A streamed part is always iterated (at least once): leaving it early calls its return(), which lets the
+        // code behind it settle or release what it holds even when the client has gone already.
+        for await (const chunk of part) {
+          if (outgoing.destroyed) break;
+          if (!outgoing.write(chunk)) await drained(outgoing);
+        }
+      }
+      outgoing.end();
+    } catch {
+      // A streamed part failed after the headers went out: the only honest signal left is to cut the connection.
+      outgoing.destroy();
     }
-    outgoing.end();
     return;
   }
   outgoing.writeHead(response.status, headers);

@@ -5,11 +5,21 @@
 // gateway does not know, such as base_url). Edit uploads are re-streamed from their temporary files, not re-buffered.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
 import { z } from "zod";
-import { bodyFailure, channelDeadlines, joinUrl, readUpstreamBytes, upstreamFetch, type FetchResult } from "@/lib/providers/http";
+import {
+  bodyFailure,
+  channelDeadlines,
+  joinUrl,
+  readUpstreamBytes,
+  upstreamBody,
+  upstreamFetch,
+  type FetchResult,
+} from "@/lib/providers/http";
+import { log } from "@/lib/platform/log";
+import { startImageStream } from "./image-stream";
 import { multipartBody } from "@/lib/platform/http/multipart";
 import type { ImageFormat } from "@/lib/images/inspect";
 import type { ImageUsage } from "@/lib/money/image-usage";
-import type { ImageAdapter, ImageCall, ImageOutcome } from "@/lib/providers/image-types";
+import type { ImageAdapter, ImageCall, ImageDetails, ImageOutcome } from "@/lib/providers/image-types";
 import type { UpstreamFailure } from "@/lib/providers/types";
 
 /**
@@ -135,17 +145,22 @@ function failure(message: string, cause: string): UpstreamFailure {
   return { ok: false, retryable: true, status: 502, message, cause };
 }
 
-/** The upstream's answer as the gateway's result: the first image unchanged, usage read or computed. */
-async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOutcome> {
-  if (!result.ok) return result;
-  let raw: Buffer | null;
-  try {
-    raw = await readUpstreamBytes(result.response, MAX_IMAGE_RESPONSE_BYTES);
-  } catch (error) {
-    return bodyFailure(error, call.signal);
-  }
-  if (raw === null)
-    return failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
+/** What the answer says besides the image (`parsed`: the answer, checked), or the gateway's own count without it. */
+function detailsOf(call: ImageCall, parsed: z.infer<typeof imagesResponseSchema> | null): ImageDetails {
+  const item = parsed?.data[0];
+  const { usage, source } = usageFromUpstream(parsed?.usage, call.usage);
+  return {
+    usage,
+    usageSource: source,
+    size: parsed?.size ?? `${call.width}x${call.height}`,
+    quality: parsed?.quality ?? call.options.quality,
+    background: parsed?.background ?? "opaque",
+    ...(item?.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}),
+  };
+}
+
+/** A whole answer read into `raw`, as the gateway's result: the first image unchanged, usage read or computed. */
+function parseWhole(call: ImageCall, raw: Buffer): ImageOutcome {
   const split = splitImageAnswer(raw);
   let parsed: z.infer<typeof imagesResponseSchema>;
   try {
@@ -167,28 +182,102 @@ async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOu
     );
   const format = sniffFormat(b64);
   if (!format) return failure("The upstream's image is not PNG, JPEG or WebP data", "upstream_malformed");
-  const { usage, source } = usageFromUpstream(parsed.usage, call.usage);
   return {
     ok: true,
     b64,
     format,
-    usage,
-    usageSource: source,
     created: typeof parsed.created === "number" ? parsed.created : Math.floor(Date.now() / 1000),
-    size: parsed.size ?? `${call.width}x${call.height}`,
-    quality: parsed.quality ?? call.options.quality,
-    background: parsed.background ?? "opaque",
-    ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}),
+    ...detailsOf(call, parsed),
   };
+}
+
+/** The rest of an answer after `head`, whole; null past `limit` bytes. */
+async function readRest(iterator: AsyncIterator<Uint8Array>, head: Buffer, done: boolean, limit: number): Promise<Buffer | null> {
+  const chunks: Uint8Array[] = [head];
+  let size = head.length;
+  while (!done) {
+    const next = await iterator.next();
+    if (next.done) break;
+    size += next.value.byteLength;
+    if (size > limit) {
+      await iterator.return?.();
+      return null;
+    }
+    chunks.push(next.value);
+  }
+  return chunks.length === 1 ? head : Buffer.concat(chunks, size);
+}
+
+/**
+ * The upstream's answer as the gateway's result. Asked to stream (`call.stream`), the image is handed on as it
+ * arrives once its first bytes show what it is (./image-stream.ts); a failure before that can still go to another
+ * channel. Otherwise the answer is read whole.
+ */
+async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOutcome> {
+  if (!result.ok) return result;
+  const tooLarge = () => failure(`The upstream's answer is larger than ${MAX_IMAGE_RESPONSE_BYTES / 1024 / 1024} MB`, "upstream_too_large");
+  if (!call.stream) {
+    let raw: Buffer | null;
+    try {
+      raw = await readUpstreamBytes(result.response, MAX_IMAGE_RESPONSE_BYTES);
+    } catch (error) {
+      return bodyFailure(error, call.signal);
+    }
+    return raw === null ? tooLarge() : parseWhole(call, raw);
+  }
+  const body = upstreamBody(result.response) as AsyncIterable<Uint8Array>;
+  const iterator = body[Symbol.asyncIterator]();
+  if (Number(result.response.headers.get("content-length") ?? "-1") > MAX_IMAGE_RESPONSE_BYTES) {
+    await iterator.return?.();
+    return tooLarge();
+  }
+  let start: Awaited<ReturnType<typeof startImageStream>>;
+  let raw: Buffer | null;
+  try {
+    start = await startImageStream(iterator, MAX_IMAGE_RESPONSE_BYTES);
+    if ("stream" in start) {
+      const { stream } = start;
+      const format = sniffFormat(stream.first);
+      if (!format) {
+        await iterator.return?.();
+        return failure("The upstream's image is not PNG, JPEG or WebP data", "upstream_malformed");
+      }
+      async function* chunks(): AsyncGenerator<Uint8Array> {
+        yield stream.first;
+        yield* stream.chunks;
+      }
+      const details = (): ImageDetails => {
+        let rest: unknown;
+        try {
+          rest = JSON.parse(stream.rest());
+        } catch {
+          rest = null;
+        }
+        const checked = imagesResponseSchema.safeParse(rest);
+        // The value found must have been the first item's image, not a look-alike elsewhere in the answer.
+        const parsed = checked.success && checked.data.data[0]?.b64_json === "" ? checked.data : null;
+        if (!parsed)
+          log.warn("image answer's fields after the image are unreadable; billed by the gateway's count", { model: call.upstreamModel });
+        return detailsOf(call, parsed);
+      };
+      return { ok: true, format, created: stream.created ?? Math.floor(Date.now() / 1000), stream: { chunks: chunks(), details } };
+    }
+    raw = await readRest(iterator, start.head, start.done, MAX_IMAGE_RESPONSE_BYTES);
+  } catch (error) {
+    await iterator.return?.().catch(() => undefined);
+    return bodyFailure(error, call.signal);
+  }
+  return raw === null ? tooLarge() : parseWhole(call, raw);
 }
 
 function authorization(call: ImageCall): Record<string, string> {
   return call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {};
 }
 
-function deadlines(call: ImageCall): { timeoutMs: number; idleTimeoutMs?: number } {
+function deadlines(call: ImageCall): { timeoutMs: number; idleTimeoutMs?: number; transport: "node" } {
   const { timeoutMs, idleTimeoutMs } = channelDeadlines(call.channel.settings);
-  return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs };
+  // Image answers are megabytes: read through node:http (lib/providers/http.ts, sendNode).
+  return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs, transport: "node" };
 }
 
 export const openaiImageAdapter: ImageAdapter = {
