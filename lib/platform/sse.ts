@@ -182,3 +182,120 @@ export function encodeSse(event: { event?: string; data: string; id?: string }):
   for (const line of event.data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
   return `${text}\n`;
 }
+
+/** An event whose data is kept as bytes (readSseEventsRaw). */
+export interface RawSseEvent {
+  event?: string;
+  /** The `data:` lines joined with "\n", as the bytes received. */
+  data: Buffer;
+  id?: string;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Like `readSseEvents`, with each event's data as the bytes received instead of text: for streams whose events carry
+ * megabytes of base64 (Responses images), which are then never decoded into strings (lib/wire/raw-json.ts). Lines are
+ * found by byte search in each new chunk only; a line split across chunks is joined once, when it ends. The same
+ * rules otherwise: `TruncatedStreamError` when the body ends inside an event or a line, `SseEventTooLargeError` past
+ * `maxEventBytes`, the body cancelled on abort or when the loop is left early.
+ */
+export async function* readSseEventsRaw(
+  body: SseSource,
+  signal?: AbortSignal,
+  options: { maxEventBytes?: number } = {},
+): AsyncGenerator<RawSseEvent, void, undefined> {
+  signal?.throwIfAborted();
+  const reader = chunkReader(body);
+  const maxEventBytes = options.maxEventBytes ?? MAX_EVENT_CHARS;
+  let lineParts: Buffer[] = [];
+  let lineBytes = 0;
+  let data: Buffer[] = [];
+  let eventBytes = 0;
+  let eventName: string | undefined;
+  let id: string | undefined;
+  let skipLF = false;
+  let first = true;
+  const pending: RawSseEvent[] = [];
+
+  const dispatch = () => {
+    if (data.length) {
+      const joined =
+        data.length === 1 ? data[0]! : Buffer.concat(data.flatMap((part, index) => (index ? [Buffer.from("\n"), part] : [part])));
+      const event: RawSseEvent = { data: joined };
+      if (eventName !== undefined) event.event = eventName;
+      if (id !== undefined) event.id = id;
+      pending.push(event);
+    }
+    data = [];
+    eventBytes = 0;
+    eventName = undefined;
+    id = undefined;
+  };
+  const line = (bytes: Buffer) => {
+    if (bytes.length === 0) return dispatch();
+    if (bytes[0] === 0x3a) return; // a comment
+    const colon = bytes.indexOf(0x3a);
+    const field = colon < 0 ? bytes.toString("utf8") : bytes.toString("utf8", 0, colon);
+    let value = colon < 0 ? bytes.subarray(bytes.length) : bytes.subarray(colon + 1);
+    if (value[0] === 0x20) value = value.subarray(1);
+    if (field === "data") data.push(value);
+    else if (field === "event") eventName = value.toString("utf8") || undefined;
+    else if (field === "id" && !value.includes(0)) id = value.toString("utf8");
+  };
+
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let bodyFinished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (signal?.aborted) throw signal.reason;
+      if (done) break;
+      let chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      if (first && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+      first = false;
+      let position = 0;
+      if (skipLF && chunk[0] === LF) position = 1;
+      skipLF = false;
+      while (position < chunk.length) {
+        const lf = chunk.indexOf(LF, position);
+        const cr = chunk.indexOf(CR, position);
+        const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+        if (end < 0) {
+          const rest = chunk.subarray(position);
+          lineParts.push(rest);
+          lineBytes += rest.length;
+          if (lineBytes + eventBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
+          break;
+        }
+        const piece = chunk.subarray(position, end);
+        const whole = lineParts.length ? Buffer.concat([...lineParts, piece]) : piece;
+        lineParts = [];
+        lineBytes = 0;
+        eventBytes += whole.length;
+        if (eventBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
+        line(whole);
+        position = end + 1;
+        if (chunk[end] === CR) {
+          if (position < chunk.length) {
+            if (chunk[position] === LF) position++;
+          } else skipLF = true;
+        }
+      }
+      if (pending.length) yield* pending.splice(0);
+    }
+    bodyFinished = true;
+    // A body that stops in the middle of a line, or with an event not ended by a blank line, was cut.
+    if (lineParts.length || data.length) {
+      const partial: SseEvent = { data: Buffer.concat(data).toString("utf8", 0, 1000) };
+      if (eventName !== undefined) partial.event = eventName;
+      throw new TruncatedStreamError(partial);
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!bodyFinished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

@@ -73,7 +73,9 @@ function sendNode(url: string, init: RequestInit, signal: AbortSignal, idleTimeo
       (incoming) => {
         const socket = incoming.socket;
         const onIdle = () =>
-          incoming.destroy(Object.assign(new Error(`The upstream sent nothing for ${seconds(idleTimeoutMs)} s`), { code: "UND_ERR_BODY_TIMEOUT" }));
+          incoming.destroy(
+            Object.assign(new Error(`The upstream sent nothing for ${seconds(idleTimeoutMs)} s`), { code: "UND_ERR_BODY_TIMEOUT" }),
+          );
         socket.setTimeout(idleTimeoutMs);
         socket.on("timeout", onIdle);
         incoming.once("close", () => {
@@ -300,7 +302,12 @@ export async function upstreamFetch(
   }, timeoutMs);
   let response: Response;
   try {
-    response = await (options.transport === "node" ? sendNode : send)(url, init, abort.signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+    response = await (options.transport === "node" ? sendNode : send)(
+      url,
+      init,
+      abort.signal,
+      options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    );
   } catch (error) {
     options.signal.removeEventListener("abort", onClientAbort);
     if (options.signal.aborted)

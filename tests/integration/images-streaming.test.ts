@@ -4,12 +4,23 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
+import { randomBytes } from "node:crypto";
 import { createUserWithKey } from "../helpers/gateway";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
-import { PRICE, gateway, upstreams, openai, ledgerRows, account, png } from "../helpers/images-setup";
+import sharp from "sharp";
+import { PRICE, gateway, upstreams, openai, ledgerRows, account } from "../helpers/images-setup";
 import { imageOutputTokens } from "@/lib/money/image-tokens";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A PNG of noise: it does not compress, so its base64 is larger than the 1 MB the gateway reads before passing an
+ *  answer on (COMMIT_BYTES; smaller answers are read whole). 1024x1024 is ~4 MB of base64. */
+async function noisePng(width: number, height: number): Promise<string> {
+  const png = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+  return png.toString("base64");
+}
 
 async function fake(respond: FakeUpstream["respond"]): Promise<FakeUpstream> {
   const upstream = await startFakeUpstream(respond);
@@ -80,13 +91,13 @@ function generate(
 
 describe("image answers pass through as they arrive", () => {
   test("the first bytes reach the client while the upstream is still sending; the image and the bill are the upstream's", async () => {
-    const image = (await png(1024, 1024, "#33aa66")).toString("base64");
+    const image = await noisePng(1024, 1024);
     let upstreamDoneAt = 0;
     const upstream = await fake(async (_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
-      response.write(`{"created":1700000042,"data":[{"b64_json":"${image.slice(0, 4096)}`);
+      response.write(`{"created":1700000042,"data":[{"b64_json":"${image.slice(0, 2_000_000)}`);
       await sleep(400);
-      response.write(image.slice(4096));
+      response.write(image.slice(2_000_000));
       await sleep(100);
       // The fields after the image: what the upstream bills.
       response.end(
@@ -124,13 +135,13 @@ describe("image answers pass through as they arrive", () => {
   });
 
   test("escaped slashes in the upstream's base64 go through as JSON the client decodes to the same image", async () => {
-    const image = (await png(256, 256, "#123456")).toString("base64");
+    const image = await noisePng(1024, 1024);
     const escaped = image.replaceAll("/", "\\/");
     assert.notEqual(escaped, image, "the test image has slashes to escape");
     const upstream = await fake((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
       // The escape may fall on a chunk boundary: split right after a backslash.
-      const cut = escaped.indexOf("\\", 100) + 1;
+      const cut = escaped.indexOf("\\", 1_500_000) + 1;
       response.write(`{"data":[{"b64_json":"${escaped.slice(0, cut)}`);
       setTimeout(() => response.end(`${escaped.slice(cut)}"}],"usage":{"input_tokens":3,"output_tokens":196}}`), 50);
     });
@@ -149,10 +160,10 @@ describe("image answers pass through as they arrive", () => {
   });
 
   test("an upstream cut inside the image cuts the client's answer and charges nothing", async () => {
-    const image = (await png(512, 512, "#884422")).toString("base64");
+    const image = await noisePng(1024, 1024);
     const upstream = await fake((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
-      response.write(`{"data":[{"b64_json":"${image.slice(0, 2000)}`);
+      response.write(`{"data":[{"b64_json":"${image.slice(0, 2_000_000)}`);
       setTimeout(() => response.destroy(), 50);
     });
     const user = await createUserWithKey(gateway, { balance: 5_000_000, quota: 5_000_000 });
@@ -170,11 +181,11 @@ describe("image answers pass through as they arrive", () => {
   });
 
   test("a client that leaves during the image is charged the image at the vendor's formula", async () => {
-    const image = (await png(1024, 1024, "#224488")).toString("base64");
+    const image = await noisePng(1024, 1024);
     const upstream = await fake((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" });
-      response.write(`{"data":[{"b64_json":"${image.slice(0, 4096)}`);
-      setTimeout(() => response.end(`${image.slice(4096)}"}],"usage":{"input_tokens":3,"output_tokens":196}}`), 1000);
+      response.write(`{"data":[{"b64_json":"${image.slice(0, 2_000_000)}`);
+      setTimeout(() => response.end(`${image.slice(2_000_000)}"}],"usage":{"input_tokens":3,"output_tokens":196}}`), 1000);
     });
     const user = await createUserWithKey(gateway, { balance: 5_000_000, quota: 5_000_000 });
     await only(upstream, async () => {

@@ -1,10 +1,10 @@
 // Property-based tests of the SSE parser (security items 17 and 22): any events, encoded by encodeSse and delivered
 // in any chunking (cuts inside lines, inside CRLF pairs, inside multibyte characters), come back exactly; and a body
 // cut anywhere short of an event boundary yields exactly the complete events before the cut, then TruncatedStreamError.
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeSse, readSseEvents, TruncatedStreamError, type SseEvent } from "@/lib/platform/sse";
+import { encodeSse, readSseEvents as readText, readSseEventsRaw, TruncatedStreamError, type SseEvent } from "@/lib/platform/sse";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -45,66 +45,78 @@ function bodyFrom(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array>
   });
 }
 
-async function collect(body: ReadableStream<Uint8Array>): Promise<{ events: SseEvent[]; error: unknown }> {
-  const events: SseEvent[] = [];
-  try {
-    for await (const event of readSseEvents(body)) events.push(event);
-    return { events, error: null };
-  } catch (error) {
-    return { events, error };
-  }
+/** The raw reader (event data as bytes), read back as text: both readers must give the same events and errors. */
+async function* readRawAsText(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
+  for await (const event of readSseEventsRaw(body, signal)) yield { ...event, data: event.data.toString("utf8") };
 }
 
-const encoder = new TextEncoder();
+for (const [reader, readSseEvents] of [
+  ["readSseEvents", readText],
+  ["readSseEventsRaw", readRawAsText],
+] as const) {
+  describe(reader, () => {
+    async function collect(body: ReadableStream<Uint8Array>): Promise<{ events: SseEvent[]; error: unknown }> {
+      const events: SseEvent[] = [];
+      try {
+        for await (const event of readSseEvents(body)) events.push(event);
+        return { events, error: null };
+      } catch (error) {
+        return { events, error };
+      }
+    }
 
-test("property: random events in random chunkings re-assemble exactly", async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.array(eventArbitrary, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), async (events, rawCuts) => {
-      const bytes = encoder.encode(events.map(encodeSse).join(""));
-      const cuts = rawCuts.map((cut) => (bytes.length ? cut % bytes.length : 0));
-      const result = await collect(bodyFrom(bytes, cuts));
-      assert.equal(result.error, null);
-      assert.deepEqual(result.events, events.map(normalised));
-    }),
-    { numRuns: RUNS },
-  );
-});
+    const encoder = new TextEncoder();
 
-test("property: a body cut short of an event boundary yields the complete events, then TruncatedStreamError", async () => {
-  await fc.assert(
-    fc.asyncProperty(
-      fc.array(eventArbitrary, { minLength: 1, maxLength: 6 }),
-      fc.nat(),
-      fc.array(fc.nat(), { maxLength: 6 }),
-      async (events, rawCut, rawChunks) => {
-        const encoded = events.map(encodeSse);
-        const all = encoder.encode(encoded.join(""));
-        const cut = 1 + (rawCut % (all.length - 1)); // 1 .. length-1: never the whole body
-        const boundaries = new Set<number>();
-        // Where an event ends, and where the event/id lines of the next one end (a cut there loses no data line: the
-        // parser has nothing to report, and the gateway has delivered everything it received).
-        let offset = 0;
-        const harmless = new Set<number>();
-        for (const [index, text] of encoded.entries()) {
-          const event = events[index]!;
-          let head = offset;
-          if (event.event !== undefined) harmless.add((head += encoder.encode(`event: ${event.event}\n`).length));
-          if (event.id !== undefined) harmless.add((head += encoder.encode(`id: ${event.id}\n`).length));
-          offset += encoder.encode(text).length;
-          boundaries.add(offset);
-        }
-        const complete = encoded.filter((_, index) => [...boundaries].sort((a, b) => a - b)[index]! <= cut).length;
-        const result = await collect(
-          bodyFrom(
-            all.slice(0, cut),
-            rawChunks.map((chunk) => chunk % cut),
-          ),
-        );
-        assert.deepEqual(result.events, events.slice(0, complete).map(normalised), "exactly the events completed before the cut");
-        if (boundaries.has(cut) || harmless.has(cut)) assert.equal(result.error, null);
-        else assert.ok(result.error instanceof TruncatedStreamError, `cut at ${cut} of ${all.length}: ${String(result.error)}`);
-      },
-    ),
-    { numRuns: RUNS },
-  );
-});
+    test("property: random events in random chunkings re-assemble exactly", async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(eventArbitrary, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), async (events, rawCuts) => {
+          const bytes = encoder.encode(events.map(encodeSse).join(""));
+          const cuts = rawCuts.map((cut) => (bytes.length ? cut % bytes.length : 0));
+          const result = await collect(bodyFrom(bytes, cuts));
+          assert.equal(result.error, null);
+          assert.deepEqual(result.events, events.map(normalised));
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    test("property: a body cut short of an event boundary yields the complete events, then TruncatedStreamError", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(eventArbitrary, { minLength: 1, maxLength: 6 }),
+          fc.nat(),
+          fc.array(fc.nat(), { maxLength: 6 }),
+          async (events, rawCut, rawChunks) => {
+            const encoded = events.map(encodeSse);
+            const all = encoder.encode(encoded.join(""));
+            const cut = 1 + (rawCut % (all.length - 1)); // 1 .. length-1: never the whole body
+            const boundaries = new Set<number>();
+            // Where an event ends, and where the event/id lines of the next one end (a cut there loses no data line: the
+            // parser has nothing to report, and the gateway has delivered everything it received).
+            let offset = 0;
+            const harmless = new Set<number>();
+            for (const [index, text] of encoded.entries()) {
+              const event = events[index]!;
+              let head = offset;
+              if (event.event !== undefined) harmless.add((head += encoder.encode(`event: ${event.event}\n`).length));
+              if (event.id !== undefined) harmless.add((head += encoder.encode(`id: ${event.id}\n`).length));
+              offset += encoder.encode(text).length;
+              boundaries.add(offset);
+            }
+            const complete = encoded.filter((_, index) => [...boundaries].sort((a, b) => a - b)[index]! <= cut).length;
+            const result = await collect(
+              bodyFrom(
+                all.slice(0, cut),
+                rawChunks.map((chunk) => chunk % cut),
+              ),
+            );
+            assert.deepEqual(result.events, events.slice(0, complete).map(normalised), "exactly the events completed before the cut");
+            if (boundaries.has(cut) || harmless.has(cut)) assert.equal(result.error, null);
+            else assert.ok(result.error instanceof TruncatedStreamError, `cut at ${cut} of ${all.length}: ${String(result.error)}`);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    });
+  });
+}

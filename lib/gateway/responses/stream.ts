@@ -13,6 +13,7 @@ import { log } from "@/lib/platform/log";
 import { streamStarted } from "@/lib/platform/metrics";
 import { failedEvent, keepaliveEvent, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
 import type { ResponsesSource } from "@/lib/providers/responses-types";
+import { isImageData, joinAroundRaw, RawString, stringifyAroundRaw } from "@/lib/wire/raw-json";
 
 const encoder = new TextEncoder();
 
@@ -28,50 +29,38 @@ export type ResponsesStreamEnd = {
   keepalives: number;
 };
 
-/** Stands for an image in a serialised event, which is then written around it. */
-const IMAGE_MARKER = "\u0001image\u0001";
-const IMAGE_MARKER_JSON = JSON.stringify(IMAGE_MARKER).slice(1, -1);
-
 /**
- * One SSE event as bytes. An event whose response lists finished images (response.completed, up to four images of
- * several MB) is serialised with a marker in place of each image and written around them into one buffer, so the
- * images are copied once, into the bytes that go out, and never into a large intermediate JSON string.
+ * One SSE event as bytes. The images an event carries (a partial image, an item's result, the finished images a
+ * response lists: several MB each) are RawStrings (lib/wire/raw-json.ts) or strings; the event is serialised with a
+ * marker in place of each and written around them into one buffer, so each image is copied once, into the bytes
+ * that go out, and never into a large intermediate JSON string.
  */
 export function encodeEvent(event: ResponsesEvent): Uint8Array {
-  const response = event.response as { output?: Record<string, unknown>[] } | undefined;
-  const images: string[] = [];
   let shaped: ResponsesEvent = event;
+  const response = event.response as { output?: Record<string, unknown>[] } | undefined;
   if (response && Array.isArray(response.output) && response.output.some((item) => typeof item.result === "string" && item.result !== "")) {
-    const output = response.output.map((item) => {
-      if (typeof item.result !== "string" || item.result === "") return item;
-      images.push(item.result);
-      return { ...item, result: IMAGE_MARKER };
-    });
+    const output = response.output.map((item) =>
+      typeof item.result === "string" && item.result !== "" ? { ...item, result: new RawString(item.result) } : item,
+    );
     shaped = { ...event, response: { ...response, output } };
   }
-  const text = encodeSse({ event: event.type, data: JSON.stringify(shaped) });
-  if (!images.length) return encoder.encode(text);
-  const pieces = text.split(IMAGE_MARKER_JSON);
-  const size =
-    pieces.reduce((total, piece) => total + Buffer.byteLength(piece), 0) + images.reduce((total, image) => total + image.length, 0);
-  const out = Buffer.allocUnsafe(size);
-  let offset = 0;
-  pieces.forEach((piece, index) => {
-    offset += out.write(piece, offset, "utf8");
-    // Base64 is ASCII: one byte per character.
-    if (index < images.length) offset += out.write(images[index]!, offset, "latin1");
-  });
-  return out;
+  if (typeof event.partial_image_b64 === "string" && event.partial_image_b64.length > 4096)
+    shaped = { ...shaped, partial_image_b64: new RawString(event.partial_image_b64) };
+  const item = event.item as Record<string, unknown> | undefined;
+  if (item && typeof item.result === "string" && item.result.length > 4096)
+    shaped = { ...shaped, item: { ...item, result: new RawString(item.result) } };
+  const { text, raws } = stringifyAroundRaw(shaped);
+  const sse = encodeSse({ event: event.type, data: text });
+  return raws.length ? joinAroundRaw(sse, raws) : encoder.encode(sse);
 }
 
 /** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
 export function deliveredImageOf(event: ResponsesEvent): string | null {
-  if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && typeof event.partial_image_b64 === "string")
+  if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && isImageData(event.partial_image_b64))
     return event.item_id;
   if (event.type === RESPONSE_EVENT.itemDone) {
     const item = event.item as { id?: unknown; type?: unknown; result?: unknown } | undefined;
-    if (item?.type === "image_generation_call" && typeof item.id === "string" && typeof item.result === "string" && item.result !== "")
-      return item.id;
+    if (item?.type === "image_generation_call" && typeof item.id === "string" && isImageData(item.result)) return item.id;
   }
   return null;
 }

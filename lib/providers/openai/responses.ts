@@ -12,7 +12,8 @@ import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
 import { countTextTokens } from "@/lib/money/tokens";
 import { IMAGE_MODEL } from "@/lib/catalog/models";
-import { readSseEvents, TruncatedStreamError } from "@/lib/platform/sse";
+import { readSseEventsRaw, TruncatedStreamError } from "@/lib/platform/sse";
+import { isImageData, parseWithRaw } from "@/lib/wire/raw-json";
 import { AUTO_SIZE, checkImageSize } from "@/lib/images/size";
 import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
@@ -60,6 +61,9 @@ function imageSizeOf(size: unknown, fallback: { width: number; height: number })
   const check = checkImageSize(size);
   return check.ok && !check.auto ? { width: check.width, height: check.height } : fallback;
 }
+
+/** The fields of a Responses event that hold an image's base64. */
+const IMAGE_FIELDS = ["partial_image_b64", "result"] as const;
 
 type SeenImage = { size?: unknown; quality?: unknown; revisedPrompt?: string };
 
@@ -120,11 +124,12 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
 
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
     try {
-      for await (const message of readSseEvents(upstreamBody(response), abort.signal)) {
-        if (message.data === "[DONE]") continue;
+      for await (const message of readSseEventsRaw(upstreamBody(response), abort.signal)) {
+        if (message.data.length === 6 && message.data.toString("latin1") === "[DONE]") continue;
         let event: ResponsesEvent;
         try {
-          event = JSON.parse(message.data);
+          // Images stay the bytes received (lib/wire/raw-json.ts); the rest of the event is parsed as usual.
+          event = parseWithRaw(message.data, IMAGE_FIELDS) as ResponsesEvent;
         } catch {
           throw new GatewayError("upstream_error", "The upstream sent an event that is not JSON");
         }
@@ -153,7 +158,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
               quality: item.quality,
               revisedPrompt: typeof item.revised_prompt === "string" ? item.revised_prompt : undefined,
             });
-            if (!withPartial.has(item.id) && typeof item.result === "string" && item.result !== "") {
+            if (!withPartial.has(item.id) && isImageData(item.result)) {
               withPartial.add(item.id);
               yield {
                 type: RESPONSE_EVENT.partialImage,

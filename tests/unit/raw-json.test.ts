@@ -1,0 +1,54 @@
+// lib/wire/raw-json.ts: large base64 values are kept as the bytes received and written back unchanged.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { isImageData, joinAroundRaw, parseWithRaw, RawString, stringifyAroundRaw } from "@/lib/wire/raw-json";
+
+const b64 = (bytes: number) => randomBytes(bytes).toString("base64");
+const roundTrip = (value: unknown) => {
+  const { text, raws } = stringifyAroundRaw(value);
+  return joinAroundRaw(text, raws).toString("utf8");
+};
+
+test("an image field is cut out as bytes; the event reads and writes back as the same JSON", () => {
+  const image = b64(30_000);
+  const second = b64(20_000);
+  const event = {
+    type: "response.completed",
+    note: 'a "result": here is only text, and so is \\u0001raw0\\u0001',
+    kind: "result",
+    response: { output: [{ type: "image_generation_call", result: image, size: "1024x1024" }, { result: second }, { result: "tiny" }] },
+    partial_image_b64: image,
+  };
+  const data = Buffer.from(JSON.stringify(event));
+  const parsed = parseWithRaw(data, ["partial_image_b64", "result"]) as any;
+  assert.ok(parsed.partial_image_b64 instanceof RawString);
+  assert.ok(parsed.response.output[0].result instanceof RawString);
+  assert.ok(parsed.response.output[1].result instanceof RawString);
+  assert.equal(parsed.response.output[2].result, "tiny", "a short value stays a string");
+  assert.equal(parsed.kind, "result", "a value that looks like a key is not cut");
+  assert.equal(parsed.note, event.note);
+  assert.equal(parsed.response.output[0].size, "1024x1024");
+  assert.equal(parsed.partial_image_b64.text(), image);
+  assert.ok(Buffer.isBuffer(parsed.partial_image_b64.value) && parsed.partial_image_b64.value.buffer === data.buffer, "no copy");
+  assert.equal(roundTrip(parsed), JSON.stringify(event));
+  // Outside a serialisation that collects, a RawString is its text (a log line, a test's JSON.stringify).
+  assert.equal(JSON.stringify(parsed), JSON.stringify(event));
+  assert.ok(isImageData(parsed.partial_image_b64) && isImageData("x") && !isImageData("") && !isImageData(new RawString("")));
+});
+
+test("a value with an escape is left to the normal parse; text without image fields parses as JSON.parse does", () => {
+  const escaped = `${b64(10_000)}\\/end`;
+  const data = Buffer.from(`{"result":"${escaped}","n":1}`);
+  const parsed = parseWithRaw(data, ["result"]) as any;
+  assert.equal(typeof parsed.result, "string");
+  assert.equal(parsed.result, JSON.parse(data.toString()).result);
+  assert.deepEqual(parseWithRaw(Buffer.from('{"a":[1,{"b":"é"}]}'), ["result"]), { a: [1, { b: "é" }] });
+  assert.throws(() => parseWithRaw(Buffer.from(`{"result":"${b64(10_000)}"`), ["result"]), SyntaxError);
+});
+
+test("strings put in as RawStrings are written as their bytes, in order", () => {
+  const first = b64(5000);
+  const value = { a: new RawString(first), b: [new RawString(Buffer.from("QUJD")), "plain"] };
+  assert.equal(roundTrip(value), JSON.stringify({ a: first, b: ["QUJD", "plain"] }));
+});
