@@ -186,20 +186,44 @@ export function encodeSse(event: { event?: string; data: string; id?: string }):
 /** An event whose data is kept as bytes (readSseEventsRaw). */
 export interface RawSseEvent {
   event?: string;
-  /** The `data:` lines joined with "\n", as the bytes received. */
-  data: Buffer;
+  /** The `data:` lines joined with "\n", as the pieces of the chunks received (a long line is not joined). */
+  data: Buffer[];
+  /** Its length in bytes. */
+  length: number;
   id?: string;
 }
 
 const LF = 0x0a;
 const CR = 0x0d;
+const NEWLINE = Buffer.from("\n");
+
+/** The first `count` bytes of a line held in pieces (fewer if it is shorter). */
+function lineHead(pieces: Buffer[], count: number): Buffer {
+  if (pieces[0]!.length >= count || pieces.length === 1) return pieces[0]!.subarray(0, count);
+  return Buffer.concat(pieces.slice(0, count)).subarray(0, count);
+}
+
+/** The pieces of a line from byte `from` on. */
+function piecesFrom(pieces: Buffer[], from: number): Buffer[] {
+  const out: Buffer[] = [];
+  let skip = from;
+  for (const piece of pieces) {
+    if (skip >= piece.length) {
+      skip -= piece.length;
+      continue;
+    }
+    out.push(skip ? piece.subarray(skip) : piece);
+    skip = 0;
+  }
+  return out;
+}
 
 /**
  * Like `readSseEvents`, with each event's data as the bytes received instead of text: for streams whose events carry
- * megabytes of base64 (Responses images), which are then never decoded into strings (lib/wire/raw-json.ts). Lines are
- * found by byte search in each new chunk only; a line split across chunks is joined once, when it ends. The same
- * rules otherwise: `TruncatedStreamError` when the body ends inside an event or a line, `SseEventTooLargeError` past
- * `maxEventBytes`, the body cancelled on abort or when the loop is left early.
+ * megabytes of base64 (Responses images), which are then never decoded into strings nor even joined into one buffer
+ * (lib/wire/raw-json.ts). Lines are found by byte search in each new chunk only. The same rules otherwise:
+ * `TruncatedStreamError` when the body ends inside an event or a line, `SseEventTooLargeError` past `maxEventBytes`,
+ * the body cancelled on abort or when the loop is left early.
  */
 export async function* readSseEventsRaw(
   body: SseSource,
@@ -212,6 +236,8 @@ export async function* readSseEventsRaw(
   let lineParts: Buffer[] = [];
   let lineBytes = 0;
   let data: Buffer[] = [];
+  let dataLength = 0;
+  let dataLines = 0;
   let eventBytes = 0;
   let eventName: string | undefined;
   let id: string | undefined;
@@ -220,29 +246,49 @@ export async function* readSseEventsRaw(
   const pending: RawSseEvent[] = [];
 
   const dispatch = () => {
-    if (data.length) {
-      const joined =
-        data.length === 1 ? data[0]! : Buffer.concat(data.flatMap((part, index) => (index ? [Buffer.from("\n"), part] : [part])));
-      const event: RawSseEvent = { data: joined };
+    if (dataLines) {
+      const event: RawSseEvent = { data, length: dataLength };
       if (eventName !== undefined) event.event = eventName;
       if (id !== undefined) event.id = id;
       pending.push(event);
     }
     data = [];
+    dataLength = 0;
+    dataLines = 0;
     eventBytes = 0;
     eventName = undefined;
     id = undefined;
   };
-  const line = (bytes: Buffer) => {
-    if (bytes.length === 0) return dispatch();
-    if (bytes[0] === 0x3a) return; // a comment
-    const colon = bytes.indexOf(0x3a);
-    const field = colon < 0 ? bytes.toString("utf8") : bytes.toString("utf8", 0, colon);
-    let value = colon < 0 ? bytes.subarray(bytes.length) : bytes.subarray(colon + 1);
-    if (value[0] === 0x20) value = value.subarray(1);
-    if (field === "data") data.push(value);
-    else if (field === "event") eventName = value.toString("utf8") || undefined;
-    else if (field === "id" && !value.includes(0)) id = value.toString("utf8");
+  /** One line, as pieces of the chunks it arrived in. */
+  const line = (pieces: Buffer[], length: number) => {
+    if (length === 0) return dispatch();
+    const head = lineHead(pieces, 8);
+    if (head[0] === 0x3a) return; // a comment
+    if (head.toString("latin1", 0, 5) === "data:") {
+      const skip = head[5] === 0x20 ? 6 : 5;
+      if (dataLines++) {
+        data.push(NEWLINE);
+        dataLength += 1;
+      }
+      for (const piece of piecesFrom(pieces, skip)) data.push(piece);
+      dataLength += length - skip;
+      return;
+    }
+    const text = Buffer.concat(pieces).toString("utf8");
+    const colon = text.indexOf(":");
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? "" : text.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") {
+      if (dataLines++) {
+        data.push(NEWLINE);
+        dataLength += 1;
+      }
+      const bytes = Buffer.from(value);
+      data.push(bytes);
+      dataLength += bytes.length;
+    } else if (field === "event") eventName = value || undefined;
+    else if (field === "id" && !value.includes("\0")) id = value;
   };
 
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
@@ -271,12 +317,13 @@ export async function* readSseEventsRaw(
           break;
         }
         const piece = chunk.subarray(position, end);
-        const whole = lineParts.length ? Buffer.concat([...lineParts, piece]) : piece;
+        const pieces = lineParts.length ? [...lineParts, piece] : [piece];
+        const length = lineBytes + piece.length;
         lineParts = [];
         lineBytes = 0;
-        eventBytes += whole.length;
+        eventBytes += length;
         if (eventBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
-        line(whole);
+        line(pieces, length);
         position = end + 1;
         if (chunk[end] === CR) {
           if (position < chunk.length) {
@@ -288,7 +335,7 @@ export async function* readSseEventsRaw(
     }
     bodyFinished = true;
     // A body that stops in the middle of a line, or with an event not ended by a blank line, was cut.
-    if (lineParts.length || data.length) {
+    if (lineParts.length || dataLines) {
       const partial: SseEvent = { data: Buffer.concat(data).toString("utf8", 0, 1000) };
       if (eventName !== undefined) partial.event = eventName;
       throw new TruncatedStreamError(partial);

@@ -7,7 +7,7 @@ import { isImageData, joinAroundRaw, parseWithRaw, RawString, stringifyAroundRaw
 const b64 = (bytes: number) => randomBytes(bytes).toString("base64");
 const roundTrip = (value: unknown) => {
   const { text, raws } = stringifyAroundRaw(value);
-  return joinAroundRaw(text, raws).toString("utf8");
+  return Buffer.concat(joinAroundRaw(text, raws)).toString("utf8");
 };
 
 test("an image field is cut out as bytes; the event reads and writes back as the same JSON", () => {
@@ -51,4 +51,33 @@ test("strings put in as RawStrings are written as their bytes, in order", () => 
   const first = b64(5000);
   const value = { a: new RawString(first), b: [new RawString(Buffer.from("QUJD")), "plain"] };
   assert.equal(roundTrip(value), JSON.stringify({ a: first, b: ["QUJD", "plain"] }));
+});
+
+test("the same event split into pieces at any point parses to the same values, the images as the pieces received", () => {
+  const image = b64(9000);
+  const event = {
+    type: "response.output_item.done",
+    item: { id: "ig_1", type: "image_generation_call", result: image, revised_prompt: 'a "quoted" prompt with \\ and é' },
+    partial_image_b64: `${b64(5000)}`,
+    n: [1, 2.5, null, true],
+  };
+  const bytes = Buffer.from(JSON.stringify(event, null, 1));
+  for (let cut = 1; cut < bytes.length; cut += 97) {
+    for (const second of [cut + 1, cut + 13, cut + 4500]) {
+      const pieces = [
+        bytes.subarray(0, cut),
+        bytes.subarray(cut, Math.min(second, bytes.length)),
+        bytes.subarray(Math.min(second, bytes.length)),
+      ];
+      const parsed = parseWithRaw(pieces, ["partial_image_b64", "result"]) as any;
+      assert.ok(parsed.item.result instanceof RawString, `cut at ${cut}/${second}`);
+      assert.equal(parsed.item.result.text(), image);
+      assert.equal(parsed.item.revised_prompt, event.item.revised_prompt);
+      assert.equal(
+        Buffer.concat(joinAroundRaw(...(Object.values(stringifyAroundRaw(parsed)) as [string, never]))).toString(),
+        JSON.stringify(event),
+      );
+    }
+  }
+  assert.throws(() => parseWithRaw([bytes.subarray(0, 100), Buffer.from("\\"), bytes.subarray(100)], ["result"]), SyntaxError);
 });

@@ -21,7 +21,12 @@ function textBody(text: string, cuts: number[] = []): ReadableStream<Uint8Array>
 
 /** The raw reader (event data as bytes), read back as text: both readers must give the same events and errors. */
 async function* readRawAsText(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
-  for await (const event of readSseEventsRaw(body, signal)) yield { ...event, data: event.data.toString("utf8") };
+  for await (const event of readSseEventsRaw(body, signal))
+    yield {
+      ...(event.event === undefined ? {} : { event: event.event }),
+      ...(event.id === undefined ? {} : { id: event.id }),
+      data: Buffer.concat(event.data).toString("utf8"),
+    };
 }
 
 for (const [reader, readSseEvents] of [

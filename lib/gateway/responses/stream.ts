@@ -35,7 +35,7 @@ export type ResponsesStreamEnd = {
  * marker in place of each and written around them into one buffer, so each image is copied once, into the bytes
  * that go out, and never into a large intermediate JSON string.
  */
-export function encodeEvent(event: ResponsesEvent): Uint8Array {
+export function encodeEvent(event: ResponsesEvent): Uint8Array[] {
   let shaped: ResponsesEvent = event;
   const response = event.response as { output?: Record<string, unknown>[] } | undefined;
   if (response && Array.isArray(response.output) && response.output.some((item) => typeof item.result === "string" && item.result !== "")) {
@@ -51,7 +51,7 @@ export function encodeEvent(event: ResponsesEvent): Uint8Array {
     shaped = { ...shaped, item: { ...item, result: new RawString(item.result) } };
   const { text, raws } = stringifyAroundRaw(shaped);
   const sse = encodeSse({ event: event.type, data: text });
-  return raws.length ? joinAroundRaw(sse, raws) : encoder.encode(sse);
+  return raws.length ? joinAroundRaw(sse, raws) : [encoder.encode(sse)];
 }
 
 /** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
@@ -124,7 +124,11 @@ export function responsesStream(options: {
     options.onClose({ ...end, delivered, events: sequence, keepalives });
   };
 
-  const encode = (event: ResponsesEvent): Uint8Array => encodeEvent({ ...event, sequence_number: sequence++ });
+  /** Queues one event (its parts: an image is written as the pieces it arrived in). The next pull comes only once the
+   *  whole queue has been written, so delivery is still counted per event. */
+  const send = (controller: ReadableStreamDefaultController<Uint8Array>, event: ResponsesEvent) => {
+    for (const part of encodeEvent({ ...event, sequence_number: sequence++ })) controller.enqueue(part);
+  };
 
   return new ReadableStream<Uint8Array>(
     {
@@ -150,12 +154,12 @@ export function responsesStream(options: {
           pending.catch(() => undefined);
           failure = `The upstream sent nothing for ${idleTimeoutMs < 10_000 ? Math.round(idleTimeoutMs / 100) / 10 : Math.round(idleTimeoutMs / 1000)} s`;
           terminal = RESPONSE_EVENT.failed;
-          controller.enqueue(encode(failedEvent(lastResponse, "upstream_timeout", failure)));
+          send(controller, failedEvent(lastResponse, "upstream_timeout", failure));
           return;
         }
         if (next === "quiet") {
           keepalives++;
-          controller.enqueue(encode(keepaliveEvent()));
+          send(controller, keepaliveEvent());
           return;
         }
         pending = null;
@@ -167,7 +171,7 @@ export function responsesStream(options: {
               : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
           failure = problem.message;
           terminal = RESPONSE_EVENT.failed;
-          controller.enqueue(encode(failedEvent(lastResponse, problem.code, problem.message)));
+          send(controller, failedEvent(lastResponse, problem.code, problem.message));
           return;
         }
         const event = next.value.value;
@@ -187,7 +191,7 @@ export function responsesStream(options: {
         }
         const item = deliveredImageOf(event);
         if (item) awaitingDelivery.push(item);
-        controller.enqueue(encode(event));
+        send(controller, event);
       },
       cancel() {
         pending?.catch(() => undefined);

@@ -125,7 +125,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
     try {
       for await (const message of readSseEventsRaw(upstreamBody(response), abort.signal)) {
-        if (message.data.length === 6 && message.data.toString("latin1") === "[DONE]") continue;
+        if (message.length === 6 && Buffer.concat(message.data).toString("latin1") === "[DONE]") continue;
         let event: ResponsesEvent;
         try {
           // Images stay the bytes received (lib/wire/raw-json.ts); the rest of the event is parsed as usual.
