@@ -1160,15 +1160,35 @@ async function startPortkey(): Promise<{ proc: Proc; url: string }> {
   return { proc, url: `http://127.0.0.1:${port}` };
 }
 
-/** The chat scenarios through Portkey, as through the gateway: a warm-up, then the measured run. */
-async function runPortkey(scenarios: Scenario[], upstreamUrl: string, results: ScenarioResult[]): Promise<PortkeyResult[]> {
+/** The floor: bench/bare-proxy.ts, a bare node:http + undici pass-through with no work at all. */
+let BARE: PortkeyResult[] = [];
+
+async function startBare(upstreamUrl: string): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const { proc } = await startProcess(
+    ["--import", "tsx", path.join(ROOT, "bench", "bare-proxy.ts"), upstreamUrl, String(port)],
+    { ...process.env },
+    /bare proxy listening/,
+    30_000,
+  );
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+/** The chat scenarios through Portkey (or the bare proxy), as through the gateway: a warm-up, then the measured run. */
+async function runPortkey(
+  scenarios: Scenario[],
+  upstreamUrl: string,
+  results: ScenarioResult[],
+  which: "portkey" | "bare" = "portkey",
+): Promise<PortkeyResult[]> {
   const chat = scenarios.filter((scenario) => scenario.id === "chat-c1" || scenario.id === "chat-c50");
   if (!chat.length) return [];
-  const portkey = await startPortkey();
+  const portkey = which === "portkey" ? await startPortkey() : await startBare(upstreamUrl);
+  const label = which === "portkey" ? `Portkey ${PORTKEY_VERSION}` : "the bare Node.js pass-through (bench/bare-proxy.ts)";
   const out: PortkeyResult[] = [];
   try {
     for (const scenario of chat) {
-      progress(`  ${scenario.id}: through Portkey ${PORTKEY_VERSION} (same fake upstream)`);
+      progress(`  ${scenario.id}: through ${label} (same fake upstream)`);
       const target: Target = {
         base: portkey.url,
         path: scenario.path,
@@ -1193,7 +1213,7 @@ async function runPortkey(scenarios: Scenario[], upstreamUrl: string, results: S
         errors: measured.errors,
       };
       progress(
-        `    portkey ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), non-2xx ${row.non2xx}, errors ${row.errors}`,
+        `    ${which} ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), non-2xx ${row.non2xx}, errors ${row.errors}`,
       );
       out.push(row);
     }
@@ -1249,6 +1269,20 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
         return portkey?.addedP50 === undefined
           ? { met: null, text: "not measured" }
           : { met: null, text: `${fmt(portkey.addedP50, 3)} ms (the gateway: ${fmt(chat1?.added?.p50, 3)} ms)` };
+      })(),
+    },
+    {
+      target:
+        "(for information) the floor: a bare Node.js pass-through (bench/bare-proxy.ts: node:http + undici, no auth, no billing) in the same run, chat c=50 and c=1",
+      verdict: (() => {
+        const c50 = BARE.find((row) => row.id === "chat-c50");
+        const c1 = BARE.find((row) => row.id === "chat-c1");
+        if (!c50 && !c1) return { met: null, text: "not measured" };
+        const gateway50 = chat50?.gateway?.rps;
+        return {
+          met: null,
+          text: `${fmt(c50?.rps, 0)} req/s at c=50 (the gateway: ${fmt(gateway50, 0)} req/s, ${gateway50 && c50 ? fmt((100 * gateway50) / c50.rps, 0) : "–"} % of it); added p50 at c=1 ${fmt(c1?.addedP50, 3)} ms (the gateway: ${fmt(chat1?.added?.p50, 3)} ms)`,
+        };
       })(),
     },
     {
@@ -1520,6 +1554,11 @@ async function main(): Promise<void> {
     } catch (error) {
       progress(`  Portkey could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }
+    try {
+      BARE = await runPortkey(scenarios, upstreamUrl, results, "bare");
+    } catch (error) {
+      progress(`  the bare pass-through could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+    }
   } finally {
     await cleanup();
   }
@@ -1528,7 +1567,7 @@ async function main(): Promise<void> {
   writeFileSync(MD_FILE, report(machineInfo, results, DATABASES, loads, totalSeconds));
   writeFileSync(
     JSON_FILE,
-    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, bare: BARE, results }, null, 2)}\n`,
   );
   progress(
     `done in ${fmt(totalSeconds / 60, 1)} min; wrote ${path.relative(process.cwd(), MD_FILE) || MD_FILE} and ${path.relative(process.cwd(), JSON_FILE) || JSON_FILE}`,

@@ -90,7 +90,8 @@ function sendNode(url: string, init: RequestInit, signal: AbortSignal, idleTimeo
     );
     request.on("error", reject);
     const body = init.body;
-    if (body instanceof ReadableStream) pipeline(Readable.fromWeb(body as never), request).catch((error) => request.destroy(error));
+    if (body instanceof Readable) pipeline(body, request).catch((error) => request.destroy(error));
+    else if (body instanceof ReadableStream) pipeline(Readable.fromWeb(body as never), request).catch((error) => request.destroy(error));
     else request.end((body as string | Buffer | null | undefined) ?? undefined);
   });
 }

@@ -318,7 +318,8 @@ export const openaiImageAdapter: ImageAdapter = {
           accept: "application/json",
           ...authorization(call),
         },
-        body: multipart.body,
+        // A Node stream: sent through node:http without a Web stream adapter (lib/providers/http.ts, sendNode).
+        body: multipart.nodeStream() as unknown as BodyInit,
         duplex: "half",
       } as RequestInit,
       { signal: call.signal, ...deadlines(call) },
