@@ -18,6 +18,7 @@
 //                              SIGINT, so a CPU profile is written)
 //   BENCH_RESPONSES_SIZE=1024x1024  size of each of the three Responses images
 import { createPostgresDatabase } from "../tests/helpers/gateway";
+import { SERVER_NODE_FLAGS } from "../scripts/server-flags.mjs";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -465,7 +466,7 @@ async function startGateway(database: DatabaseKind, upstream: string): Promise<G
   try {
     // The inspector (no session attached while measuring) lets the bench force a garbage collection between runs.
     const started = await startProcess(
-      [...GATEWAY_NODE_ARGS, "--inspect=127.0.0.1:0", "--import", "tsx", "server.ts"],
+      [...SERVER_NODE_FLAGS, ...GATEWAY_NODE_ARGS, "--inspect=127.0.0.1:0", "--import", "tsx", "server.ts"],
       env,
       /Gateway ready on http:\/\/localhost:(\d+)/,
       120_000,
@@ -1396,7 +1397,7 @@ function report(
     ),
     '- "other" in the CPU table = CPU used on the machine by processes that are not the gateway, the fake upstream or the load generator, during the measured run. Other developers\' test suites may run on this machine; a scenario with other > 0.2 cores was disturbed.',
     "",
-    "Three processes on the same 2 cores: the fake upstream (bench/fake-upstream.ts, raw node:http), the gateway (`node --import tsx server.ts`, NODE_ENV=production, Next.js off, GATEWAY_LOG=warn) and the load generator (this process: autocannon for the non-streaming requests, plain node:http for streams, images and uploads, which measures time to first byte). Each scenario runs once straight at the fake upstream and once through the gateway with the same settings; *added* = gateway − direct. Each gateway run uses a fresh key with a finite quota ($10M, not unlimited) so the reservation, settlement and batched ledger are on the path; a warm-up on another key precedes it. Memory: the gateway's RSS sampled every 20 ms from /proc/<pid>/status plus VmHWM (reset via clear_refs before each run). The baseline is the idle gateway's RSS after a forced full GC (through the gateway's inspector, started with `--inspect=127.0.0.1:0`; no session is attached while measuring), read before the scenario's warm-up; *settled* is the RSS after 5 s idle, then another reading after a forced GC. *Back down* compares the after-GC reading with the baseline.",
+    "Three processes on the same 2 cores: the fake upstream (bench/fake-upstream.ts, raw node:http), the gateway (`node --max-semi-space-size=64 --import tsx server.ts` as `npm start` runs it, scripts/server-flags.mjs; NODE_ENV=production, Next.js off, GATEWAY_LOG=warn) and the load generator (this process: autocannon for the non-streaming requests, plain node:http for streams, images and uploads, which measures time to first byte). Each scenario runs once straight at the fake upstream and once through the gateway with the same settings; *added* = gateway − direct. Each gateway run uses a fresh key with a finite quota ($10M, not unlimited) so the reservation, settlement and batched ledger are on the path; a warm-up on another key precedes it. Memory: the gateway's RSS sampled every 20 ms from /proc/<pid>/status plus VmHWM (reset via clear_refs before each run). The baseline is the idle gateway's RSS after a forced full GC (through the gateway's inspector, started with `--inspect=127.0.0.1:0`; no session is attached while measuring), read before the scenario's warm-up; *settled* is the RSS after 5 s idle, then another reading after a forced GC. *Back down* compares the after-GC reading with the baseline.",
     "",
     "## Targets (issue 9)",
     "",

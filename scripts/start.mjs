@@ -1,5 +1,6 @@
 // `npm start`: build the portal if the sources changed since the last build, then run the production server.
 import { spawn, spawnSync } from "node:child_process";
+import { SERVER_NODE_FLAGS } from "./server-flags.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { sourceHash } from "./source-hash.mjs";
 
@@ -23,7 +24,7 @@ export function ensureBuild({ quiet = false } = {}) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   ensureBuild();
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", "server.ts"], {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production" },
   });
