@@ -4,7 +4,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeSse, readSseEvents as readText, readSseEventsRaw, TruncatedStreamError, type SseEvent } from "@/lib/platform/sse";
+import { encodeSse, TruncatedStreamError, type SseEvent } from "@/lib/platform/sse";
+import { SSE_READERS } from "../helpers/sse-readers";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -45,20 +46,7 @@ function bodyFrom(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array>
   });
 }
 
-/** The raw reader (event data as bytes), read back as text: both readers must give the same events and errors. */
-async function* readRawAsText(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent, void, undefined> {
-  for await (const event of readSseEventsRaw(body, signal))
-    yield {
-      ...(event.event === undefined ? {} : { event: event.event }),
-      ...(event.id === undefined ? {} : { id: event.id }),
-      data: Buffer.concat(event.data).toString("utf8"),
-    };
-}
-
-for (const [reader, readSseEvents] of [
-  ["readSseEvents", readText],
-  ["readSseEventsRaw", readRawAsText],
-] as const) {
+for (const [reader, readSseEvents] of SSE_READERS) {
   describe(reader, () => {
     async function collect(body: ReadableStream<Uint8Array>): Promise<{ events: SseEvent[]; error: unknown }> {
       const events: SseEvent[] = [];
