@@ -73,6 +73,13 @@ export async function postgresAvailable(): Promise<boolean> {
 
 const cleanups: (() => Promise<void>)[] = [];
 
+// A test process that ends without stopping its gateways (a failed hook, --test-force-exit) takes them with it: a
+// gateway left running could keep calling whatever listens on its old upstream's port in a later file.
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const database = options.database ?? "sqlite";
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "gateway-test-"));
@@ -112,6 +119,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     env: environment as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));

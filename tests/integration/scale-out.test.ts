@@ -2,6 +2,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
+import { randomBytes } from "node:crypto";
 import {
   createPostgresDatabase,
   createUserWithKey,
@@ -32,13 +33,17 @@ function redisReachable(): Promise<boolean> {
 
 const BODY = { model: "std-5.5", max_tokens: 1000, messages: [{ role: "user", content: "scale" }] };
 
-function chat(gateway: Gateway, key: string) {
+/** `content` tags a request, so the test can tell which of its requests reached the upstream. */
+function chat(gateway: Gateway, key: string, content = "scale") {
   return fetch(`${gateway.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(BODY),
+    body: JSON.stringify({ ...BODY, messages: [{ role: "user", content }] }),
   });
 }
+
+/** This test's channel key: only the two gateways under test send it, so other traffic on the port is not counted. */
+const CHANNEL_KEY = `scale-out-${randomBytes(8).toString("hex")}`;
 
 describe("two instances on PostgreSQL and Redis", async () => {
   const skip = !(await postgresAvailable()) ? "PostgreSQL is not reachable" : !(await redisReachable()) ? "Redis is not reachable" : false;
@@ -67,7 +72,7 @@ describe("two instances on PostgreSQL and Redis", async () => {
       name: "counting",
       type: "openai",
       baseUrl: `${upstream.url}/v1`,
-      apiKey: "x",
+      apiKey: CHANNEL_KEY,
       models: ["std-5.5"],
       priority: 100,
     });
@@ -79,7 +84,7 @@ describe("two instances on PostgreSQL and Redis", async () => {
     await dropDatabase();
   });
 
-  test("60 parallel requests split across both, on a key whose quota covers 5: exactly 5 served", { skip }, async () => {
+  test("60 parallel requests split across both, on a key whose quota covers 5: exactly 5 served", { skip }, async (t) => {
     // What one request reserves (the same on both instances: prices come from the shared database).
     const probe = await createUserWithKey(first);
     const response = await chat(second, probe.key);
@@ -91,11 +96,20 @@ describe("two instances on PostgreSQL and Redis", async () => {
 
     const racer = await createUserWithKey(first, { quota: Math.floor(reserved * 5.5), balance: 1_000_000_000 });
     const results = await Promise.all(
-      Array.from({ length: 60 }, (_, index) => chat(index % 2 ? first : second, racer.key).then((answer) => answer.status)),
+      Array.from({ length: 60 }, (_, index) =>
+        chat(index % 2 ? first : second, racer.key, `racer ${index}`).then((answer) => answer.status),
+      ),
     );
     assert.equal(results.filter((status) => status === 200).length, 5);
     assert.equal(results.filter((status) => status === 403).length, 55);
-    assert.equal(upstream.received.length, 5, "exactly five upstream calls");
+    // Exactly the five served requests went upstream, once each: a refused one never does, a served one never twice.
+    const ours = upstream.received.filter((received) => received.headers.authorization === `Bearer ${CHANNEL_KEY}`);
+    const others = upstream.received.filter((received) => !ours.includes(received));
+    if (others.length)
+      t.diagnostic(`not from this test's gateways: ${others.map((received) => `${received.method} ${received.path}`).join(", ")}`);
+    const sent = ours.map((received) => (received.body as typeof BODY).messages[0]!.content).sort();
+    const served = results.flatMap((status, index) => (status === 200 ? [`racer ${index}`] : [])).sort();
+    assert.deepEqual(sent, served, "the upstream calls are the served requests, once each");
     const key = (await second.admin("GET", `/api/admin/keys?userId=${racer.userId}`)).data[0];
     assert.ok(key.quotaRemaining >= 0);
   });
