@@ -1196,8 +1196,8 @@ async function runPortkey(
         headers: {
           authorization: "Bearer sk-bench",
           "content-type": scenario.contentType,
-          "x-portkey-provider": "openai",
-          "x-portkey-custom-host": `${upstreamUrl}/v1`,
+          // Portkey's routing headers; the bare proxy knows its upstream from its command line.
+          ...(which === "portkey" ? { "x-portkey-provider": "openai", "x-portkey-custom-host": `${upstreamUrl}/v1` } : {}),
         },
         body: scenario.body,
       };

@@ -10,7 +10,7 @@ const BACKSLASH = 0x5c;
 /** Stands for a raw string while an event is serialised; the bytes are written around it. */
 const MARKER = "\u0001raw\u0001";
 /** The marker as JSON.stringify writes it inside a string. */
-export const RAW_MARKER_JSON = JSON.stringify(MARKER).slice(1, -1);
+const RAW_MARKER_JSON = JSON.stringify(MARKER).slice(1, -1);
 
 /** The ends of the placeholder a cut value leaves in the parsed text: "\u0001raw<index>\u0001". */
 const PLACEHOLDER_EDGE = "\u0001";
