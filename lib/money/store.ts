@@ -148,6 +148,14 @@ function chargeExcess(
 
 // ---------------------------------------------------------------------------------------------------- SQLite
 
+type ReserveRequest = {
+  keyId: string;
+  userId: string;
+  amount: number;
+  resolve: (result: ReserveResult) => void;
+  reject: (error: unknown) => void;
+};
+
 /** Prisma's SQLite adapter stores DateTime as ISO 8601 text with an explicit offset. */
 const sqliteDate = (value: Date) => value.toISOString().replace("Z", "+00:00");
 
@@ -198,18 +206,47 @@ class SqliteMoneyStore implements MoneyStore {
     }
   }
 
+  private waiting: ReserveRequest[] = [];
+  private gathering = false;
+
+  /**
+   * Reservations that arrive in one turn of the event loop run in one transaction, in arrival order, each all or
+   * nothing on its own (as gateway_reserve_many on PostgreSQL). A commit is most of a reservation's cost here: at
+   * c=50 this makes ~50 transactions a few; alone, a request waits for nothing (setImmediate runs right after the
+   * poll that received it).
+   */
   reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
-    const s = this.statements;
-    return this.run(() => {
-      const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
-      if (unlimited === undefined) return "missing";
-      if (!unlimited && s.takeKey.run(amount, keyId, amount).changes === 0) return "key_quota";
-      if (s.takeUser.run(amount, userId, amount).changes === 0) {
-        if (!unlimited) s.giveKey.run(amount, keyId);
-        return "balance";
-      }
-      return "ok";
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ keyId, userId, amount, resolve, reject });
+      if (this.gathering) return;
+      this.gathering = true;
+      setImmediate(() => {
+        this.gathering = false;
+        const batch = this.waiting;
+        this.waiting = [];
+        this.run(() => batch.map((entry) => this.reserveOne(entry.keyId, entry.userId, entry.amount))).then(
+          (results) => {
+            for (const [index, entry] of batch.entries()) entry.resolve(results[index]!);
+          },
+          (error) => {
+            for (const entry of batch) entry.reject(error);
+          },
+        );
+      });
     });
+  }
+
+  /** One reservation inside the caller's transaction: the key's quota, then the owner's balance, or neither. */
+  private reserveOne(keyId: string, userId: string, amount: number): ReserveResult {
+    const s = this.statements;
+    const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
+    if (unlimited === undefined) return "missing";
+    if (!unlimited && s.takeKey.run(amount, keyId, amount).changes === 0) return "key_quota";
+    if (s.takeUser.run(amount, userId, amount).changes === 0) {
+      if (!unlimited) s.giveKey.run(amount, keyId);
+      return "balance";
+    }
+    return "ok";
   }
 
   async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
@@ -291,13 +328,7 @@ const RESERVE_BATCH = 200;
 class PostgresMoneyStore implements MoneyStore {
   readonly kind = "postgres" as const;
 
-  private waiting: {
-    keyId: string;
-    userId: string;
-    amount: number;
-    resolve: (result: ReserveResult) => void;
-    reject: (error: unknown) => void;
-  }[] = [];
+  private waiting: ReserveRequest[] = [];
   private gathering = false;
 
   /**
@@ -493,6 +524,11 @@ function topupRow(userId: string, requestId: string, quota: number, at: Date): L
     detail: null,
     createdAt: at,
   };
+}
+
+/** A SQLite money store on a database file of the gateway's schema (the server's own is moneyStore()). */
+export function openSqliteMoneyStore(file: string): MoneyStore {
+  return new SqliteMoneyStore(file);
 }
 
 export function moneyStore(): MoneyStore {

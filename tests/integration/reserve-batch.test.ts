@@ -1,10 +1,12 @@
-// PostgreSQL reservations sent together (gateway_reserve_many, migration 0003): each element is all-or-nothing on its
-// own and answered at its index, in the order given, whatever the others in the same call do.
+// Reservations sent together (PostgreSQL: gateway_reserve_many, migration 0003; SQLite: one transaction for those
+// that arrive in one event-loop turn): each is all-or-nothing on its own and answered in the order given, whatever
+// the others in the same batch do.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways } from "../helpers/gateway";
 import { postgresConfig } from "@/lib/platform/db/client";
+import { openSqliteMoneyStore } from "@/lib/money/store";
 
 after(stopAllGateways);
 
@@ -37,6 +39,37 @@ describe("PostgreSQL: reservations in one call", async () => {
       assert.equal(Number(of(unlimited.keyId).balance), 100);
     } finally {
       await client.end();
+    }
+  });
+});
+
+describe("SQLite: reservations in one event-loop turn", () => {
+  test("one transaction: missing key, key quota, balance, unlimited key and plain successes, each on its own", async () => {
+    const gateway = await startGateway();
+    const limited = await createUserWithKey(gateway, { balance: 1_000, quota: 300 });
+    const poor = await createUserWithKey(gateway, { balance: 100, quota: 10_000 });
+    const unlimited = await createUserWithKey(gateway, { balance: 500, unlimited: true });
+    const store = openSqliteMoneyStore(gateway.databaseUrl.replace(/^file:/, ""));
+    try {
+      // Called in one turn, as requests read in one poll do: the same batch as the PostgreSQL test above.
+      const results = await Promise.all([
+        store.reserve(limited.keyId, limited.userId, 200),
+        store.reserve(limited.keyId, limited.userId, 200),
+        store.reserve("no-such-key", limited.userId, 5),
+        store.reserve(poor.keyId, poor.userId, 150),
+        store.reserve(limited.keyId, limited.userId, 100),
+        store.reserve(unlimited.keyId, unlimited.userId, 400),
+        store.reserve(unlimited.keyId, unlimited.userId, 200),
+        store.reserve(poor.keyId, poor.userId, 100),
+      ]);
+      assert.deepEqual(results, ["ok", "key_quota", "missing", "balance", "ok", "ok", "balance", "ok"]);
+      assert.deepEqual(await store.available(limited.keyId, limited.userId), { keyQuota: 0, balance: 700 });
+      assert.deepEqual(await store.available(poor.keyId, poor.userId), { keyQuota: 9_900, balance: 0 });
+      assert.deepEqual(await store.available(unlimited.keyId, unlimited.userId), { keyQuota: null, balance: 100 });
+      // A later turn is a batch of its own and sees the first one's result.
+      assert.equal(await store.reserve(limited.keyId, limited.userId, 1), "key_quota");
+    } finally {
+      await store.close();
     }
   });
 });
