@@ -391,46 +391,50 @@ class PostgresMoneyStore implements MoneyStore {
     }
   }
 
-  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
-    return this.transaction(async (query) => {
-      // Lock order: every key of the batch (by id), then every user (by id). gateway_reserve takes a key and then its
-      // owner; a batch that locked a user before one of its keys (a charge past the reservation, a user with several keys, or the
-      // lastUsedAt touch at the end) deadlocked against concurrent reservations on PostgreSQL.
-      const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
-      const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
-      if (keyIds.length) await query(`SELECT "id" FROM "ApiKey" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [keyIds]);
-      if (userIds.length) await query(`SELECT "id" FROM "User" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE`, [userIds]);
-      // With every row locked, the batch is computed here and written as one update per key and per user.
-      const keyDelta = new Map<string, number>();
-      const userDelta = new Map<string, number>();
-      const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
-      const written: LedgerRow[] = [];
-      for (const settlement of settlements) {
-        const row = { ...settlement.row };
-        const difference = settlement.reserved - row.cost;
-        if (difference > 0) {
-          if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
-          add(userDelta, settlement.userId, difference);
-        } else if (difference < 0) {
-          chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
-        }
-        if (settlement.record !== false) written.push(row);
+  /**
+   * One round trip: gateway_settle_many (migration 0007) locks every key of the batch by id, then every user (the
+   * reservation's lock order), applies the deltas computed here and inserts the rows, in one statement's transaction.
+   */
+  async settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
+    const keyDelta = new Map<string, number>();
+    const userDelta = new Map<string, number>();
+    const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
+    const written: LedgerRow[] = [];
+    for (const settlement of settlements) {
+      const row = { ...settlement.row };
+      const difference = settlement.reserved - row.cost;
+      if (difference > 0) {
+        if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
+        add(userDelta, settlement.userId, difference);
+      } else if (difference < 0) {
+        chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
       }
-      for (const id of keyIds) {
-        const delta = keyDelta.get(id) ?? 0;
-        const at = touchedKeys.get(id);
-        if (delta && at)
-          await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1, "lastUsedAt" = $2 WHERE "id" = $3`, [delta, at, id]);
-        else if (delta) await query(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + $1 WHERE "id" = $2`, [delta, id]);
-        else if (at) await query(`UPDATE "ApiKey" SET "lastUsedAt" = $1 WHERE "id" = $2`, [at, id]);
-      }
-      for (const id of userIds) {
-        const delta = userDelta.get(id) ?? 0;
-        if (delta) await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [delta, id]);
-      }
-      await insertLedgerRows(query, written);
-      return written;
+      if (settlement.record !== false) written.push(row);
+    }
+    const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
+    const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
+    const rows = written.map((row) => {
+      const values = ledgerValues(
+        row,
+        (value) => value.toISOString(),
+        (value) => value,
+      );
+      const record: Record<string, unknown> = {};
+      LEDGER_COLUMNS.forEach((name, index) => {
+        record[name] = values[index];
+      });
+      record.detail = row.detail ?? null;
+      return record;
     });
+    await pgPool().query("SELECT gateway_settle_many($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::jsonb)", [
+      keyIds,
+      keyIds.map((id) => keyDelta.get(id) ?? 0),
+      keyIds.map((id) => touchedKeys.get(id)?.toISOString() ?? null),
+      userIds,
+      userIds.map((id) => userDelta.get(id) ?? 0),
+      JSON.stringify(rows),
+    ]);
+    return written;
   }
 
   redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
