@@ -454,7 +454,7 @@ class PostgresMoneyStore implements MoneyStore {
       if (claimed.rowCount === 0) return { status: "used" };
       const quota = Number(code.quota);
       const updated = await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2 RETURNING "balance"`, [quota, userId]);
-      await insertLedgerRows(query, [topupRow(userId, requestId, quota, now)]);
+      await insertLedgerRow(query, topupRow(userId, requestId, quota, now));
       return { status: "ok", quota, balance: Number(updated.rows[0].balance) };
     });
   }
@@ -465,7 +465,7 @@ class PostgresMoneyStore implements MoneyStore {
       const balance = Number(user.rows[0]?.balance ?? 0);
       const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
       await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [applied, userId]);
-      await insertLedgerRows(query, [{ ...row, cost: -applied }]);
+      await insertLedgerRow(query, { ...row, cost: -applied });
       return balance + applied;
     });
   }
@@ -479,24 +479,17 @@ class PostgresMoneyStore implements MoneyStore {
   }
 }
 
-async function insertLedgerRows(query: (sql: string, values?: unknown[]) => Promise<unknown>, rows: LedgerRow[]): Promise<void> {
-  // One multi-row INSERT per 200 rows: batches are the point of the ledger writer.
-  for (let start = 0; start < rows.length; start += 200) {
-    const chunk = rows.slice(start, start + 200);
-    const values: unknown[] = [];
-    const tuples = chunk.map((row) => {
-      const base = values.length;
-      values.push(
-        ...ledgerValues(
-          row,
-          (value) => value,
-          (value) => value,
-        ),
-      );
-      return `(${LEDGER_COLUMNS.map((_, index) => `$${base + index + 1}`).join(", ")})`;
-    });
-    await query(`INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES ${tuples.join(", ")}`, values);
-  }
+/** The ledger row of a top-up or an adjustment, inside its transaction (settlements go through gateway_settle_many). */
+async function insertLedgerRow(query: (sql: string, values?: unknown[]) => Promise<unknown>, row: LedgerRow): Promise<void> {
+  const values = ledgerValues(
+    row,
+    (value) => value.toISOString(),
+    (value) => value,
+  );
+  await query(
+    `INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")})`,
+    values,
+  );
 }
 
 function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
