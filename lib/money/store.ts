@@ -132,18 +132,31 @@ function ledgerValues(row: LedgerRow, date: (value: Date) => unknown, bool: (val
   ];
 }
 
-/** The bill passed the reservation: charge all of it to the key and the owner and mark the row (never written off). */
-function chargeExcess(
-  settlement: Settlement,
-  row: LedgerRow,
-  excess: number,
-  add: (deltas: Map<string, number>, id: string, amount: number) => void,
-  keyDelta: Map<string, number>,
-  userDelta: Map<string, number>,
-): void {
-  add(userDelta, settlement.userId, -excess);
-  if (!settlement.unlimited) add(keyDelta, settlement.keyId, -excess);
-  row.overReservation = excess;
+/**
+ * What a batch of settlements moves, for either database: per key and per user, what goes back (the reservation
+ * beyond the cost) or is taken in full beyond it (the row then carries `overReservation`: never written off), and
+ * the rows to write (not those refused for their own input, `record: false`).
+ */
+function settlementDeltas(settlements: Settlement[]): {
+  keyDelta: Map<string, number>;
+  userDelta: Map<string, number>;
+  written: LedgerRow[];
+} {
+  const keyDelta = new Map<string, number>();
+  const userDelta = new Map<string, number>();
+  const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
+  const written: LedgerRow[] = [];
+  for (const settlement of settlements) {
+    const row = { ...settlement.row };
+    const difference = settlement.reserved - row.cost;
+    if (difference !== 0) {
+      if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
+      add(userDelta, settlement.userId, difference);
+    }
+    if (difference < 0) row.overReservation = -difference;
+    if (settlement.record !== false) written.push(row);
+  }
+  return { keyDelta, userDelta, written };
 }
 
 // ---------------------------------------------------------------------------------------------------- SQLite
@@ -258,25 +271,10 @@ class SqliteMoneyStore implements MoneyStore {
   settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
     const s = this.statements;
     return this.run(() => {
-      // The batch is computed first and written as one update per key and per user (a batch is mostly one key's
-      // requests: one UPDATE instead of two per row). Inside the transaction nothing else moves the rows.
-      const keyDelta = new Map<string, number>();
-      const userDelta = new Map<string, number>();
-      const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
-      const written: LedgerRow[] = [];
-      for (const settlement of settlements) {
-        const row = { ...settlement.row };
-        const difference = settlement.reserved - row.cost;
-        if (difference > 0) {
-          if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
-          add(userDelta, settlement.userId, difference);
-        } else if (difference < 0) {
-          chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
-        }
-        if (settlement.record === false) continue;
-        s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
-        written.push(row);
-      }
+      // Written as one update per key and per user (a batch is mostly one key's requests: one UPDATE instead of two
+      // per row). Inside the transaction nothing else moves the rows.
+      const { keyDelta, userDelta, written } = settlementDeltas(settlements);
+      for (const row of written) s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
       for (const [keyId, delta] of keyDelta) if (delta) s.giveKey.run(delta, keyId);
       for (const [userId, delta] of userDelta) if (delta) s.giveUser.run(delta, userId);
       for (const [keyId, at] of touchedKeys) s.touchKey.run(sqliteDate(at), keyId);
@@ -396,21 +394,7 @@ class PostgresMoneyStore implements MoneyStore {
    * reservation's lock order), applies the deltas computed here and inserts the rows, in one statement's transaction.
    */
   async settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
-    const keyDelta = new Map<string, number>();
-    const userDelta = new Map<string, number>();
-    const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
-    const written: LedgerRow[] = [];
-    for (const settlement of settlements) {
-      const row = { ...settlement.row };
-      const difference = settlement.reserved - row.cost;
-      if (difference > 0) {
-        if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
-        add(userDelta, settlement.userId, difference);
-      } else if (difference < 0) {
-        chargeExcess(settlement, row, -difference, add, keyDelta, userDelta);
-      }
-      if (settlement.record !== false) written.push(row);
-    }
+    const { keyDelta, userDelta, written } = settlementDeltas(settlements);
     const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
     const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
     const rows = written.map((row) => {
