@@ -169,6 +169,32 @@ type ReserveRequest = {
   reject: (error: unknown) => void;
 };
 
+/**
+ * Gathers the reservations that arrive in one turn of the event loop (every request whose bytes came in the same
+ * poll) and hands them to `flush` together; alone, a request waits for nothing (setImmediate runs right after the
+ * poll that received it). `flush` answers each request; each stays all or nothing on its own.
+ */
+class ReserveGatherer {
+  private waiting: ReserveRequest[] = [];
+  private gathering = false;
+
+  constructor(private readonly flush: (batch: ReserveRequest[]) => void) {}
+
+  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ keyId, userId, amount, resolve, reject });
+      if (this.gathering) return;
+      this.gathering = true;
+      setImmediate(() => {
+        this.gathering = false;
+        const batch = this.waiting;
+        this.waiting = [];
+        this.flush(batch);
+      });
+    });
+  }
+}
+
 /** Prisma's SQLite adapter stores DateTime as ISO 8601 text with an explicit offset. */
 const sqliteDate = (value: Date) => value.toISOString().replace("Z", "+00:00");
 
@@ -219,34 +245,24 @@ class SqliteMoneyStore implements MoneyStore {
     }
   }
 
-  private waiting: ReserveRequest[] = [];
-  private gathering = false;
-
   /**
    * Reservations that arrive in one turn of the event loop run in one transaction, in arrival order, each all or
    * nothing on its own (as gateway_reserve_many on PostgreSQL). A commit is most of a reservation's cost here: at
-   * c=50 this makes ~50 transactions a few; alone, a request waits for nothing (setImmediate runs right after the
-   * poll that received it).
+   * c=50 this makes ~50 transactions a few.
    */
+  private readonly gatherer = new ReserveGatherer((batch) =>
+    this.run(() => batch.map((entry) => this.reserveOne(entry.keyId, entry.userId, entry.amount))).then(
+      (results) => {
+        for (const [index, entry] of batch.entries()) entry.resolve(results[index]!);
+      },
+      (error) => {
+        for (const entry of batch) entry.reject(error);
+      },
+    ),
+  );
+
   reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ keyId, userId, amount, resolve, reject });
-      if (this.gathering) return;
-      this.gathering = true;
-      setImmediate(() => {
-        this.gathering = false;
-        const batch = this.waiting;
-        this.waiting = [];
-        this.run(() => batch.map((entry) => this.reserveOne(entry.keyId, entry.userId, entry.amount))).then(
-          (results) => {
-            for (const [index, entry] of batch.entries()) entry.resolve(results[index]!);
-          },
-          (error) => {
-            for (const entry of batch) entry.reject(error);
-          },
-        );
-      });
-    });
+    return this.gatherer.reserve(keyId, userId, amount);
   }
 
   /** One reservation inside the caller's transaction: the key's quota, then the owner's balance, or neither. */
@@ -326,25 +342,17 @@ const RESERVE_BATCH = 200;
 class PostgresMoneyStore implements MoneyStore {
   readonly kind = "postgres" as const;
 
-  private waiting: ReserveRequest[] = [];
-  private gathering = false;
-
   /**
-   * Reservations that arrive together (in one turn of the event loop: every request whose bytes came in the same
-   * poll) go to PostgreSQL as one call of gateway_reserve_many, one round trip for all of them; each one is still
-   * atomic on its own (migration 0003). Under load this turns ~50 queries into a few; alone, a request waits for
-   * nothing (setImmediate runs right after the poll that received it).
+   * Reservations that arrive together go to PostgreSQL as one call of gateway_reserve_many, one round trip for all
+   * of them (at most RESERVE_BATCH a call); each one is still atomic on its own (migration 0003). Under load this
+   * turns ~50 queries into a few.
    */
+  private readonly gatherer = new ReserveGatherer((batch) => {
+    for (let start = 0; start < batch.length; start += RESERVE_BATCH) void this.reserveMany(batch.slice(start, start + RESERVE_BATCH));
+  });
+
   reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ keyId, userId, amount, resolve, reject });
-      if (this.gathering) return;
-      this.gathering = true;
-      setImmediate(() => {
-        this.gathering = false;
-        while (this.waiting.length) void this.reserveMany(this.waiting.splice(0, RESERVE_BATCH));
-      });
-    });
+    return this.gatherer.reserve(keyId, userId, amount);
   }
 
   async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
@@ -359,7 +367,7 @@ class PostgresMoneyStore implements MoneyStore {
     };
   }
 
-  private async reserveMany(batch: PostgresMoneyStore["waiting"]): Promise<void> {
+  private async reserveMany(batch: ReserveRequest[]): Promise<void> {
     try {
       const { rows } = await pgPool().query<{ results: ReserveResult[] }>(
         "SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results",
