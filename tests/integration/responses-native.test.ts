@@ -164,6 +164,36 @@ describe("native Responses relay", () => {
     }
   });
 
+  test("an upstream that answers /responses without an event stream: its answer is dropped, the next channel serves", async () => {
+    const upstream = await fake(async (_request, response) => {
+      // JSON where an event stream belongs, sent slowly: the gateway must close it, not wait for it or read it.
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write('{"id":"resp_json","object":"response","output":[');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      response.end("]}");
+    });
+    const textChannel = await channel({
+      name: "native (not a stream)",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "j",
+      models: ["std-5.5"],
+      settings: { responsesApi: true },
+      priority: 50,
+    });
+    try {
+      const { events, requestId, elapsedMs } = await run(ask("A harbour", { quality: "low", size: "1024x1024" }));
+      assert.equal(events.at(-1)!.type, "response.completed");
+      assert.equal(upstream.received.length, 1, "the JSON upstream was asked once");
+      assert.equal((await ledgerFor(requestId)).channelName, "Built-in simulator (offline)");
+      assert.ok(elapsedMs < 2000, `the slow JSON answer was not waited for (${Math.round(elapsedMs)} ms)`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(upstream.aborted, 1, "its connection was closed");
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
+    }
+  });
+
   test("an upstream stream cut after the first image: response.failed to the client, one image billed from its size", async () => {
     const first = await realImage(1024, 1024, "png");
     const upstream = await fake(async (_request, response) => {

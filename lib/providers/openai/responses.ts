@@ -98,8 +98,12 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   );
   if (!result.ok) return result;
   const { response, abort } = result;
-  if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "") || !response.body) {
-    await response.body?.cancel().catch(() => undefined);
+  // The upstream's own Node stream: asking for `response.body` here would attach a Web stream adapter to it as well,
+  // which then queued a copy of every chunk the events below read, until the end of the stream.
+  const source = upstreamBody(response) as ReturnType<typeof upstreamBody> | null;
+  if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "") || !source) {
+    if (source instanceof ReadableStream) await source.cancel().catch(() => undefined);
+    else (source as { destroy?: () => void } | null)?.destroy?.();
     return {
       ok: false,
       retryable: true,
@@ -109,6 +113,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
     };
   }
 
+  const upstreamEvents = source; // not null from here (a const the generator below can rely on)
   const seen = new Map<string, SeenImage>();
   const withPartial = new Set<string>();
   let completed: z.infer<typeof completedSchema> | null = null;
@@ -124,7 +129,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
 
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
     try {
-      for await (const message of readSseEventsRaw(upstreamBody(response), abort.signal)) {
+      for await (const message of readSseEventsRaw(upstreamEvents, abort.signal)) {
         if (message.length === 6 && Buffer.concat(message.data).toString("latin1") === "[DONE]") continue;
         let event: ResponsesEvent;
         try {
