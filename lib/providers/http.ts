@@ -190,9 +190,18 @@ async function readBytes(body: NodeBody, limit: number, declared = -1): Promise<
 }
 
 /** The body to read events from: undici's own Node stream for an answer of upstreamFetch (no Web stream adapter in
- *  between: cheaper per event and for the first byte), the Web stream otherwise. */
+ *  between: cheaper per event and for the first byte), the Web stream otherwise. Code that reads this must not also
+ *  touch `response.body`: on an answer of upstreamFetch that attaches a second reader to the same Node stream, which
+ *  receives (and keeps) every chunk too. */
 export function upstreamBody(response: Response): ReadableStream<Uint8Array> | NodeJS.ReadableStream {
   return nodeBody(response) ?? response.body!;
+}
+
+/** Drops an answer nobody will read (the connection is closed), without making a Web stream for it first. */
+export function discardUpstreamBody(response: Response): void {
+  const body = nodeBody(response);
+  if (body !== undefined) body?.destroy();
+  else void response.body?.cancel().catch(() => undefined);
 }
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 120_000;

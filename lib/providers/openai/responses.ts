@@ -17,7 +17,7 @@ import { isImageData, parseWithRaw } from "@/lib/wire/raw-json";
 import { AUTO_SIZE, checkImageSize } from "@/lib/images/size";
 import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
-import { joinUrl, upstreamBody, upstreamFetch } from "@/lib/providers/http";
+import { discardUpstreamBody, joinUrl, upstreamBody, upstreamFetch } from "@/lib/providers/http";
 import { usageFromUpstream } from "./images";
 import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "@/lib/providers/responses-types";
 import { RESPONSES_LIMITS } from "@/lib/money/reservation";
@@ -98,12 +98,9 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   );
   if (!result.ok) return result;
   const { response, abort } = result;
-  // The upstream's own Node stream: asking for `response.body` here would attach a Web stream adapter to it as well,
-  // which then queued a copy of every chunk the events below read, until the end of the stream.
-  const source = upstreamBody(response) as ReturnType<typeof upstreamBody> | null;
-  if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "") || !source) {
-    if (source instanceof ReadableStream) await source.cancel().catch(() => undefined);
-    else (source as { destroy?: () => void } | null)?.destroy?.();
+  // Not `response.body` (see upstreamBody): the events below read the upstream's own stream.
+  if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "") || response.status === 204) {
+    discardUpstreamBody(response);
     return {
       ok: false,
       retryable: true,
@@ -113,7 +110,6 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
     };
   }
 
-  const upstreamEvents = source; // not null from here (a const the generator below can rely on)
   const seen = new Map<string, SeenImage>();
   const withPartial = new Set<string>();
   let completed: z.infer<typeof completedSchema> | null = null;
@@ -129,7 +125,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
 
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
     try {
-      for await (const message of readSseEventsRaw(upstreamEvents, abort.signal)) {
+      for await (const message of readSseEventsRaw(upstreamBody(response), abort.signal)) {
         if (message.length === 6 && Buffer.concat(message.data).toString("latin1") === "[DONE]") continue;
         let event: ResponsesEvent;
         try {
