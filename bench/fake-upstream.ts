@@ -4,7 +4,7 @@
 //   POST /v1/chat/completions   JSON, or SSE chunks (stream: true) with a usage chunk
 //   POST /v1/messages           Anthropic message, or its event stream
 //   POST /v1/images/generations a pre-rendered PNG (size from the request, e.g. 3840x2160) as b64_json
-//   POST /v1/images/edits       drains the multipart upload (the size field is read from its first 64 KB), answers
+//   POST /v1/images/edits       drains the multipart upload (the fields are read from its first and last 64 KB), answers
 //                               like generations
 //   POST /v1/responses          a Responses event stream with N images (from the prompt: "three images"; size from
 //                               the image_generation tool, default 1024x1024), each as partial_image + output_item.done
@@ -244,11 +244,16 @@ const server = http.createServer((request, response) => {
   }
   const chunks: Buffer[] = [];
   const multipart = (request.headers["content-type"] ?? "").startsWith("multipart/");
-  // Of a multipart upload only the head is kept (the text fields come first): enough to find `size`.
+  // Of a multipart upload only the first and the last 64 KB are kept: the text fields come before the files or, from
+  // a gateway that sends the files on as they arrive, after them.
   let head = "";
+  let tail: Buffer = Buffer.alloc(0);
   request.on("data", (chunk: Buffer) => {
     if (!multipart) chunks.push(chunk);
-    else if (head.length < 65_536) head += chunk.toString("latin1", 0, Math.min(chunk.length, 65_536));
+    else {
+      if (head.length < 65_536) head += chunk.toString("latin1", 0, Math.min(chunk.length, 65_536));
+      tail = chunk.length >= 65_536 ? chunk.subarray(chunk.length - 65_536) : Buffer.concat([tail, chunk]).subarray(-65_536);
+    }
   });
   request.on("end", async () => {
     stats.set(path, (stats.get(path) ?? 0) + 1);
@@ -260,11 +265,12 @@ const server = http.createServer((request, response) => {
       body = {};
     }
     if (multipart) {
-      const size = /name="size"\r\n(?:[^\r\n]*\r\n)*\r\n(\d+x\d+)\r\n/.exec(head);
+      const text = head + tail.toString("latin1");
+      const size = /name="size"\r\n(?:[^\r\n]*\r\n)*\r\n(\d+x\d+)\r\n/.exec(text);
       if (size) body.size = size[1];
-      const quality = /name="quality"\r\n(?:[^\r\n]*\r\n)*\r\n(\w+)\r\n/.exec(head);
+      const quality = /name="quality"\r\n(?:[^\r\n]*\r\n)*\r\n(\w+)\r\n/.exec(text);
       if (quality) body.quality = quality[1];
-      const prompt = /name="prompt"\r\n(?:[^\r\n]*\r\n)*\r\n([^\r]*)\r\n/.exec(head);
+      const prompt = /name="prompt"\r\n(?:[^\r\n]*\r\n)*\r\n([^\r]*)\r\n/.exec(text);
       if (prompt) body.prompt = prompt[1];
     }
     const model = String(body.model ?? "bench-model");

@@ -16,9 +16,11 @@ export async function withFailover<T extends { ok: true }>(
   model: string,
   reservation: Reservation,
   attempt: Attempt<T>,
+  /** The channels to try, when the caller chose them already (an edit sent upstream while it was uploaded). */
+  candidates?: Channel[],
 ): Promise<{ channel: Channel; result: T }> {
   try {
-    return await tryChannels(context, model, reservation, attempt);
+    return await tryChannels(context, model, reservation, attempt, candidates);
   } catch (error) {
     // Whatever ends the attempts without an answer (an adapter refusing the request with a 400, a failed channel
     // lookup) gives the reservation back; release() settles once, so the paths below that released already win.
@@ -36,8 +38,9 @@ async function tryChannels<T extends { ok: true }>(
   model: string,
   reservation: Reservation,
   attempt: Attempt<T>,
+  chosen: Channel[] | undefined,
 ): Promise<{ channel: Channel; result: T }> {
-  const candidates = await channelsFor(model);
+  const candidates = chosen ?? (await channelsFor(model));
   if (!candidates.length) {
     reservation.release({ status: "error", httpStatus: 503, error: "no enabled channel" });
     throw new GatewayError("no_channel", `No enabled channel serves the model '${model}'`);

@@ -1,6 +1,7 @@
 // Header-only checks of uploaded images (docs/api.md §2.2 mask rules) before anything is sent upstream.
 import sharp, { type Metadata } from "sharp";
 import { GatewayError } from "@/lib/platform/errors";
+import type { HeadResult } from "./head";
 
 export type ImageFormat = "png" | "jpeg" | "webp";
 
@@ -30,6 +31,17 @@ export async function inspectImage(path: string, field = "image"): Promise<Image
     throw new GatewayError("invalid_request", `The file in '${field}' must be a PNG, JPEG or WebP image${found}.`, { param: field });
   }
   return { format: format as ImageFormat, width: metadata.width, height: metadata.height, hasAlpha: metadata.hasAlpha };
+}
+
+/** The header read from an upload's first bytes (./head.ts) as inspectImage would report it, with the same refusals. */
+export function infoFromHead(head: HeadResult, field = "image"): ImageInfo {
+  if ("info" in head) return head.info;
+  if ("invalid" in head && head.found) {
+    throw new GatewayError("invalid_request", `The file in '${field}' must be a PNG, JPEG or WebP image (found ${head.found}).`, {
+      param: field,
+    });
+  }
+  throw new GatewayError("invalid_request", `The file in '${field}' is not a PNG, JPEG or WebP image.`, { param: field });
 }
 
 /** The mask rules of docs/api.md §2.2: same format and dimensions as the first image, and an alpha channel. */

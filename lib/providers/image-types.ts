@@ -66,7 +66,26 @@ export type StreamedImageSuccess = { ok: true; stream: ImageStream; format: Imag
 
 export type ImageOutcome = ImageSuccess | StreamedImageSuccess | UpstreamFailure;
 
+/**
+ * An edit sent upstream while the client is still uploading it (docs/architecture.md, decision 15): each file part
+ * goes on as it arrives; the text fields and the closing boundary only in `finish`, once the whole upload has been
+ * checked and the reservation made. Until then the upstream holds an incomplete request it cannot act on (or bill),
+ * and `abort` drops it.
+ */
+export interface LiveEdit {
+  /** Sends one file part (the gateway's part header, `head`, then `rest`); resolves when every byte was taken. Once
+   *  the upstream has failed or the edit was aborted, the bytes are read and dropped. */
+  file(part: { field: string; filename: string; format: ImageFormat }, head: Buffer, rest: AsyncIterable<Buffer>): Promise<void>;
+  /** Completes the request and reads the answer (as `edit` would); the failure seen instead, if the upstream failed
+   *  while the upload was on its way. */
+  finish(call: ImageCall): Promise<ImageOutcome>;
+  /** Drops the request unless `finish` was called: the upstream never receives a complete body. */
+  abort(): void;
+}
+
 export interface ImageAdapter {
   generate(call: ImageCall): Promise<ImageOutcome>;
   edit(call: ImageCall): Promise<ImageOutcome>;
+  /** Opens an edit to be sent as it is uploaded; absent where the adapter needs the files first (the simulator). */
+  openEdit?(target: { channel: Channel; signal: AbortSignal }): LiveEdit;
 }

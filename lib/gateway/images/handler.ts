@@ -11,14 +11,16 @@ import { costOf, type Price } from "@/lib/money/prices";
 import { newCountStats } from "@/lib/money/tokens";
 import { textInputBound } from "@/lib/money/reservation";
 import { AUTO_SIZE, EXPERIMENTAL_ABOVE_PIXELS } from "@/lib/images/size";
-import { inspectImage, validateMask, type ImageInfo } from "@/lib/images/inspect";
+import { infoFromHead, inspectImage, validateMask, type ImageInfo } from "@/lib/images/inspect";
+import { readImageHead, type HeadResult } from "@/lib/images/head";
 import { costMicros, imageCostBreakdown } from "@/lib/money/image-tokens";
 import { imageUsage, imageUsageUpperBound, type ImageUsage } from "@/lib/money/image-usage";
 import { checkPrompt } from "@/lib/moderation/store";
 import { authoriseModel, gatewayRoute, type GatewayContext } from "@/lib/gateway/pipeline";
 import { requireFundsBeforeBody, requirePrice, reserve } from "@/lib/money/reserve";
 import { withFailover } from "@/lib/gateway/relay";
-import { upstreamModel } from "@/lib/channels";
+import { channelsFor, upstreamModel, type Channel } from "@/lib/channels";
+import { IMAGE_MODEL } from "@/lib/catalog/models";
 import {
   autoEditSize,
   fromFormFields,
@@ -29,7 +31,10 @@ import {
   sortEditFiles,
   type ImageOptions,
 } from "@/lib/wire/image-request";
-import type { ImageCall, ImageDetails, ImageUpload } from "@/lib/providers/image-types";
+import type { ImageCall, ImageDetails, ImageUpload, LiveEdit } from "@/lib/providers/image-types";
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import type { Readable } from "node:stream";
 import { providerOf } from "@/lib/providers";
 
 /** A generation body holds a prompt and a few options; 1 MB is far more than any of them needs. */
@@ -83,6 +88,7 @@ async function serveImage(
   options: ImageOptions,
   images: ImageUpload[],
   mask: ImageUpload | undefined,
+  live?: LiveUpload,
 ): Promise<Response> {
   const model = options.model;
   await authoriseModel(context.principal, model);
@@ -105,22 +111,28 @@ async function serveImage(
   const reservation = await reserve(context, model, price, costOf(bound, price));
 
   try {
-    const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
-      const call: ImageCall = {
-        channel: candidate,
-        publicModel: model,
-        upstreamModel: upstreamModel(candidate, model, model),
-        options,
-        width,
-        height,
-        images,
-        mask,
-        usage,
-        signal: context.request.signal,
-        stream: true,
-      };
-      return providerOf(candidate.type).images[kind](call);
-    });
+    const { channel, result } = await withFailover(
+      context,
+      model,
+      reservation,
+      (candidate) => {
+        const call: ImageCall = {
+          channel: candidate,
+          publicModel: model,
+          upstreamModel: upstreamModel(candidate, model, model),
+          options,
+          width,
+          height,
+          images,
+          mask,
+          usage,
+          signal: context.request.signal,
+          stream: true,
+        };
+        return candidate.id === live?.channel.id ? live.edit.finish(call) : providerOf(candidate.type).images[kind](call);
+      },
+      live?.candidates,
+    );
     const settle = (details: ImageDetails, outcome: { status: "success" | "cancelled"; error?: string }) =>
       reservation.settle({
         usage: details.usage,
@@ -217,10 +229,10 @@ function where(file: UploadedFile, index: number, total: number): string {
   return total > 1 && file.field !== "mask" ? `'${file.field}' (image ${index + 1} of ${total})` : `'${file.field}'`;
 }
 
-async function inspectUpload(file: UploadedFile, index: number, total: number): Promise<ImageUpload> {
+async function inspectUpload(file: UploadedFile, index: number, total: number, head: HeadResult | undefined): Promise<ImageUpload> {
   let info: ImageInfo;
   try {
-    info = await inspectImage(file.path, file.field);
+    info = head ? infoFromHead(head, file.field) : await inspectImage(file.path, file.field);
   } catch (error) {
     if (error instanceof GatewayError)
       throw new GatewayError(error.code, error.message.replace(`'${file.field}'`, where(file, index, total)), { param: file.field });
@@ -236,11 +248,103 @@ async function inspectUpload(file: UploadedFile, index: number, total: number): 
   return { field: file.field, filename: file.filename, contentType: file.contentType, path: file.path, size: file.size, info };
 }
 
+/** An edit going upstream while it is uploaded: the channels in the order tried, the request open at the first, and
+ *  whether each file is also kept on disk for the others. */
+type LiveUpload = { candidates: Channel[]; channel: Channel; edit: LiveEdit; keepCopies: boolean; heads: Map<UploadedFile, HeadResult> };
+
+/**
+ * The edit sent to the first channel while the client uploads it (docs/architecture.md, decision 15), or null to
+ * store the upload first: when that channel's adapter needs the files (the simulator), or when the key may not use
+ * the model (refused as before). When another channel could take over after a failure, each file is also written to
+ * a temporary file as it passes, for that channel.
+ */
+async function openLiveUpload(context: GatewayContext): Promise<LiveUpload | null> {
+  let candidates: Channel[];
+  try {
+    await authoriseModel(context.principal, IMAGE_MODEL);
+    candidates = await channelsFor(IMAGE_MODEL);
+  } catch {
+    return null;
+  }
+  const channel = candidates[0];
+  const open = channel ? providerOf(channel.type).images.openEdit : undefined;
+  if (!channel || !open) return null;
+  const edit = open({ channel, signal: context.request.signal });
+  return { candidates, channel, edit, keepCopies: candidates.length > 1, heads: new Map() };
+}
+
+const EDIT_FILE_FIELDS: ReadonlySet<string> = new Set(["image[]", "image", "mask"]);
+
+/** Writes to a temporary file, waiting when the disk is behind. */
+function copyWriter(path: string): { write(chunk: Buffer): Promise<void>; close(): Promise<void> } {
+  const file = createWriteStream(path, { highWaterMark: 1024 * 1024 });
+  const failed = new Promise<never>((_, reject) => file.once("error", reject));
+  failed.catch(() => undefined);
+  return {
+    write: (chunk) => (file.write(chunk) ? Promise.resolve() : Promise.race([once(file, "drain").then(() => undefined), failed])),
+    close: () => Promise.race([new Promise<void>((resolve) => file.end(resolve)), failed]),
+  };
+}
+
+/**
+ * Where an uploaded file's bytes go in a live edit: its header is read from the first bytes (format, size, alpha),
+ * then it is written upstream as it arrives, files one after another in the order sent (and to its temporary file
+ * when other channels may need it). A file that is no image, or in a field an edit does not take, is read and dropped
+ * and the upstream request abandoned: the upload is refused once it has been read, with the same message as from disk.
+ */
+function liveSink(live: LiveUpload): (file: UploadedFile, stream: Readable) => Promise<void> {
+  let queue: Promise<void> = Promise.resolve();
+  return async (file, stream) => {
+    const copy = live.keepCopies && file.path ? copyWriter(file.path) : null;
+    const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    let head: Buffer = Buffer.alloc(0);
+    let result: HeadResult = { more: true };
+    let done = false;
+    let size = 0;
+    try {
+      while ("more" in result) {
+        const next = await iterator.next();
+        if (next.done) done = true;
+        else {
+          head = head.length ? Buffer.concat([head, next.value]) : next.value;
+          await copy?.write(next.value);
+        }
+        result = readImageHead(head, done);
+      }
+      live.heads.set(file, result);
+      size = head.length;
+      async function* rest(): AsyncGenerator<Buffer> {
+        while (!done) {
+          const next = await iterator.next();
+          if (next.done) return;
+          size += next.value.length;
+          await copy?.write(next.value);
+          yield next.value;
+        }
+      }
+      if (!("info" in result) || !EDIT_FILE_FIELDS.has(file.field)) {
+        live.edit.abort();
+        for await (const _chunk of rest());
+      } else {
+        const part = { field: file.field, filename: file.filename, format: result.info.format };
+        const sent = queue.then(() => live.edit.file(part, head, rest()));
+        queue = sent.catch(() => undefined);
+        await sent;
+      }
+      await copy?.close();
+    } finally {
+      file.size = size;
+    }
+  };
+}
+
 export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: "openai", scheme: "bearer" }, async (context) => {
-  // Every file is streamed to a temporary file and refused past 50 MB while it streams (security item 18); the
-  // connection lingers briefly after a refusal so that the client reads the 413 instead of a reset.
+  // Every file is refused past 50 MB while it streams (security item 18); the connection lingers briefly after a
+  // refusal so that the client reads the 413 instead of a reset. With one channel, the files go upstream as they
+  // arrive (openLiveUpload); otherwise each is streamed to a temporary file first.
   const body = lingeringBody(context.request);
   let upload: Awaited<ReturnType<typeof parseMultipart>>;
+  let live: LiveUpload | null = null;
   try {
     await requireFundsBeforeBody(context);
     if (/^application\/json/i.test(context.request.headers.get("content-type") ?? "")) {
@@ -249,7 +353,15 @@ export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: 
         "This endpoint takes multipart/form-data with the images uploaded as files ('image[]', optional 'mask'); image URLs and file ids are not accepted",
       );
     }
-    upload = await parseMultipart(body.request, { maxFileBytes: MAX_UPLOAD_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 });
+    live = await openLiveUpload(context);
+    upload = await parseMultipart(body.request, {
+      maxFileBytes: MAX_UPLOAD_BYTES,
+      maxFiles: MAX_EDIT_IMAGES + 1,
+      ...(live ? { sink: liveSink(live), sinkKeepsCopies: live.keepCopies } : {}),
+    });
+  } catch (error) {
+    live?.edit.abort();
+    throw error;
   } finally {
     body.release();
   }
@@ -257,11 +369,13 @@ export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: 
     const { images: files, mask: maskFile } = sortEditFiles(upload.fields, upload.files);
     const options = parseImageOptions(fromFormFields(upload.fields));
     const images: ImageUpload[] = [];
-    for (const [index, file] of files.entries()) images.push(await inspectUpload(file, index, files.length));
-    const mask = maskFile ? await inspectUpload(maskFile, 0, 1) : undefined;
+    for (const [index, file] of files.entries()) images.push(await inspectUpload(file, index, files.length, live?.heads.get(file)));
+    const mask = maskFile ? await inspectUpload(maskFile, 0, 1, live?.heads.get(maskFile)) : undefined;
     if (mask) validateMask(images[0]!.info, mask.info);
-    return await serveImage(context, "edit", options, images, mask);
+    return await serveImage(context, "edit", options, images, mask, live ?? undefined);
   } finally {
+    // Nothing is sent once the answer is being read; before that, the upstream's incomplete request is dropped.
+    live?.edit.abort();
     await upload.cleanup();
   }
 });

@@ -27,6 +27,14 @@ export interface MultipartOptions {
   maxFieldBytes?: number;
   maxFields?: number;
   tmpDir?: string;
+  /**
+   * Where each file's bytes go instead of a temporary file (the file's `path` is then empty unless `sinkKeepsCopies`):
+   * resolves when it has taken them all, and sets the file's `size`. A GatewayError it throws refuses the upload with
+   * that error; any other is answered as the gateway's own failure.
+   */
+  sink?: (file: UploadedFile, stream: Readable) => Promise<void>;
+  /** With a sink: give each file a `path` in the temporary directory anyway, for the sink to keep a copy there. */
+  sinkKeepsCopies?: boolean;
 }
 
 export interface ParsedMultipart {
@@ -85,13 +93,15 @@ export async function parseMultipart(request: Request, options: MultipartOptions
     );
   }
 
-  const directory = await mkdtemp(join(options.tmpDir ?? tmpdir(), "gateway-upload-"));
-  const cleanup = () => rm(directory, { recursive: true, force: true });
+  const sink = options.sink;
+  const directory = sink && !options.sinkKeepsCopies ? "" : await mkdtemp(join(options.tmpDir ?? tmpdir(), "gateway-upload-"));
+  const cleanup = () => (directory ? rm(directory, { recursive: true, force: true }) : Promise.resolve());
   const reader = request.body.getReader();
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
   const writes: Promise<void>[] = [];
   const writers = new Set<WriteStream>();
+  const fileStreams = new Set<Readable>();
   const stopped = new AbortController();
 
   return new Promise<ParsedMultipart>((resolve, reject) => {
@@ -108,6 +118,8 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       parser.on("error", () => {});
       parser.destroy();
       for (const writer of writers) writer.destroy();
+      // A sink reading a file stream gets an error and returns.
+      for (const stream of fileStreams) stream.destroy();
       // Writers must be closed before the directory goes, or a late write could recreate a file in it.
       Promise.allSettled(writes)
         .then(cleanup)
@@ -118,7 +130,7 @@ export async function parseMultipart(request: Request, options: MultipartOptions
     };
 
     parser.on("file", (field: string, stream: Readable & { truncated?: boolean }, info: busboy.FileInfo) => {
-      const path = join(directory, String(files.length));
+      const path = directory ? join(directory, String(files.length)) : "";
       const file: UploadedFile = { field, filename: info.filename ?? "", contentType: info.mimeType, path, size: 0 };
       files.push(file);
       stream.on("limit", () => {
@@ -128,6 +140,21 @@ export async function parseMultipart(request: Request, options: MultipartOptions
           }),
         );
       });
+      if (sink) {
+        fileStreams.add(stream);
+        writes.push(
+          sink(file, stream).catch((error: unknown) => {
+            stream.resume();
+            if (!settled)
+              fail(
+                error instanceof GatewayError
+                  ? error
+                  : new GatewayError("internal_error", "The gateway could not relay the upload. Please try again."),
+              );
+          }),
+        );
+        return;
+      }
       const writer = createWriteStream(path, { highWaterMark: READ_CHUNK_BYTES });
       writers.add(writer);
       writes.push(
@@ -226,22 +253,40 @@ function quoteParameter(value: string): string {
 
 const CRLF = Buffer.from("\r\n");
 
+/** A boundary no upload can contain by chance. */
+export function multipartBoundary(): string {
+  return `----gateway-${randomBytes(16).toString("hex")}`;
+}
+
+/** One text field, whole. */
+export function fieldPart(boundary: string, name: string, value: string): Buffer {
+  return Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoteParameter(name)}"\r\n\r\n${value}\r\n`);
+}
+
+/** What goes before a file's bytes; the bytes are followed by FILE_PART_END. */
+export function filePartHeader(boundary: string, field: string, filename: string, contentType: string): Buffer {
+  return Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${quoteParameter(field)}"; filename="${quoteParameter(filename)}"\r\n` +
+      `Content-Type: ${contentType.replace(/[\r\n]/g, "") || "application/octet-stream"}\r\n\r\n`,
+  );
+}
+
+export const FILE_PART_END = CRLF;
+
+/** The end of the body. */
+export function closingPart(boundary: string): Buffer {
+  return Buffer.from(`--${boundary}--\r\n`);
+}
+
 /**
  * A multipart/form-data body for relaying an upload upstream: files are read from disk as the body is pulled, so
  * nothing is buffered, and Content-Length is known in advance from the file sizes. Send it with `duplex: "half"`.
  */
 export function multipartBody(fields: Record<string, string>, files: OutgoingFile[]): MultipartBody {
-  const boundary = `----gateway-${randomBytes(16).toString("hex")}`;
-  const fieldParts = Object.entries(fields).map(([name, value]) =>
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoteParameter(name)}"\r\n\r\n${value}\r\n`),
-  );
-  const fileHeaders = files.map((file) =>
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${quoteParameter(file.field)}"; filename="${quoteParameter(file.filename)}"\r\n` +
-        `Content-Type: ${file.contentType.replace(/[\r\n]/g, "") || "application/octet-stream"}\r\n\r\n`,
-    ),
-  );
-  const closing = Buffer.from(`--${boundary}--\r\n`);
+  const boundary = multipartBoundary();
+  const fieldParts = Object.entries(fields).map(([name, value]) => fieldPart(boundary, name, value));
+  const fileHeaders = files.map((file) => filePartHeader(boundary, file.field, file.filename, file.contentType));
+  const closing = closingPart(boundary);
   const contentLength =
     fieldParts.reduce((total, part) => total + part.length, 0) +
     fileHeaders.reduce((total, header, index) => total + header.length + files[index]!.size + CRLF.length, 0) +

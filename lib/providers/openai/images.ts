@@ -2,12 +2,16 @@
 //   Generations: https://platform.openai.com/docs/api-reference/images/create (JSON)
 //   Edits:       https://platform.openai.com/docs/api-reference/images/createEdit (multipart)
 // The upstream gets the mapped model, the channel's key and the client's validated fields only (never a field the
-// gateway does not know, such as base_url). Edit uploads are re-streamed from their temporary files, not re-buffered.
+// gateway does not know, such as base_url). Edit uploads go on as they arrive (openEdit), or from their temporary
+// files when they were stored first; they are never held whole in memory.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
+import { once } from "node:events";
+import { PassThrough } from "node:stream";
 import { z } from "zod";
 import {
   bodyFailure,
   channelDeadlines,
+  discardUpstreamBody,
   joinUrl,
   readUpstreamBytes,
   upstreamBody,
@@ -16,10 +20,11 @@ import {
 } from "@/lib/providers/http";
 import { log } from "@/lib/platform/log";
 import { startImageStream } from "./image-stream";
-import { multipartBody } from "@/lib/platform/http/multipart";
+import { closingPart, FILE_PART_END, fieldPart, filePartHeader, multipartBody, multipartBoundary } from "@/lib/platform/http/multipart";
 import type { ImageFormat } from "@/lib/images/inspect";
 import type { ImageUsage } from "@/lib/money/image-usage";
-import type { ImageAdapter, ImageCall, ImageDetails, ImageOutcome } from "@/lib/providers/image-types";
+import type { Channel } from "@/lib/channels";
+import type { ImageAdapter, ImageCall, ImageDetails, ImageOutcome, LiveEdit } from "@/lib/providers/image-types";
 import type { UpstreamFailure } from "@/lib/providers/types";
 
 /**
@@ -270,44 +275,127 @@ async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOu
   return raw === null ? tooLarge() : parseWhole(call, raw);
 }
 
-function authorization(call: ImageCall): Record<string, string> {
-  return call.channel.apiKey ? { authorization: `Bearer ${call.channel.apiKey}` } : {};
+function authorization(channel: Channel): Record<string, string> {
+  return channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {};
 }
 
-function deadlines(call: ImageCall): { timeoutMs: number; idleTimeoutMs?: number; transport: "node" } {
-  const { timeoutMs, idleTimeoutMs } = channelDeadlines(call.channel.settings);
+function deadlines(channel: Channel): { timeoutMs: number; idleTimeoutMs?: number; transport: "node" } {
+  const { timeoutMs, idleTimeoutMs } = channelDeadlines(channel.settings);
   // Image answers are megabytes: read through node:http (lib/providers/http.ts, sendNode).
   return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs, transport: "node" };
 }
 
+/** The text fields an edit sends: the mapped model and the client's validated options, nothing else. */
+function editFields(call: ImageCall): Record<string, string> {
+  const fields: Record<string, string> = { model: call.upstreamModel };
+  for (const [name, value] of Object.entries(call.options.upstreamFields)) fields[name] = String(value);
+  return fields;
+}
+
+/** The filename a part carries: the client's, or one made from the field and the format. */
+function partFilename(field: string, filename: string, format: ImageFormat): string {
+  return filename || `${field.replace(/\W/g, "") || "image"}.${format === "jpeg" ? "jpg" : format}`;
+}
+
+/**
+ * The edit as the upload arrives (LiveEdit in lib/providers/image-types.ts): the request is opened at once with a
+ * body of unknown length (chunked), file parts are written as they come, and the text fields and the closing boundary
+ * only in finish(). The upstream's answer, or its failure, before finish() means that channel has failed: the rest of
+ * the upload is read and dropped, and finish() reports the failure.
+ */
+function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }): LiveEdit {
+  const boundary = multipartBoundary();
+  const body = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const stop = new AbortController();
+  let finishing = false;
+  let stopped = false;
+  let early: FetchResult | null = null;
+  let onStop: () => void = () => {};
+  const whenStopped = new Promise<void>((resolve) => {
+    onStop = resolve;
+  });
+  const halt = () => {
+    if (stopped) return;
+    stopped = true;
+    onStop();
+  };
+  const pending = upstreamFetch(
+    joinUrl(channel.baseUrl, "images/edits"),
+    {
+      method: "POST",
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, accept: "application/json", ...authorization(channel) },
+      body: body as unknown as BodyInit,
+      duplex: "half",
+    } as RequestInit,
+    { signal: AbortSignal.any([signal, stop.signal]), ...deadlines(channel) },
+  );
+  pending.then(
+    (result) => {
+      if (finishing) return;
+      // An answer before the body was complete: an error (a refused key, a limit), or one that cannot be trusted.
+      early = result;
+      if (result.ok) discardUpstreamBody(result.response);
+      halt();
+    },
+    () => halt(),
+  );
+  const write = async (chunk: Buffer) => {
+    if (stopped) return;
+    if (!body.write(chunk)) await Promise.race([once(body, "drain").catch(() => undefined), whenStopped]);
+  };
+  return {
+    async file(part, head, rest) {
+      await write(filePartHeader(boundary, part.field, partFilename(part.field, part.filename, part.format), `image/${part.format}`));
+      await write(head);
+      for await (const chunk of rest) await write(chunk);
+      await write(FILE_PART_END);
+    },
+    async finish(call) {
+      finishing = !stopped;
+      if (stopped) {
+        if (early && !early.ok) return early;
+        return failure("The upstream answered before the upload was complete", "upstream_malformed");
+      }
+      for (const [name, value] of Object.entries(editFields(call))) body.write(fieldPart(boundary, name, value));
+      body.end(closingPart(boundary));
+      return readAnswer(call, await pending);
+    },
+    abort() {
+      if (finishing) return;
+      halt();
+      stop.abort(new Error("The edit was not sent"));
+      body.destroy();
+    },
+  };
+}
+
 export const openaiImageAdapter: ImageAdapter = {
+  openEdit,
+
   async generate(call) {
     const body = { model: call.upstreamModel, ...call.options.upstreamFields };
     const result = await upstreamFetch(
       joinUrl(call.channel.baseUrl, "images/generations"),
       {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", ...authorization(call) },
+        headers: { "content-type": "application/json", accept: "application/json", ...authorization(call.channel) },
         body: JSON.stringify(body),
       },
-      { signal: call.signal, ...deadlines(call) },
+      { signal: call.signal, ...deadlines(call.channel) },
     );
     return readAnswer(call, result);
   },
 
   async edit(call) {
-    const fields: Record<string, string> = { model: call.upstreamModel };
-    for (const [name, value] of Object.entries(call.options.upstreamFields)) fields[name] = String(value);
     // The files under the field names the client used, images first and in order, then the mask.
     const files = [...call.images, ...(call.mask ? [call.mask] : [])].map((upload) => ({
       field: upload.field,
-      filename:
-        upload.filename || `${upload.field.replace(/\W/g, "") || "image"}.${upload.info.format === "jpeg" ? "jpg" : upload.info.format}`,
+      filename: partFilename(upload.field, upload.filename, upload.info.format),
       contentType: `image/${upload.info.format}`,
       path: upload.path,
       size: upload.size,
     }));
-    const multipart = multipartBody(fields, files);
+    const multipart = multipartBody(editFields(call), files);
     const result = await upstreamFetch(
       joinUrl(call.channel.baseUrl, "images/edits"),
       {
@@ -316,13 +404,13 @@ export const openaiImageAdapter: ImageAdapter = {
           "content-type": multipart.contentType,
           "content-length": String(multipart.contentLength),
           accept: "application/json",
-          ...authorization(call),
+          ...authorization(call.channel),
         },
         // A Node stream: sent through node:http without a Web stream adapter (lib/providers/http.ts, sendNode).
         body: multipart.nodeStream() as unknown as BodyInit,
         duplex: "half",
       } as RequestInit,
-      { signal: call.signal, ...deadlines(call) },
+      { signal: call.signal, ...deadlines(call.channel) },
     );
     return readAnswer(call, result);
   },

@@ -1,0 +1,279 @@
+// Edits sent upstream while the client uploads them (docs/architecture.md, decision 15): the upstream receives the
+// files as they arrive, but a complete request only once the whole upload has been checked and reserved for; a
+// refusal leaves the upstream with an abandoned request, and a channel failing mid-upload hands over to the next
+// channel from the copies kept on disk.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import busboy from "busboy";
+import { eventually } from "../helpers/user-api";
+import { MB, gateway, key, ledgerRows, png, halfMask, paddedPng, expectError, postForm, decode } from "../helpers/images-setup";
+
+/** One request as the upstream saw it, byte by byte. */
+type Seen = { headers: http.IncomingHttpHeaders; bytes: number; chunks: Buffer[]; complete: boolean; closedEarly: boolean };
+
+/** An upstream that records each request as it arrives (not only once it is complete) and answers with `answer`. */
+async function watchingUpstream(answer: (seen: Seen, response: http.ServerResponse) => void, answerAtOnce = false) {
+  const seen: Seen[] = [];
+  const server = http.createServer((request, response) => {
+    const entry: Seen = { headers: request.headers, bytes: 0, chunks: [], complete: false, closedEarly: false };
+    seen.push(entry);
+    request.on("data", (chunk: Buffer) => {
+      entry.bytes += chunk.length;
+      entry.chunks.push(chunk);
+    });
+    request.on("end", () => {
+      entry.complete = true;
+      if (!answerAtOnce) answer(entry, response);
+    });
+    request.on("close", () => {
+      if (!entry.complete) entry.closedEarly = true;
+    });
+    if (answerAtOnce) answer(entry, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { url, seen, close };
+}
+
+const answerImage = async () => {
+  const image = (await png(1024, 1024, "#336699")).toString("base64");
+  return (_seen: Seen, response: http.ServerResponse) =>
+    response.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        created: 1_700_000_789,
+        data: [{ b64_json: image }],
+        usage: { input_tokens: 100, input_tokens_details: { text_tokens: 6, image_tokens: 94 }, output_tokens: 272 },
+      }),
+    );
+};
+
+async function withChannel<T>(baseUrl: string, run: () => Promise<T>): Promise<T> {
+  const { id } = await gateway.admin("POST", "/api/admin/channels", {
+    name: "live edit upstream",
+    type: "openai",
+    baseUrl: `${baseUrl}/v1`,
+    apiKey: "live-edit-secret",
+    models: ["std-image-2"],
+    priority: 60,
+  });
+  try {
+    return await run();
+  } finally {
+    await gateway.admin("DELETE", `/api/admin/channels/${id}`);
+  }
+}
+
+/** Runs with the seeded simulator switched off, so that the test's channel is the only one. */
+async function alone<T>(run: () => Promise<T>): Promise<T> {
+  const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find(
+    (channel) => channel.type === "simulator",
+  )!;
+  await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { status: "disabled" });
+  try {
+    return await run();
+  } finally {
+    await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { status: "enabled" });
+  }
+}
+
+function parseForm(seen: Seen): Promise<{ fields: Record<string, string>; files: { field: string; filename: string; data: Buffer }[] }> {
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    const files: { field: string; filename: string; data: Buffer }[] = [];
+    const parser = busboy({ headers: seen.headers as Record<string, string>, limits: { fileSize: 100 * MB } });
+    parser.on("field", (name, value) => (fields[name] = value));
+    parser.on("file", (field, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => files.push({ field, filename: info.filename ?? "", data: Buffer.concat(chunks) }));
+    });
+    parser.on("close", () => resolve({ fields, files }));
+    parser.on("error", reject);
+    parser.end(Buffer.concat(seen.chunks));
+  });
+}
+
+describe("edits go upstream while they are uploaded", () => {
+  test("the upstream receives the first file before the client has sent the rest, then the whole request", async () => {
+    const upstream = await watchingUpstream(await answerImage());
+    try {
+      await withChannel(upstream.url, async () => {
+        const image = await paddedPng(6 * MB);
+        const boundary = `----test-${randomBytes(8).toString("hex")}`;
+        // As the openai SDK orders them: the file before the prompt.
+        const head = Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nstd-image-2\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="image[]"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n`,
+        );
+        const tail = Buffer.from(
+          `\r\n--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nadd a red kite\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="size"\r\n\r\n1024x1024\r\n--${boundary}--\r\n`,
+        );
+        const cut = 3 * MB;
+        const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const request = http.request(`${gateway.url}/v1/images/edits`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${key}`,
+              "content-type": `multipart/form-data; boundary=${boundary}`,
+              "content-length": String(head.length + image.length + tail.length),
+            },
+          });
+          request.on("response", (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+          });
+          request.on("error", reject);
+          request.write(Buffer.concat([head, image.subarray(0, cut)]));
+          // The rest only once the upstream has been given most of what was sent so far.
+          eventually(async () => (upstream.seen[0]?.bytes ?? 0) > 2 * MB, 10_000, "the upstream receiving the upload as it arrives").then(
+            () => request.end(Buffer.concat([image.subarray(cut), tail])),
+            (error) => {
+              request.destroy();
+              reject(error);
+            },
+          );
+        });
+        const { status, body } = await answer;
+        assert.equal(status, 200, body);
+        assert.deepEqual(await decode(JSON.parse(body).data[0].b64_json), { format: "png", width: 1024, height: 1024 });
+        assert.equal(upstream.seen.length, 1);
+        const seen = upstream.seen[0]!;
+        assert.ok(seen.complete);
+        assert.equal(seen.headers["transfer-encoding"], "chunked", "a body whose length is not known in advance");
+        const form = await parseForm(seen);
+        assert.deepEqual(form.fields, { model: "std-image-2", prompt: "add a red kite", size: "1024x1024" });
+        assert.equal(form.files.length, 1);
+        assert.equal(form.files[0]!.field, "image[]");
+        assert.equal(form.files[0]!.filename, "photo.png");
+        assert.ok(form.files[0]!.data.equals(image), "the file byte for byte");
+      });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test("an upload refused once it is read leaves the upstream an abandoned request and costs nothing", async () => {
+    const upstream = await watchingUpstream(await answerImage());
+    try {
+      await withChannel(upstream.url, async () => {
+        const image = await paddedPng(4 * MB);
+        const cases: { name: string; parts: Parameters<typeof postForm>[0]; code: string; param: string; message: RegExp }[] = [
+          {
+            name: "a mask of other dimensions",
+            parts: [
+              ["image[]", image, "photo.png", "image/png"],
+              ["mask", await halfMask(512, 512), "mask.png", "image/png"],
+              ["prompt", "a lighthouse"],
+            ],
+            code: "invalid_request",
+            param: "mask",
+            message: /same dimensions as the first image/,
+          },
+          {
+            name: "a prompt the content policy refuses",
+            parts: [
+              ["image[]", image, "photo.png", "image/png"],
+              ["prompt", "a gory scene"],
+            ],
+            code: "content_policy_violation",
+            param: "prompt",
+            message: /blocked term 'gory'/,
+          },
+          {
+            name: "a second file that is no image",
+            parts: [
+              ["image[]", image, "photo.png", "image/png"],
+              ["image[]", Buffer.from("just some notes, not a picture"), "notes.png", "image/png"],
+              ["prompt", "a lighthouse"],
+            ],
+            code: "invalid_request",
+            param: "image[]",
+            message: /'image\[\]' \(image 2 of 2\) is not a PNG, JPEG or WebP image/,
+          },
+        ];
+        for (const refused of cases) {
+          const before = upstream.seen.length;
+          const requestId = await expectError(await postForm(refused.parts), 400, refused.code, refused.param, refused.message);
+          assert.deepEqual(await ledgerRows(requestId), [], `${refused.name}: no ledger row`);
+          const opened = await eventually(
+            async () => {
+              const started = upstream.seen.slice(before);
+              return started.every((seen) => seen.closedEarly) && started;
+            },
+            5_000,
+            `${refused.name}: the upstream's request dropped`,
+          );
+          assert.ok(
+            opened.every((seen) => !seen.complete),
+            `${refused.name}: the upstream never received a complete request`,
+          );
+        }
+      });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test("a channel failing while the upload arrives: the next channel gets the files from the copies kept on disk", async () => {
+    // Answers 503 at once, without waiting for the body.
+    const failing = await watchingUpstream((_seen, response) => {
+      response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "overloaded" } }));
+    }, true);
+    try {
+      await withChannel(failing.url, async () => {
+        const image = await paddedPng(5 * MB);
+        const response = await postForm([
+          ["image[]", image, "photo.png", "image/png"],
+          ["prompt", "a lighthouse at dusk"],
+          ["size", "1024x1024"],
+        ]);
+        const text = await response.text();
+        assert.equal(response.status, 200, text);
+        // The seeded simulator (the next channel) rendered the edit from the uploaded image.
+        assert.deepEqual(await decode(JSON.parse(text).data[0].b64_json), { format: "png", width: 1024, height: 1024 });
+        const [row] = await ledgerRows(response.headers.get("x-request-id")!);
+        assert.equal(row.channelName, "Built-in simulator (offline)");
+        assert.equal(failing.seen.length, 1);
+        assert.equal(failing.seen[0]!.complete, false, "the failing channel never got a complete request");
+      });
+    } finally {
+      await failing.close();
+    }
+  });
+
+  test("with one channel, a failure while the upload arrives is the answer, and nothing is charged", async () => {
+    const failing = await watchingUpstream((_seen, response) => {
+      response
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "Your organization must be verified to use this model", type: "invalid_request_error" } }));
+    }, true);
+    try {
+      await alone(() =>
+        withChannel(failing.url, async () => {
+          const response = await postForm([
+            ["image[]", await paddedPng(3 * MB), "photo.png", "image/png"],
+            ["prompt", "a lighthouse"],
+          ]);
+          const requestId = await expectError(response, 400, "invalid_request", null, /must be verified/);
+          const rows = await ledgerRows(requestId);
+          assert.ok(
+            rows.every((row) => row.cost === 0),
+            "nothing charged",
+          );
+        }),
+      );
+    } finally {
+      await failing.close();
+    }
+  });
+});
