@@ -298,6 +298,9 @@ export async function upstreamFetch(
     idleTimeoutMs?: number;
     /** "node" for answers of many megabytes (sendNode); undici otherwise, cheaper per call for small answers. */
     transport?: "undici" | "node";
+    /** When the deadline for the answer's headers starts, if not at once: an edit sent while it is uploaded is given
+     *  its deadline from the end of the upload, however slowly the client sends it. */
+    deadlineFrom?: Promise<void>;
   },
 ): Promise<FetchResult> {
   const abort = new AbortController();
@@ -306,10 +309,17 @@ export async function upstreamFetch(
   else options.signal.addEventListener("abort", onClientAbort, { once: true });
   const timeoutMs = options.timeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    abort.abort(new Error("upstream timeout"));
-  }, timeoutMs);
+  let answered = false;
+  let timer: NodeJS.Timeout | undefined;
+  const startDeadline = () => {
+    if (answered) return;
+    timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort(new Error("upstream timeout"));
+    }, timeoutMs);
+  };
+  if (options.deadlineFrom) options.deadlineFrom.then(startDeadline, () => undefined);
+  else startDeadline();
   let response: Response;
   try {
     response = await (options.transport === "node" ? sendNode : send)(
@@ -334,6 +344,7 @@ export async function upstreamFetch(
     const detail = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     return { ok: false, retryable: true, status: 502, message: `Could not reach the upstream (${detail})`, cause: "connection" };
   } finally {
+    answered = true;
     clearTimeout(timer);
   }
   // From here the client's abort still cancels the body: keep the listener until the caller is done.

@@ -55,7 +55,7 @@ const answerImage = async () => {
     );
 };
 
-async function withChannel<T>(baseUrl: string, run: () => Promise<T>): Promise<T> {
+async function withChannel<T>(baseUrl: string, run: () => Promise<T>, settings: Record<string, unknown> = {}): Promise<T> {
   const { id } = await gateway.admin("POST", "/api/admin/channels", {
     name: "live edit upstream",
     type: "openai",
@@ -63,6 +63,7 @@ async function withChannel<T>(baseUrl: string, run: () => Promise<T>): Promise<T
     apiKey: "live-edit-secret",
     models: ["std-image-2"],
     priority: 60,
+    settings,
   });
   try {
     return await run();
@@ -98,6 +99,37 @@ function parseForm(seen: Seen): Promise<{ fields: Record<string, string>; files:
     parser.on("close", () => resolve({ fields, files }));
     parser.on("error", reject);
     parser.end(Buffer.concat(seen.chunks));
+  });
+}
+
+/** Sends an edit as the client's network would: `first` bytes of the body, a pause, then the rest. */
+function slowUpload(image: Buffer, first: number, pauseMs: number): Promise<{ status: number; body: string }> {
+  const boundary = `----test-${randomBytes(8).toString("hex")}`;
+  const body = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\na slow upload\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="image[]"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n`,
+    ),
+    image,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${gateway.url}/v1/images/edits`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": String(body.length),
+      },
+    });
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    request.on("error", reject);
+    request.write(body.subarray(0, first));
+    setTimeout(() => request.end(body.subarray(first)), pauseMs);
   });
 }
 
@@ -274,6 +306,41 @@ describe("edits go upstream while they are uploaded", () => {
       );
     } finally {
       await failing.close();
+    }
+  });
+
+  test("the channel's deadline for an answer counts from the end of the upload, not from its start", async () => {
+    const upstream = await watchingUpstream(await answerImage());
+    const silent = await watchingUpstream(() => undefined);
+    try {
+      const image = await paddedPng(2 * MB);
+      await alone(async () => {
+        // An upload that takes ~2 s against a 1 s deadline: the upstream answers at once once it has the whole request.
+        await withChannel(
+          upstream.url,
+          async () => {
+            const { status, body } = await slowUpload(image, MB, 2_000);
+            assert.equal(status, 200, body);
+            assert.equal(upstream.seen[0]!.complete, true);
+          },
+          { timeoutMs: 1_000 },
+        );
+        // The deadline still holds once the upload is complete: an upstream that never answers is a 504.
+        await withChannel(
+          silent.url,
+          async () => {
+            const started = Date.now();
+            const { status, body } = await slowUpload(image, MB, 1_500);
+            assert.equal(status, 504, body);
+            assert.match(JSON.parse(body).error.message, /did not answer within 1 s/);
+            assert.ok(Date.now() - started >= 2_400, "the deadline started when the upload was complete");
+          },
+          { timeoutMs: 1_000 },
+        );
+      });
+    } finally {
+      await upstream.close();
+      await silent.close();
     }
   });
 });

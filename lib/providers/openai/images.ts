@@ -311,6 +311,10 @@ function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }
   let stopped = false;
   let early: FetchResult | null = null;
   let onStop: () => void = () => {};
+  let uploaded: () => void = () => {};
+  const deadlineFrom = new Promise<void>((resolve) => {
+    uploaded = resolve;
+  });
   const whenStopped = new Promise<void>((resolve) => {
     onStop = resolve;
   });
@@ -327,7 +331,8 @@ function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }
       body: body as unknown as BodyInit,
       duplex: "half",
     } as RequestInit,
-    { signal: AbortSignal.any([signal, stop.signal]), ...deadlines(channel) },
+    // The deadline for the answer counts from the end of the upload, not from its start (a slow client's upload).
+    { signal: AbortSignal.any([signal, stop.signal]), ...deadlines(channel), deadlineFrom },
   );
   pending.then(
     (result) => {
@@ -358,6 +363,7 @@ function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }
       }
       for (const [name, value] of Object.entries(editFields(call))) body.write(fieldPart(boundary, name, value));
       body.end(closingPart(boundary));
+      uploaded();
       return readAnswer(call, await pending);
     },
     abort() {
