@@ -340,8 +340,9 @@ function liveSink(live: LiveUpload): (file: UploadedFile, stream: Readable) => P
 
 export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: "openai", scheme: "bearer" }, async (context) => {
   // Every file is refused past 50 MB while it streams (security item 18); the connection lingers briefly after a
-  // refusal so that the client reads the 413 instead of a reset. With one channel, the files go upstream as they
-  // arrive (openLiveUpload); otherwise each is streamed to a temporary file first.
+  // refusal so that the client reads the 413 instead of a reset. The files go to the first channel as they arrive
+  // (openLiveUpload), and also to temporary files when another channel may need them; a channel that renders from
+  // files (the simulator) gets the upload stored first.
   const body = lingeringBody(context.request);
   let upload: Awaited<ReturnType<typeof parseMultipart>>;
   let live: LiveUpload | null = null;
