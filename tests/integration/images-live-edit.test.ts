@@ -343,4 +343,30 @@ describe("edits go upstream while they are uploaded", () => {
       await silent.close();
     }
   });
+
+  test("a channel set to streamUploads: false gets the edit once it is stored, with its length announced", async () => {
+    const upstream = await watchingUpstream(await answerImage());
+    try {
+      const image = await paddedPng(2 * MB);
+      await withChannel(
+        upstream.url,
+        async () => {
+          const response = await postForm([
+            ["image[]", image, "photo.png", "image/png"],
+            ["prompt", "a lighthouse"],
+          ]);
+          assert.equal(response.status, 200, await response.text());
+          const seen = upstream.seen[0]!;
+          assert.equal(seen.headers["transfer-encoding"], undefined);
+          assert.equal(Number(seen.headers["content-length"]), seen.bytes);
+          const form = await parseForm(seen);
+          assert.deepEqual(form.fields, { model: "std-image-2", prompt: "a lighthouse" });
+          assert.ok(form.files[0]!.data.equals(image));
+        },
+        { streamUploads: false },
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
 });

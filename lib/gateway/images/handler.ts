@@ -254,8 +254,8 @@ type LiveUpload = { candidates: Channel[]; channel: Channel; edit: LiveEdit; kee
 
 /**
  * The edit sent to the first channel while the client uploads it (docs/architecture.md, decision 15), or null to
- * store the upload first: when that channel's adapter needs the files (the simulator), or when the key may not use
- * the model (refused as before). When another channel could take over after a failure, each file is also written to
+ * store the upload first: when that channel's adapter needs the files (the simulator) or its settings say
+ * `streamUploads: false`, or when the key may not use the model (refused as before). When another channel could take over after a failure, each file is also written to
  * a temporary file as it passes, for that channel.
  */
 async function openLiveUpload(context: GatewayContext): Promise<LiveUpload | null> {
@@ -267,7 +267,8 @@ async function openLiveUpload(context: GatewayContext): Promise<LiveUpload | nul
     return null;
   }
   const channel = candidates[0];
-  const open = channel ? providerOf(channel.type).images.openEdit : undefined;
+  // `settings.streamUploads: false`: an upstream that wants the body's length up front (no chunked request bodies).
+  const open = channel && channel.settings.streamUploads !== false ? providerOf(channel.type).images.openEdit : undefined;
   if (!channel || !open) return null;
   const edit = open({ channel, signal: context.request.signal });
   return { candidates, channel, edit, keepCopies: candidates.length > 1, heads: new Map() };
