@@ -7,6 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import OpenAI from "openai";
 import sharp, { type OutputInfo } from "sharp";
+import busboy from "busboy";
+import type { IncomingHttpHeaders } from "node:http";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "./gateway";
 import type { FakeUpstream } from "./fake-upstream";
 
@@ -60,6 +62,25 @@ export function postJson(path: string, body: unknown, apiKey = key): Promise<Res
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
     body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+export type ParsedForm = { fields: Record<string, string>; files: { field: string; filename: string; type: string; data: Buffer }[] };
+
+/** A multipart body as an upstream received it (its headers and bytes): the text fields and the files. */
+export function parseForm(headers: IncomingHttpHeaders, raw: Buffer): Promise<ParsedForm> {
+  return new Promise((resolve, reject) => {
+    const form: ParsedForm = { fields: {}, files: [] };
+    const parser = busboy({ headers: headers as Record<string, string>, limits: { fileSize: 100 * MB } });
+    parser.on("field", (name, value) => (form.fields[name] = value));
+    parser.on("file", (field, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => form.files.push({ field, filename: info.filename ?? "", type: info.mimeType, data: Buffer.concat(chunks) }));
+    });
+    parser.on("close", () => resolve(form));
+    parser.on("error", reject);
+    parser.end(raw);
   });
 }
 

@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import busboy from "busboy";
 import { eventually } from "../helpers/user-api";
-import { MB, gateway, key, ledgerRows, png, halfMask, paddedPng, expectError, postForm, decode } from "../helpers/images-setup";
+import { MB, gateway, key, ledgerRows, png, halfMask, paddedPng, expectError, postForm, decode, parseForm } from "../helpers/images-setup";
 
 /** One request as the upstream saw it, byte by byte. */
 type Seen = { headers: http.IncomingHttpHeaders; bytes: number; chunks: Buffer[]; complete: boolean; closedEarly: boolean };
@@ -85,41 +84,33 @@ async function alone<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-function parseForm(seen: Seen): Promise<{ fields: Record<string, string>; files: { field: string; filename: string; data: Buffer }[] }> {
-  return new Promise((resolve, reject) => {
-    const fields: Record<string, string> = {};
-    const files: { field: string; filename: string; data: Buffer }[] = [];
-    const parser = busboy({ headers: seen.headers as Record<string, string>, limits: { fileSize: 100 * MB } });
-    parser.on("field", (name, value) => (fields[name] = value));
-    parser.on("file", (field, stream, info) => {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => files.push({ field, filename: info.filename ?? "", data: Buffer.concat(chunks) }));
-    });
-    parser.on("close", () => resolve({ fields, files }));
-    parser.on("error", reject);
-    parser.end(Buffer.concat(seen.chunks));
-  });
+/** A multipart body written by hand, parts in the order given: [name, value] text fields, and a Buffer as the
+ *  'image[]' file photo.png. */
+function rawForm(parts: ([string, string] | Buffer)[]): { boundary: string; body: Buffer } {
+  const boundary = `----test-${randomBytes(8).toString("hex")}`;
+  const pieces = parts.map((part) =>
+    Buffer.isBuffer(part)
+      ? Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="image[]"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n`,
+          ),
+          part,
+          Buffer.from("\r\n"),
+        ])
+      : Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part[0]}"\r\n\r\n${part[1]}\r\n`),
+  );
+  return { boundary, body: Buffer.concat([...pieces, Buffer.from(`--${boundary}--\r\n`)]) };
 }
 
-/** Sends an edit as the client's network would: `first` bytes of the body, a pause, then the rest. */
-function slowUpload(image: Buffer, first: number, pauseMs: number): Promise<{ status: number; body: string }> {
-  const boundary = `----test-${randomBytes(8).toString("hex")}`;
-  const body = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\na slow upload\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="image[]"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n`,
-    ),
-    image,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return new Promise((resolve, reject) => {
+/** Sends an edit as a client's network would: the first `first` bytes, then the rest once `ready` resolves. */
+function uploadInTwo(form: { boundary: string; body: Buffer }, first: number, ready: () => Promise<unknown>) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const request = http.request(`${gateway.url}/v1/images/edits`, {
       method: "POST",
       headers: {
         authorization: `Bearer ${key}`,
-        "content-type": `multipart/form-data; boundary=${boundary}`,
-        "content-length": String(body.length),
+        "content-type": `multipart/form-data; boundary=${form.boundary}`,
+        "content-length": String(form.body.length),
       },
     });
     request.on("response", (response) => {
@@ -128,10 +119,18 @@ function slowUpload(image: Buffer, first: number, pauseMs: number): Promise<{ st
       response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
     });
     request.on("error", reject);
-    request.write(body.subarray(0, first));
-    setTimeout(() => request.end(body.subarray(first)), pauseMs);
+    request.write(form.body.subarray(0, first));
+    ready().then(
+      () => request.end(form.body.subarray(first)),
+      (error) => {
+        request.destroy();
+        reject(error);
+      },
+    );
   });
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("edits go upstream while they are uploaded", () => {
   test("the upstream receives the first file before the client has sent the rest, then the whole request", async () => {
@@ -139,42 +138,12 @@ describe("edits go upstream while they are uploaded", () => {
     try {
       await withChannel(upstream.url, async () => {
         const image = await paddedPng(6 * MB);
-        const boundary = `----test-${randomBytes(8).toString("hex")}`;
         // As the openai SDK orders them: the file before the prompt.
-        const head = Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nstd-image-2\r\n` +
-            `--${boundary}\r\nContent-Disposition: form-data; name="image[]"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n`,
+        const sent = rawForm([["model", "std-image-2"], image, ["prompt", "add a red kite"], ["size", "1024x1024"]]);
+        // The rest only once the upstream has been given most of what was sent so far.
+        const answer = uploadInTwo(sent, 3 * MB, () =>
+          eventually(async () => (upstream.seen[0]?.bytes ?? 0) > 2 * MB, 10_000, "the upstream receiving the upload as it arrives"),
         );
-        const tail = Buffer.from(
-          `\r\n--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nadd a red kite\r\n` +
-            `--${boundary}\r\nContent-Disposition: form-data; name="size"\r\n\r\n1024x1024\r\n--${boundary}--\r\n`,
-        );
-        const cut = 3 * MB;
-        const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const request = http.request(`${gateway.url}/v1/images/edits`, {
-            method: "POST",
-            headers: {
-              authorization: `Bearer ${key}`,
-              "content-type": `multipart/form-data; boundary=${boundary}`,
-              "content-length": String(head.length + image.length + tail.length),
-            },
-          });
-          request.on("response", (response) => {
-            const chunks: Buffer[] = [];
-            response.on("data", (chunk: Buffer) => chunks.push(chunk));
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-          });
-          request.on("error", reject);
-          request.write(Buffer.concat([head, image.subarray(0, cut)]));
-          // The rest only once the upstream has been given most of what was sent so far.
-          eventually(async () => (upstream.seen[0]?.bytes ?? 0) > 2 * MB, 10_000, "the upstream receiving the upload as it arrives").then(
-            () => request.end(Buffer.concat([image.subarray(cut), tail])),
-            (error) => {
-              request.destroy();
-              reject(error);
-            },
-          );
-        });
         const { status, body } = await answer;
         assert.equal(status, 200, body);
         assert.deepEqual(await decode(JSON.parse(body).data[0].b64_json), { format: "png", width: 1024, height: 1024 });
@@ -182,7 +151,7 @@ describe("edits go upstream while they are uploaded", () => {
         const seen = upstream.seen[0]!;
         assert.ok(seen.complete);
         assert.equal(seen.headers["transfer-encoding"], "chunked", "a body whose length is not known in advance");
-        const form = await parseForm(seen);
+        const form = await parseForm(seen.headers, Buffer.concat(seen.chunks));
         assert.deepEqual(form.fields, { model: "std-image-2", prompt: "add a red kite", size: "1024x1024" });
         assert.equal(form.files.length, 1);
         assert.equal(form.files[0]!.field, "image[]");
@@ -319,7 +288,7 @@ describe("edits go upstream while they are uploaded", () => {
         await withChannel(
           upstream.url,
           async () => {
-            const { status, body } = await slowUpload(image, MB, 2_000);
+            const { status, body } = await uploadInTwo(rawForm([["prompt", "a slow upload"], image]), MB, () => pause(2_000));
             assert.equal(status, 200, body);
             assert.equal(upstream.seen[0]!.complete, true);
           },
@@ -330,7 +299,7 @@ describe("edits go upstream while they are uploaded", () => {
           silent.url,
           async () => {
             const started = Date.now();
-            const { status, body } = await slowUpload(image, MB, 1_500);
+            const { status, body } = await uploadInTwo(rawForm([["prompt", "a slow upload"], image]), MB, () => pause(1_500));
             assert.equal(status, 504, body);
             assert.match(JSON.parse(body).error.message, /did not answer within 1 s/);
             assert.ok(Date.now() - started >= 2_400, "the deadline started when the upload was complete");
@@ -359,7 +328,7 @@ describe("edits go upstream while they are uploaded", () => {
           const seen = upstream.seen[0]!;
           assert.equal(seen.headers["transfer-encoding"], undefined);
           assert.equal(Number(seen.headers["content-length"]), seen.bytes);
-          const form = await parseForm(seen);
+          const form = await parseForm(seen.headers, Buffer.concat(seen.chunks));
           assert.deepEqual(form.fields, { model: "std-image-2", prompt: "a lighthouse" });
           assert.ok(form.files[0]!.data.equals(image));
         },

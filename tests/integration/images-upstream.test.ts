@@ -2,12 +2,11 @@
 // charged), and the same on PostgreSQL.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import busboy from "busboy";
 import OpenAI, { toFile } from "openai";
 import { countTextTokens } from "@/lib/money/tokens";
 import { imageInputTokens } from "@/lib/money/image-tokens";
 import { createUserWithKey, postgresAvailable, startGateway } from "../helpers/gateway";
-import { sendJson, startFakeUpstream, type FakeUpstream, type Received } from "../helpers/fake-upstream";
+import { sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
 import {
   MB,
   PRICE,
@@ -27,6 +26,7 @@ import {
   memory,
   resetPeak,
   expectError,
+  parseForm,
 } from "../helpers/images-setup";
 
 describe("an OpenAI-compatible upstream (recording fake)", () => {
@@ -52,25 +52,6 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
     } finally {
       await gateway.admin("DELETE", `/api/admin/channels/${id}`);
     }
-  }
-
-  function parseForm(
-    received: Received,
-  ): Promise<{ fields: Record<string, string>; files: { field: string; filename: string; type: string; data: Buffer }[] }> {
-    return new Promise((resolve, reject) => {
-      const fields: Record<string, string> = {};
-      const files: { field: string; filename: string; type: string; data: Buffer }[] = [];
-      const parser = busboy({ headers: received.headers as Record<string, string>, limits: { fileSize: 100 * MB } });
-      parser.on("field", (name, value) => (fields[name] = value));
-      parser.on("file", (field, stream, info) => {
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("end", () => files.push({ field, filename: info.filename ?? "", type: info.mimeType, data: Buffer.concat(chunks) }));
-      });
-      parser.on("close", () => resolve({ fields, files }));
-      parser.on("error", reject);
-      parser.end(received.raw);
-    });
   }
 
   const upstreamUsage = {
@@ -185,7 +166,7 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
       assert.equal(received.headers.authorization, "Bearer upstream-image-secret");
       // Sent on as the upload arrived (tests/integration/images-live-edit.test.ts), so its length was not known up front.
       assert.equal(received.headers["transfer-encoding"], "chunked");
-      const form = await parseForm(received);
+      const form = await parseForm(received.headers, received.raw);
       assert.deepEqual(form.fields, {
         model: "real-image-model-7",
         prompt: "replace the sky",
@@ -231,7 +212,7 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
       assert.equal(response.status, 200, await response.clone().text());
       const growth = Math.max(peakReset ? memory(pid).peak : 0, sampledPeak) - before.rss;
       context.diagnostic(`45 MB relayed: gateway peak RSS +${growth.toFixed(1)} MB (RSS before ${before.rss.toFixed(1)} MB)`);
-      const form = await parseForm(upstream.received.at(-1)!);
+      const form = await parseForm(upstream.received.at(-1)!.headers, upstream.received.at(-1)!.raw);
       assert.ok(form.files[0]!.data.equals(big), "the upstream received the file byte for byte");
       assert.ok(growth < 35, `peak memory grew by ${growth.toFixed(1)} MB while relaying 45 MB`);
     });
