@@ -41,6 +41,8 @@ export type FaultOptions = {
   eventsBeforeFault: number;
   /** Wait before answering at all, in every mode (default 0). */
   delayMs: number;
+  /** Also waited for before answering, after delayMs (a race's gate, tests/helpers/race-gate.ts). */
+  hold?: () => Promise<void>;
   /** How long an idle keep-alive connection stays open (default 30 s, like a real API). */
   keepAliveTimeoutMs: number;
   /** The usage a chat answer reports (default CHAT_USAGE). */
@@ -292,6 +294,7 @@ async function answer(
   const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" };
   const jsonHeaders = { "content-type": "application/json" };
   if (options.delayMs) await sleep(options.delayMs);
+  if (options.hold) await options.hold();
 
   switch (record.mode) {
     case "ok": {

@@ -11,6 +11,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { CHAT_USAGE, startFaultUpstream, type FaultUpstream } from "../helpers/fault-upstream";
+import { raceGate } from "../helpers/race-gate";
 import { countTextTokens } from "@/lib/money/tokens";
 import { costOf, priceFromRow, type Price } from "@/lib/money/prices";
 import sharp from "sharp";
@@ -235,13 +236,17 @@ for (const database of ["sqlite", "postgres"] as const) {
       await probe.text();
       const reserved = (await ledgerRow(gateway, probe.headers.get("x-request-id")!)).reserved as number;
       const racer = await createUserWithKey(gateway, { balance: Math.floor(reserved * 3.5), quota: reserved * 100 });
-      // A slow upstream: every request has reserved before the first settles.
-      upstream.options.delayMs = 400;
+      // The upstream holds its answers until every request has reserved or been refused: none settles first.
+      const race = raceGate(20);
+      upstream.options.hold = () => race.arrive();
       const answers = await Promise.all(
         Array.from({ length: 20 }, () =>
-          chat(gateway, racer.key).then(async (response) => ({ status: response.status, body: await response.json() })),
+          chat(gateway, racer.key).then(async (response) => {
+            if (response.status !== 200) race.refused();
+            return { status: response.status, body: await response.json() };
+          }),
         ),
-      ).finally(() => (upstream.options.delayMs = 0));
+      ).finally(() => (upstream.options.hold = undefined));
       assert.equal(answers.filter((answer) => answer.status === 200).length, 3);
       for (const answer of answers.filter((entry) => entry.status !== 200)) assert.equal(answer.body.error.code, "insufficient_balance");
       const rows = (await gateway.admin("GET", `/api/admin/usage?keyId=${racer.keyId}&limit=100`)).data as { cost: number }[];

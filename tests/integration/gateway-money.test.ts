@@ -4,6 +4,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { chatCompletion, sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import { raceGate, type RaceGate } from "../helpers/race-gate";
 
 const upstreams: FakeUpstream[] = [];
 after(async () => {
@@ -14,9 +15,11 @@ after(async () => {
 const BODY = { model: "std-5.5", max_tokens: 1000, messages: [{ role: "user", content: "race" }] };
 
 async function raceOn(gateway: Gateway, limit: "key" | "balance") {
-  // The upstream answers slowly, so every request has reserved before any of them settles.
+  // During the race the upstream holds its answers until every request has reserved or been refused, so none of
+  // them settles (giving back the unused part of its reservation) before the others have reserved.
+  let gate: RaceGate | undefined;
   const upstream = await startFakeUpstream(async (_request, response) => {
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await gate?.arrive();
     sendJson(response, 200, chatCompletion("ok", "m"));
   });
   upstreams.push(upstream);
@@ -46,15 +49,20 @@ async function raceOn(gateway: Gateway, limit: "key" | "balance") {
     limit === "key"
       ? await createUserWithKey(gateway, { quota: coversThree, balance: 100_000_000 })
       : await createUserWithKey(gateway, { balance: coversThree, unlimited: true });
+  const race = raceGate(30);
+  gate = race;
   const responses = await Promise.all(
     Array.from({ length: 30 }, () =>
       fetch(`${gateway.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${racer.key}`, "content-type": "application/json" },
         body: JSON.stringify(BODY),
-      }).then(async (response) => ({ status: response.status, body: await response.json() })),
+      }).then(async (response) => {
+        if (response.status !== 200) race.refused();
+        return { status: response.status, body: await response.json() };
+      }),
     ),
-  );
+  ).finally(() => (gate = undefined));
   const served = responses.filter((response) => response.status === 200).length;
   const refused = responses.filter((response) => response.status === 403);
   assert.equal(served, 3, "exactly the three the quota covers are served");

@@ -13,6 +13,7 @@ import {
   type Gateway,
 } from "../helpers/gateway";
 import { chatCompletion, sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import { raceGate, type RaceGate } from "../helpers/race-gate";
 import { signIn } from "../helpers/session";
 
 function redisReachable(): Promise<boolean> {
@@ -51,6 +52,8 @@ describe("two instances on PostgreSQL and Redis", async () => {
   let second: Gateway;
   let upstream: FakeUpstream;
   let dropDatabase: () => Promise<void>;
+  /** While set, the upstream holds this test's answers until the race's gate opens. */
+  let gate: RaceGate | undefined;
 
   before(async () => {
     if (skip) return;
@@ -64,8 +67,11 @@ describe("two instances on PostgreSQL and Redis", async () => {
     // The portal is on: sign-in (next-auth) runs in these processes too.
     first = await startGateway({ databaseUrl: database.url, env: shared, portal: true });
     second = await startGateway({ databaseUrl: database.url, env: shared, portal: true });
-    upstream = await startFakeUpstream(async (_request, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    upstream = await startFakeUpstream(async (request, response) => {
+      await Promise.all([
+        new Promise((resolve) => setTimeout(resolve, 300)),
+        request.headers.authorization === `Bearer ${CHANNEL_KEY}` ? gate?.arrive() : undefined,
+      ]);
       sendJson(response, 200, chatCompletion("ok", "m"));
     });
     await first.admin("POST", "/api/admin/channels", {
@@ -95,11 +101,16 @@ describe("two instances on PostgreSQL and Redis", async () => {
     upstream.received.length = 0;
 
     const racer = await createUserWithKey(first, { quota: Math.floor(reserved * 5.5), balance: 1_000_000_000 });
+    const race = raceGate(60);
+    gate = race;
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, index) =>
-        chat(index % 2 ? first : second, racer.key, `racer ${index}`).then((answer) => answer.status),
+        chat(index % 2 ? first : second, racer.key, `racer ${index}`).then((answer) => {
+          if (answer.status !== 200) race.refused();
+          return answer.status;
+        }),
       ),
-    );
+    ).finally(() => (gate = undefined));
     assert.equal(results.filter((status) => status === 200).length, 5);
     assert.equal(results.filter((status) => status === 403).length, 55);
     // Exactly the five served requests went upstream, once each: a refused one never does, a served one never twice.
