@@ -4,10 +4,9 @@
 import { encodeSse, readSseEvents, SseEventTooLargeError, TruncatedStreamError, type SseEvent, type SseSource } from "@/lib/platform/sse";
 import { streamStarted } from "@/lib/platform/metrics";
 import { errorBody, GatewayError } from "@/lib/platform/errors";
+import { DirectResponse } from "@/lib/platform/http/direct-body";
 import { isUpstreamIdle } from "./http";
 import type { UpstreamSuccess, UsageReport } from "./types";
-
-const encoder = new TextEncoder();
 
 export type StreamEnd = { complete: boolean; error?: string; clientGone?: boolean };
 
@@ -22,9 +21,16 @@ export function relayedOutcome(options: Omit<RelayOptions, "onClose"> & { usage:
   let resolve!: (report: UsageReport) => void;
   const report = new Promise<UsageReport>((done) => (resolve = done));
   const body = relaySse({ ...relay, onClose: (end) => resolve(usage(end)) });
-  return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage: report };
+  // A body part the production server writes event by event (lib/platform/http/node-adapter.ts), with no Web stream
+  // in between; anyone else reading `body` gets a Web stream made from it (lib/platform/http/direct-body.ts).
+  return { ok: true, response: new DirectResponse([body], { status: 200, headers: SSE_HEADERS }), usage: report };
 }
 
+/**
+ * The relay as an async iterator of SSE text, one piece per upstream event that has something to send. `return()`
+ * (the client left, or the reader stopped early) settles at once as cut by the client and aborts the upstream,
+ * even while a `next()` is still waiting for the upstream's next event.
+ */
 export function relaySse(options: {
   body: SseSource;
   abort: AbortController;
@@ -35,60 +41,74 @@ export function relaySse(options: {
   onClose: (end: StreamEnd) => void;
   /** The client's dialect: when the upstream fails mid-stream, an error event in it ends the body (see `sseError`). */
   dialect?: "openai" | "anthropic";
-}): ReadableStream<Uint8Array> {
-  const events = readSseEvents(options.body, options.abort.signal);
-  const ended = streamStarted();
-  let closed = false;
-  const close = (end: StreamEnd) => {
-    if (closed) return;
-    closed = true;
-    ended();
-    options.onClose(end);
-  };
-  const toBytes = (text: string | string[]) => encoder.encode(Array.isArray(text) ? text.join("") : text);
+}): AsyncIterableIterator<string> {
+  return new SseRelay(options);
+}
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        for (;;) {
-          const next = await events.next();
-          if (next.done) {
-            const tail = options.onEnd?.() ?? "";
-            if (tail.length) controller.enqueue(toBytes(tail));
-            controller.close();
-            close({ complete: true });
-            return;
-          }
-          const out = options.onEvent(next.value);
-          if (out.length) {
-            controller.enqueue(toBytes(out));
-            return;
-          }
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+const textOf = (text: string | string[]) => (Array.isArray(text) ? text.join("") : text);
+
+class SseRelay implements AsyncIterableIterator<string> {
+  readonly #options: RelayOptions;
+  readonly #events: AsyncGenerator<SseEvent, void, undefined>;
+  readonly #ended = streamStarted();
+  /** No more text comes: the upstream ended, failed, or the reader left. */
+  #finished = false;
+  #closed = false;
+
+  constructor(options: RelayOptions) {
+    this.#options = options;
+    this.#events = readSseEvents(options.body, options.abort.signal);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #close(end: StreamEnd): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ended();
+    this.#options.onClose(end);
+  }
+
+  async next(): Promise<IteratorResult<string, undefined>> {
+    if (this.#finished) return DONE;
+    try {
+      for (;;) {
+        const next = await this.#events.next();
+        // The reader left while this read was waiting: return() has settled it already.
+        if (this.#finished) return DONE;
+        if (next.done) {
+          this.#finished = true;
+          const tail = textOf(this.#options.onEnd?.() ?? "");
+          this.#close({ complete: true });
+          return tail.length ? { done: false, value: tail } : DONE;
         }
-      } catch (error) {
-        const message = streamFailure(error);
-        close({ complete: false, error: message });
-        // Tell the client in-band where the protocol allows, then end the body cleanly: the SDKs raise the error
-        // event as an API error, and the connection stays usable. Without a dialect, cut the connection.
-        try {
-          if (!options.dialect) throw error;
-          controller.enqueue(encoder.encode(sseError(options.dialect, message)));
-          controller.close();
-        } catch {
-          try {
-            controller.error(error);
-          } catch {
-            // the client has gone already
-          }
-        }
+        const out = textOf(this.#options.onEvent(next.value));
+        if (out.length) return { done: false, value: out };
       }
-    },
-    async cancel() {
-      close({ complete: false, error: "The client closed the connection", clientGone: true });
-      options.abort.abort(new Error("client disconnected"));
-      await events.return(undefined).catch(() => undefined);
-    },
-  });
+    } catch (error) {
+      if (this.#finished) return DONE;
+      this.#finished = true;
+      const message = streamFailure(error);
+      this.#close({ complete: false, error: message });
+      // Tell the client in-band where the protocol allows, then end the body cleanly: the SDKs raise the error
+      // event as an API error, and the connection stays usable. Without a dialect, the writer cuts the connection.
+      if (!this.#options.dialect) throw error;
+      return { done: false, value: sseError(this.#options.dialect, message) };
+    }
+  }
+
+  async return(): Promise<IteratorResult<string, undefined>> {
+    if (this.#finished) return DONE;
+    this.#finished = true;
+    this.#close({ complete: false, error: "The client closed the connection", clientGone: true });
+    this.#options.abort.abort(new Error("client disconnected"));
+    await this.#events.return(undefined).catch(() => undefined);
+    return DONE;
+  }
 }
 
 /** Why an upstream stream ended early, in words for the client and the ledger (never a stack or raw internals). */

@@ -47,3 +47,40 @@ test("a DirectResponse reads like a normal Response: text, json, bytes, the body
   assert.equal(await new Response(streamed.body).text(), "é");
   await assert.rejects(streamed.text(), TypeError, "a body streamed out cannot be read again");
 });
+
+test("a streamed DirectResponse read as a Web stream: pieces in order; cancelling tells the waiting part at once, and the parts not reached", async () => {
+  const returned: string[] = [];
+  /** A part whose second piece never comes (a quiet upstream): only return() ends it. */
+  const waiting = (name: string): AsyncIterableIterator<string> => {
+    let sent = false;
+    let wake: (result: IteratorResult<string, undefined>) => void = () => undefined;
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next() {
+        if (!sent) {
+          sent = true;
+          return Promise.resolve({ done: false, value: `${name}:first` });
+        }
+        return new Promise((resolve) => (wake = resolve));
+      },
+      async return() {
+        returned.push(name);
+        wake({ done: true, value: undefined });
+        return { done: true, value: undefined };
+      },
+    };
+  };
+  const response = new DirectResponse(["head;", waiting("a"), waiting("b")], { status: 200, headers: {} });
+  assert.equal(response.byteLength(), null);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  assert.equal(decoder.decode((await reader.read()).value), "head;");
+  assert.equal(decoder.decode((await reader.read()).value), "a:first");
+  const pending = reader.read();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await reader.cancel();
+  assert.deepEqual(returned, ["a", "b"], "the part waiting for its next piece and the one not reached were both ended");
+  assert.equal((await pending).done, true);
+});

@@ -45,15 +45,36 @@ export class DirectResponse extends Response {
       this.#stream = new Response(new Blob(this.parts as BlobPart[])).body!;
       return this.#stream;
     }
-    const chunks = this.#chunks();
+    const parts = this.parts;
+    let index = 0;
+    let current: AsyncIterator<BodyPart> | null = null;
     this.#stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
       async pull(controller) {
-        const next = await chunks.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value as Uint8Array<ArrayBuffer>);
+        for (;;) {
+          if (current) {
+            const next = await current.next();
+            if (!next.done) return controller.enqueue(bytesOf(next.value) as Uint8Array<ArrayBuffer>);
+            current = null;
+          }
+          if (index >= parts.length) return controller.close();
+          const part = parts[index++]!;
+          if (!isStreamed(part)) return controller.enqueue(bytesOf(part) as Uint8Array<ArrayBuffer>);
+          current = part[Symbol.asyncIterator]();
+        }
       },
+      // The part being read is told at once, even while its next() is waiting (a relayed stream settles and aborts
+      // its upstream then); so is every streamed part not reached yet, so that the code behind it can finish.
       async cancel() {
-        await chunks.return(undefined);
+        const left = [
+          current,
+          ...parts
+            .slice(index)
+            .filter(isStreamed)
+            .map((part) => part[Symbol.asyncIterator]()),
+        ];
+        index = parts.length;
+        current = null;
+        await Promise.all(left.map((iterator) => iterator?.return?.(undefined))).catch(() => undefined);
       },
     });
     return this.#stream;

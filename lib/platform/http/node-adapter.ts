@@ -323,10 +323,23 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
           continue;
         }
         // A streamed part is always iterated (at least once): leaving it early calls its return(), which lets the
-        // code behind it settle or release what it holds even when the client has gone already.
-        for await (const chunk of part) {
-          if (outgoing.destroyed) break;
-          if (!outgoing.write(chunk)) await drained(outgoing);
+        // code behind it settle or release what it holds even when the client has gone already. A client that
+        // leaves while the part waits for its next piece (a quiet upstream stream) is passed on at once.
+        const iterator = part[Symbol.asyncIterator]();
+        const left = () => void iterator.return?.(undefined)?.catch(() => undefined);
+        outgoing.once("close", left);
+        try {
+          for (;;) {
+            const next = await iterator.next();
+            if (next.done) break;
+            if (outgoing.destroyed) {
+              await iterator.return?.(undefined);
+              break;
+            }
+            if (!outgoing.write(next.value)) await drained(outgoing);
+          }
+        } finally {
+          outgoing.off("close", left);
         }
       }
       outgoing.end();
