@@ -133,8 +133,10 @@ describe("two instances on PostgreSQL and Redis", async () => {
     await first.admin("DELETE", `/api/admin/keys/${user.keyId}`);
     const started = Date.now();
     let status = 200;
+    // Probed with the model list: it checks the key the same way and answers at once, where a served chat request
+    // waits 300 ms for this suite's upstream, which the measure would include.
     while (Date.now() - started < 1000) {
-      status = (await chat(second, user.key)).status;
+      status = (await fetch(`${second.url}/v1/models`, { headers: { authorization: `Bearer ${user.key}` } })).status;
       if (status === 401) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
