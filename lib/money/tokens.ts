@@ -1,8 +1,9 @@
 // Token counting for quota reservations and for the simulator's usage numbers.
-// Encoding: o200k_base (GPT-4o and later, https://github.com/openai/tiktoken), via gpt-tokenizer.
+// Encoding: o200k_base (GPT-4o and later, https://github.com/openai/tiktoken), with gpt-tokenizer's rank file read
+// into a compact table (lib/money/bpe.ts).
 // Claude uses its own tokenizer, which is not public; o200k_base is a fair stand-in for an estimate
 // that is settled against the upstream's reported usage afterwards (docs/architecture.md, decision 3).
-import { countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens, decode, encode } from "./bpe";
 
 /**
  * How much text is counted exactly before the rest is estimated, in ASCII characters; a non-ASCII character
@@ -49,9 +50,6 @@ const REPLY_PRIMING_TOKENS = 3;
  * with tool_choice auto (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview#pricing). */
 const MESSAGES_TOOL_SYSTEM_TOKENS = 346;
 
-// User text may contain strings such as "<|endoftext|>"; they are ordinary text, not control tokens.
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
@@ -73,7 +71,7 @@ function countRange(text: string, start: number, end: number): number {
   let total = 0;
   for (let position = start; position < end; ) {
     const cut = nextCut(text, position, end);
-    total += countTokens(text.slice(position, cut), PLAIN_TEXT);
+    total += countTokens(text.slice(position, cut));
     position = cut;
   }
   return total;
@@ -92,7 +90,7 @@ export function countTextTokens(text: string): number {
   while (position < text.length && budget > 0) {
     const cut = nextCut(text, position, text.length);
     for (let index = position; index < cut; index++) budget -= text.charCodeAt(index) < 128 ? 1 : NON_ASCII_COST;
-    total += countTokens(text.slice(position, cut), PLAIN_TEXT);
+    total += countTokens(text.slice(position, cut));
     position = cut;
   }
   if (position >= text.length) return total;
@@ -122,7 +120,7 @@ export function countTextTokens(text: string): number {
  * Only meant for short texts (the simulator's answers); it encodes the whole text.
  */
 export function truncateToTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
-  const tokens = encode(text, PLAIN_TEXT);
+  const tokens = encode(text);
   if (tokens.length <= maxTokens) return { text, tokens: tokens.length, truncated: false };
   const limit = Math.max(0, Math.floor(maxTokens));
   // A cut inside a multibyte character decodes to U+FFFD; drop it rather than show it.
