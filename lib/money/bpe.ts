@@ -7,13 +7,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 
-/** gpt-tokenizer's pre-tokenisation pattern for o200k_base (its `encodingParams/constants`), unchanged. */
-const CONTRACTION = "(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?";
-const SPLIT = new RegExp(
-  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-  "gu",
-);
+/** The pre-tokenisation pattern for o200k_base, gpt-tokenizer's own (a small module: no ranks come with it). It is
+ *  global, but matchAll() works on a copy, so sharing it with gpt-tokenizer shares no state. */
+const SPLIT = O200K_TOKEN_SPLIT_REGEX;
 
 type Table = {
   /** Every token's bytes, by rank. */
@@ -124,7 +122,7 @@ let starts = new Int32Array(1025);
 let ranks = new Int32Array(1025);
 
 /** A piece's UTF-8 bytes in `scratch`; returns their length. */
-function piecesBytes(piece: string): number {
+function pieceBytes(piece: string): number {
   if (scratch.length < piece.length * 3) scratch = new Uint8Array(piece.length * 3);
   for (let index = 0; index < piece.length; index++) {
     const code = piece.charCodeAt(index);
@@ -179,7 +177,7 @@ function rankOrNone(rank: number): number {
 function eachToken(text: string, emit: (rank: number) => void): void {
   const t = (table ??= load());
   for (const match of text.matchAll(SPLIT)) {
-    const length = piecesBytes(match[0]);
+    const length = pieceBytes(match[0]);
     const whole = rankOf(t, scratch, 0, length);
     if (whole >= 0) emit(whole);
     else merge(t, length, emit);
