@@ -259,6 +259,8 @@ const server = http.createServer((request, response) => {
     stats.set(path, (stats.get(path) ?? 0) + 1);
     await wait(latencyMs);
     let body: Record<string, any> = {};
+    let bodyBytes = 0;
+    for (const chunk of chunks) bodyBytes += chunk.length;
     try {
       body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : {};
     } catch {
@@ -287,6 +289,35 @@ const server = http.createServer((request, response) => {
     }
     if (path.endsWith("/responses")) return void (await responsesStream(response, body));
     if (path.endsWith("/messages")) {
+      // Billed like the vendor: input from the request (here ~4 bytes per token, cheap to work out), 20 out.
+      const inputTokens = Math.max(12, Math.ceil(bodyBytes / 4));
+      if (body.stream) {
+        const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+        const events = [
+          event("message_start", {
+            message: {
+              id: "msg_bench",
+              type: "message",
+              role: "assistant",
+              model,
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: inputTokens, output_tokens: 1 },
+            },
+          }),
+          event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+        ];
+        const count = typeof body.bench_events === "number" ? body.bench_events : streamEvents;
+        for (let index = 0; index < count; index++)
+          events.push(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: `word${index} ` } }));
+        events.push(
+          event("content_block_stop", { index: 0 }),
+          event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: count } }),
+          event("message_stop", {}),
+        );
+        return void (await sse(response, events, typeof body.bench_event_gap_ms === "number" ? body.bench_event_gap_ms : eventGapMs));
+      }
       const message = {
         id: "msg_bench",
         type: "message",
@@ -295,7 +326,7 @@ const server = http.createServer((request, response) => {
         content: [{ type: "text", text: "Hello from the benchmark upstream." }],
         stop_reason: "end_turn",
         stop_sequence: null,
-        usage: { input_tokens: 12, output_tokens: 20 },
+        usage: { input_tokens: inputTokens, output_tokens: 20 },
       };
       return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(message));
     }

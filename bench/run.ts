@@ -32,9 +32,13 @@ import Sqlite from "better-sqlite3";
 import pg from "pg";
 import sharp from "sharp";
 import { postgresConfig } from "@/lib/platform/db/client";
+import { countMessagesInputTokens } from "@/lib/money/tokens";
+import { claudeCodeBody } from "./claude-code-body";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** The model of the Claude Code-like Messages scenario, served by an `anthropic` channel to the fake upstream. */
+const CLAUDE_CODE_MODEL = "msg-sonnet-4-6";
 const DATABASES = (process.env.BENCH_DATABASES ?? "sqlite,postgres")
   .split(",")
   .map((name) => name.trim())
@@ -504,6 +508,14 @@ async function startGateway(database: DatabaseKind, upstream: string): Promise<G
     priority: 100,
     settings: { responsesApi: true },
   });
+  await admin("POST", "/api/admin/channels", {
+    name: "bench fake upstream (Messages)",
+    type: "anthropic",
+    baseUrl: upstream,
+    apiKey: "sk-ant-upstream-bench",
+    models: [CLAUDE_CODE_MODEL],
+    priority: 100,
+  });
   const close = async () => {
     const code = await proc.stop(GATEWAY_NODE_ARGS.length ? "SIGINT" : "SIGTERM");
     if (code !== 0) progress(`gateway exited with ${code}; last output:\n${proc.output().slice(-2000)}`);
@@ -621,6 +633,8 @@ type Scenario = {
   image?: { label: string; pngBytes: number; b64Bytes: number; perRequest: number };
   /** An upload: memory per in-flight request is compared with its size. */
   upload?: { bytes: number };
+  /** How the key is sent: `Authorization: Bearer` (the default) or `x-api-key` (/v1/messages, as the spec says). */
+  keyHeader?: "x-api-key";
   /** Returns why the scenario cannot run on this gateway, or null. */
   unavailable?: (gateway: Gateway, key: BenchKey) => Promise<string | null>;
 };
@@ -747,6 +761,12 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
     tools: [{ type: "image_generation", size: RESPONSES_SIZE, quality: "low" }],
   });
 
+  // Counting dominates here: ~100K tokens of system prompt, tool schemas and file contents (bench/claude-code-body.ts).
+  const claudeCodeRequest = claudeCodeBody(CLAUDE_CODE_MODEL, { events: 20, gapMs: 1 });
+  const claudeCode = json(claudeCodeRequest);
+  const claudeCodeTools = (claudeCodeRequest.tools as unknown[]).length;
+  const claudeCodeTokens = countMessagesInputTokens(claudeCodeRequest as never);
+
   // Image sizes as the fake upstream makes them (its PNGs are cached, so this is cheap).
   const answer4k = await probeBytes(upstream, "/v1/images/generations", { size: "3840x2160" });
   const answer1k = await probeBytes(upstream, "/v1/images/generations", { size: "1024x1024" });
@@ -839,6 +859,19 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
       check: (tail, bytes) => bytes >= b64Of(answer1k) && tail.trimEnd().endsWith("}"),
       upload: { bytes: edit.body.length },
     },
+    {
+      id: "messages-claude-code",
+      title: `Messages as Claude Code sends them (${claudeCodeTools} tools, ${Math.round(claudeCodeTokens / 1000)}K-token context, ${(claudeCode.length / 1000).toFixed(0)} KB, streaming 20 events 1 ms apart), c=1`,
+      generator: "raw-http",
+      path: "/v1/messages",
+      contentType: "application/json",
+      keyHeader: "x-api-key",
+      body: claudeCode,
+      concurrency: 1,
+      seconds: SECONDS,
+      warmupSeconds: 1,
+      check: endsWith("message_stop", 100),
+    },
     // Last: the RSS a Responses run leaves behind (glibc keeps the freed read buffers, docs/architecture.md) would
     // raise the next scenario's baseline.
     {
@@ -876,7 +909,12 @@ async function load(scenario: Scenario, base: string, key: string, limit: { seco
   const target: Target = {
     base,
     path: scenario.path,
-    headers: { authorization: `Bearer ${key}`, "content-type": scenario.contentType },
+    headers: {
+      ...(scenario.keyHeader === "x-api-key"
+        ? { "x-api-key": key, "anthropic-version": "2023-06-01" }
+        : { authorization: `Bearer ${key}` }),
+      "content-type": scenario.contentType,
+    },
     body: scenario.body,
   };
   if (scenario.generator === "autocannon") return cannon(target, scenario.concurrency, limit);
@@ -1246,6 +1284,7 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
   const image = find("image-4k");
   const responses = find("responses-3");
   const edit = find("edit-2x20mb");
+  const claudeCode = find("messages-claude-code");
   const sqliteChat50 = results.find((result) => result.id === "chat-c50" && result.database === "sqlite" && result.available);
   const all = results.filter((result) => result.database === database && result.available && result.memory);
   const notDown = all.filter((result) => !result.memory!.backDown);
@@ -1313,6 +1352,17 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
     {
       target: "Streaming under load (c=50): added time to first byte p50 ≤ 1 ms (for information)",
       verdict: verdict(stream50?.added?.ttfbP50, 1, "lower", "ms", 3),
+    },
+    {
+      target:
+        "(for information) Messages as Claude Code sends them late in a session (~100K-token context, 24 tools, streaming, c=1), where counting the input dominates: added time to first byte p50, and gateway CPU per request",
+      verdict:
+        claudeCode?.added?.ttfbP50 !== undefined && claudeCode.cpu
+          ? {
+              met: null,
+              text: `${fmt(claudeCode.added.ttfbP50, 1)} ms added to the first byte; ${fmt(claudeCode.cpu.gatewayCpuMsPerRequest, 1)} ms CPU per request`,
+            }
+          : { met: null, text: "not measured" },
     },
     {
       target: "Streaming: events forwarded as they arrive (first byte through the gateway well before the upstream's stream ends)",

@@ -132,20 +132,25 @@ function pieceBytes(piece: string): number {
   return piece.length;
 }
 
+function pairRank(t: Table, index: number, parts: number): number {
+  if (index + 2 >= parts) return NONE;
+  const rank = rankOf(t, scratch, starts[index]!, starts[index + 2]!);
+  return rank < 0 ? NONE : rank;
+}
+
 /**
- * The byte-pair merge of one piece (tiktoken's `byte_pair_merge`): repeatedly join the adjacent pair of parts with
- * the lowest rank (the leftmost of equals) until no joined pair is a token. Calls `emit` with each resulting rank.
+ * The byte-pair merge of the piece in `scratch` (tiktoken's `byte_pair_merge`): repeatedly join the adjacent pair of
+ * parts with the lowest rank (the leftmost of equals) until no joined pair is a token. Returns how many tokens the
+ * piece is; token `index` is then scratch[starts[index] .. starts[index + 1]).
  */
-function merge(t: Table, length: number, emit: (rank: number) => void): void {
+function merge(t: Table, length: number): number {
   if (starts.length < length + 1) {
     starts = new Int32Array(length + 1);
     ranks = new Int32Array(length + 1);
   }
-  const pairRank = (index: number, parts: number) =>
-    index + 2 < parts ? rankOrNone(rankOf(t, scratch, starts[index]!, starts[index + 2]!)) : NONE;
   let parts = length + 1;
   for (let index = 0; index < parts; index++) starts[index] = index;
-  for (let index = 0; index < parts; index++) ranks[index] = pairRank(index, parts);
+  for (let index = 0; index < parts; index++) ranks[index] = pairRank(t, index, parts);
   while (parts > 1) {
     let lowest = NONE;
     let at = -1;
@@ -160,41 +165,166 @@ function merge(t: Table, length: number, emit: (rank: number) => void): void {
     starts.copyWithin(at + 1, at + 2, parts);
     ranks.copyWithin(at, at + 1, parts);
     parts--;
-    ranks[at] = pairRank(at, parts);
-    if (at > 0) ranks[at - 1] = pairRank(at - 1, parts);
+    ranks[at] = pairRank(t, at, parts);
+    if (at > 0) ranks[at - 1] = pairRank(t, at - 1, parts);
   }
-  for (let index = 0; index < parts - 1; index++) {
-    const rank = rankOf(t, scratch, starts[index]!, starts[index + 1]!);
-    if (rank < 0) throw new Error("The tokenizer's table has no token for a single byte");
-    emit(rank);
-  }
+  return parts - 1;
 }
 
-function rankOrNone(rank: number): number {
-  return rank < 0 ? NONE : rank;
+/** o200k's pattern, for the pieces that are not cut by hand (below); a copy, so no lastIndex is shared. */
+const PIECES = new RegExp(SPLIT.source, SPLIT.flags);
+
+// ASCII text (prompts in English, code, JSON) is cut into pieces by hand: the same pieces as the pattern, without its
+// Unicode property classes, which cost most of the time of counting a long prompt. Restricted to ASCII, the pattern
+//   [^\r\n\p{L}\p{N}]?\p{Lu}*\p{Ll}+('s|'t|'re|'ve|'m|'ll|'d)?  |  [^\r\n\p{L}\p{N}]?\p{Lu}+\p{Ll}*(contraction)?
+//   | \p{N}{1,3} | ' '?[^\s\p{L}\p{N}]+[\r\n/]* | \s*[\r\n]+ | \s+(?!\S) | \s+
+// (contractions in either case) has letters A-Z and a-z, digits 0-9 and whitespace \t \n \v \f \r and space;
+// every other ASCII character is punctuation. tests/unit/bpe.test.ts compares the tokens with gpt-tokenizer's.
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 4;
+const SPACE = 8;
+const NEWLINE = 16;
+const KIND = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  if (code >= 97 && code <= 122) KIND[code] = LOWER;
+  else if (code >= 65 && code <= 90) KIND[code] = UPPER;
+  else if (code >= 48 && code <= 57) KIND[code] = DIGIT;
+  else if (code === 10 || code === 13) KIND[code] = SPACE | NEWLINE;
+  else if (code === 9 || code === 11 || code === 12 || code === 32) KIND[code] = SPACE;
+}
+/** Not ASCII: the pattern's Unicode classes decide, so the piece is cut by the pattern itself. */
+const OTHER = 32;
+const LETTER = LOWER | UPPER;
+/** asciiPieceEnd's answer when a character that decides the piece is not ASCII. */
+const UNDECIDED = -2;
+
+function kindAt(text: string, position: number): number {
+  const code = text.charCodeAt(position);
+  return code < 128 ? KIND[code]! : OTHER;
 }
 
-function eachToken(text: string, emit: (rank: number) => void): void {
-  const t = (table ??= load());
-  for (const match of text.matchAll(SPLIT)) {
-    const length = pieceBytes(match[0]);
-    const whole = rankOf(t, scratch, 0, length);
-    if (whole >= 0) emit(whole);
-    else merge(t, length, emit);
+/** Where the letters at `at` end (with a contraction after them), -1 when there are none, or UNDECIDED. */
+function lettersEnd(text: string, at: number, end: number): number {
+  let position = at;
+  let kind = 0;
+  while (position < end && (kind = kindAt(text, position)) === UPPER) position++;
+  if (position < end && kind === LOWER) while (position < end && (kind = kindAt(text, position)) === LOWER) position++;
+  if (position < end && kind === OTHER) return UNDECIDED;
+  if (position === at) return -1;
+  // 's 't 'm 'd, 'll 've 're, in either case.
+  if (position + 1 < end && text.charCodeAt(position) === 39) {
+    const first = text.charCodeAt(position + 1) | 32;
+    if (first === 115 || first === 116 || first === 109 || first === 100) return position + 2;
+    if (position + 2 < end) {
+      const second = text.charCodeAt(position + 2) | 32;
+      if ((first === 108 && second === 108) || (first === 118 && second === 101) || (first === 114 && second === 101)) return position + 3;
+    }
   }
+  return position;
+}
+
+/** Where the piece of `text` that starts at `at` ends, or UNDECIDED when a character that decides it is not ASCII. */
+function asciiPieceEnd(text: string, at: number, end: number): number {
+  const kind = kindAt(text, at);
+  if (kind === OTHER) return UNDECIDED;
+  if (kind & LETTER) return lettersEnd(text, at, end);
+  if (kind & DIGIT) {
+    let position = at + 1;
+    let next = 0;
+    while (position < end && position < at + 3 && (next = kindAt(text, position)) === DIGIT) position++;
+    return position < end && position < at + 3 && next === OTHER ? UNDECIDED : position;
+  }
+  // A prefix (anything but \r, \n, a letter or a digit) before letters.
+  if (!(kind & NEWLINE) && at + 1 < end) {
+    const letters = lettersEnd(text, at + 1, end);
+    if (letters !== -1) return letters;
+  }
+  // Punctuation, after at most one space, then any \r \n and /.
+  let punctuation = at;
+  if (text.charCodeAt(at) === 32 && at + 1 < end) {
+    const next = kindAt(text, at + 1);
+    if (next === OTHER) return UNDECIDED;
+    if (next === 0) punctuation = at + 1;
+  }
+  if (KIND[text.charCodeAt(punctuation)] === 0) {
+    let position = punctuation + 1;
+    let next = 0;
+    while (position < end && (next = kindAt(text, position)) === 0) position++;
+    if (position < end && next === OTHER) return UNDECIDED;
+    while (position < end) {
+      const code = text.charCodeAt(position);
+      if (code !== 10 && code !== 13 && code !== 47) break;
+      position++;
+    }
+    return position;
+  }
+  // Whitespace: up to its last line break; else all of it at the end of the text; else all but its last character,
+  // which goes with what follows; a single character alone.
+  let position = at;
+  let lastBreak = -1;
+  while (position < end) {
+    const next = kindAt(text, position);
+    if (next === OTHER) return UNDECIDED;
+    if (!(next & SPACE)) break;
+    if (next & NEWLINE) lastBreak = position;
+    position++;
+  }
+  if (lastBreak >= 0) return lastBreak + 1;
+  if (position === end || position - at === 1) return position;
+  return position - 1;
+}
+
+/** The byte length of the piece `nextPiece` put in `scratch`. */
+let pieceLength = 0;
+
+/** Puts the UTF-8 bytes of the piece of `text` that starts at `at` in `scratch` (their number in `pieceLength`);
+ *  returns where the piece ends. */
+function nextPiece(text: string, at: number): number {
+  const end = asciiPieceEnd(text, at, text.length);
+  if (end !== UNDECIDED) {
+    const length = end - at;
+    if (scratch.length < length) scratch = new Uint8Array(length * 2);
+    for (let index = 0; index < length; index++) scratch[index] = text.charCodeAt(at + index);
+    pieceLength = length;
+    return end;
+  }
+  // The pattern matches at every position, so its match from here is this piece.
+  PIECES.lastIndex = at;
+  const piece = PIECES.exec(text)![0];
+  pieceLength = pieceBytes(piece);
+  return at + piece.length;
 }
 
 /** How many o200k_base tokens `text` is, special-token strings counted as plain text. */
 export function countTokens(text: string): number {
+  const t = (table ??= load());
   let count = 0;
-  eachToken(text, () => count++);
+  for (let at = 0; at < text.length; ) {
+    at = nextPiece(text, at);
+    count += rankOf(t, scratch, 0, pieceLength) >= 0 ? 1 : merge(t, pieceLength);
+  }
   return count;
 }
 
 /** The o200k_base tokens of `text`, special-token strings encoded as plain text. */
 export function encode(text: string): number[] {
+  const t = (table ??= load());
   const tokens: number[] = [];
-  eachToken(text, (rank) => tokens.push(rank));
+  for (let at = 0; at < text.length; ) {
+    at = nextPiece(text, at);
+    const whole = rankOf(t, scratch, 0, pieceLength);
+    if (whole >= 0) {
+      tokens.push(whole);
+      continue;
+    }
+    const parts = merge(t, pieceLength);
+    for (let index = 0; index < parts; index++) {
+      const rank = rankOf(t, scratch, starts[index]!, starts[index + 1]!);
+      if (rank < 0) throw new Error("The tokenizer's table has no token for a single byte");
+      tokens.push(rank);
+    }
+  }
   return tokens;
 }
 

@@ -14,6 +14,15 @@ import { countTokens, decode, encode } from "./bpe";
 export const EXACT_COUNT_CHARS = 8_192;
 const NON_ASCII_COST = 8;
 
+/**
+ * How much of one request is counted exactly, in the same units, when the count is for its reservation (a
+ * `CountStats` is passed). Past it each text is estimated from samples like a long text's tail, or counted whole
+ * when it is short. A request as Claude Code sends it late in a session (~400 KB: system prompt, 24 tool schemas,
+ * file contents) took 20-40 ms to count exactly; bounded, a few (bench/RESULTS.md, docs/architecture.md decision 17).
+ * The reservation never goes below the request's bytes / 4 whatever the count (lib/money/reservation.ts).
+ */
+export const REQUEST_EXACT_CHARS = 32_768;
+
 /** The tokenizer's byte-pair merge is quadratic in the length of one pre-token (a run of letters with no
  * space: CJK text, base64, a long identifier), so text is fed to it in pieces: cut before whitespace within
  * this many characters when there is some (o200k attaches the space to the next word, so the count is
@@ -83,22 +92,27 @@ function countRange(text: string, start: number, end: number): number {
  * as ceil(tail length × density), where density is the larger of 1/3 token per character and the density
  * measured on a few sampled windows of the tail: it leans high because it sizes a reservation.
  */
-export function countTextTokens(text: string): number {
+export function countTextTokens(text: string, stats?: CountStats): number {
   let total = 0;
   let position = 0;
-  let budget = EXACT_COUNT_CHARS;
+  const allowed = stats ? Math.min(EXACT_COUNT_CHARS, stats.exactChars) : EXACT_COUNT_CHARS;
+  let budget = allowed;
   while (position < text.length && budget > 0) {
     const cut = nextCut(text, position, text.length);
     for (let index = position; index < cut; index++) budget -= text.charCodeAt(index) < 128 ? 1 : NON_ASCII_COST;
     total += countTokens(text.slice(position, cut));
     position = cut;
   }
+  if (stats) stats.exactChars = Math.max(0, stats.exactChars - (allowed - budget));
   if (position >= text.length) return total;
+
+  // A tail no longer than the samples would be is counted whole.
+  const tailStart = position;
+  const tailLength = text.length - tailStart;
+  if (tailLength <= SAMPLE_WINDOWS * SAMPLE_WINDOW_CHARS) return total + countRange(text, tailStart, text.length);
 
   // The tail's own density, from evenly spaced windows; the head says little about what follows it
   // (a short question before a pasted log or base64 blob).
-  const tailStart = position;
-  const tailLength = text.length - tailStart;
   let sampledTokens = 0;
   let sampledChars = 0;
   const stride = Math.floor(tailLength / SAMPLE_WINDOWS);
@@ -128,9 +142,9 @@ export function truncateToTokens(text: string, maxTokens: number): { text: strin
 }
 
 /** JSON of anything that is not plain text (tool arguments, schemas, unknown blocks), as the model sees it. */
-function countJsonTokens(value: unknown): number {
+function countJsonTokens(value: unknown, stats?: CountStats): number {
   if (value === undefined || value === null) return 0;
-  return countTextTokens(typeof value === "string" ? value : JSON.stringify(value));
+  return countTextTokens(typeof value === "string" ? value : JSON.stringify(value), stats);
 }
 
 type Json = Record<string, unknown>;
@@ -144,10 +158,16 @@ function isObject(value: unknown): value is Json {
  * media (images, files) that are priced by their own formula rather than by size, and the longest prompt-cache
  * write the request asks for (a write costs more than fresh input).
  */
-export type CountStats = { mediaChars: number; cacheWrite: "none" | "5m" | "1h"; imageHeadroom: number };
+export type CountStats = {
+  mediaChars: number;
+  cacheWrite: "none" | "5m" | "1h";
+  imageHeadroom: number;
+  /** What is left of `REQUEST_EXACT_CHARS`. */
+  exactChars: number;
+};
 
 export function newCountStats(): CountStats {
-  return { mediaChars: 0, cacheWrite: "none", imageHeadroom: 0 };
+  return { mediaChars: 0, cacheWrite: "none", imageHeadroom: 0, exactChars: REQUEST_EXACT_CHARS };
 }
 
 function noteCacheControl(value: unknown, stats: CountStats | undefined): void {
@@ -186,7 +206,7 @@ export interface ChatMessageLike {
 }
 
 function countChatContent(content: unknown, stats?: CountStats): number {
-  if (typeof content === "string") return countTextTokens(content);
+  if (typeof content === "string") return countTextTokens(content, stats);
   if (!Array.isArray(content)) return 0;
   let total = 0;
   for (const part of content) {
@@ -194,10 +214,10 @@ function countChatContent(content: unknown, stats?: CountStats): number {
     switch (part.type) {
       case "text":
       case "input_text":
-        total += countTextTokens(typeof part.text === "string" ? part.text : "");
+        total += countTextTokens(typeof part.text === "string" ? part.text : "", stats);
         break;
       case "refusal":
-        total += countTextTokens(typeof part.refusal === "string" ? part.refusal : "");
+        total += countTextTokens(typeof part.refusal === "string" ? part.refusal : "", stats);
         break;
       case "image_url":
       case "input_image":
@@ -215,7 +235,7 @@ function countChatContent(content: unknown, stats?: CountStats): number {
         noteMedia(isObject(part.input_audio) ? part.input_audio.data : undefined, stats);
         break;
       default:
-        total += countJsonTokens(part);
+        total += countJsonTokens(part, stats);
     }
   }
   return total;
@@ -228,15 +248,16 @@ function countChatContent(content: unknown, stats?: CountStats): number {
  */
 export function countChatInputTokens(messages: readonly ChatMessageLike[], system?: string, stats?: CountStats): number {
   let total = REPLY_PRIMING_TOKENS;
-  if (system) total += TOKENS_PER_MESSAGE + countTextTokens(system);
+  if (system) total += TOKENS_PER_MESSAGE + countTextTokens(system, stats);
   for (const message of messages) {
     total += TOKENS_PER_MESSAGE + countChatContent(message.content, stats);
     // The schemas pass unknown fields on as they came: a name that is not a string is counted as JSON, not trusted.
-    if (message.name) total += 1 + (typeof message.name === "string" ? countTextTokens(message.name) : countJsonTokens(message.name));
+    if (message.name)
+      total += 1 + (typeof message.name === "string" ? countTextTokens(message.name, stats) : countJsonTokens(message.name, stats));
     if (Array.isArray(message.tool_calls)) {
       for (const call of message.tool_calls) {
         const fn = isObject(call) && isObject(call.function) ? call.function : {};
-        total += TOKENS_PER_MESSAGE + countJsonTokens(fn.name) + countJsonTokens(fn.arguments);
+        total += TOKENS_PER_MESSAGE + countJsonTokens(fn.name, stats) + countJsonTokens(fn.arguments, stats);
       }
     }
   }
@@ -291,10 +312,11 @@ export function countChatRequestInputTokens(
   let total = countChatInputTokens(body.messages, undefined, stats);
   for (const [field, value] of Object.entries(body as object)) {
     if (field === "messages" || value === undefined || value === null || CHAT_UNPRICED.has(field)) continue;
-    if ((field === "tools" || field === "functions") && Array.isArray(value)) for (const tool of value) total += countJsonTokens(tool);
+    if ((field === "tools" || field === "functions") && Array.isArray(value))
+      for (const tool of value) total += countJsonTokens(tool, stats);
     else if (field === "prediction" && isObject(value))
-      total += typeof value.content === "string" ? countTextTokens(value.content) : countChatContent(value.content, stats);
-    else total += countJsonTokens(value);
+      total += typeof value.content === "string" ? countTextTokens(value.content, stats) : countChatContent(value.content, stats);
+    else total += countJsonTokens(value, stats);
   }
   return total;
 }
@@ -310,7 +332,7 @@ export interface MessagesBodyLike {
 }
 
 function countMessagesContent(content: unknown, stats?: CountStats): number {
-  if (typeof content === "string") return countTextTokens(content);
+  if (typeof content === "string") return countTextTokens(content, stats);
   if (!Array.isArray(content)) return 0;
   let total = 0;
   for (const block of content) {
@@ -318,7 +340,7 @@ function countMessagesContent(content: unknown, stats?: CountStats): number {
     noteCacheControl(block, stats);
     switch (block.type) {
       case "text":
-        total += countTextTokens(typeof block.text === "string" ? block.text : "");
+        total += countTextTokens(typeof block.text === "string" ? block.text : "", stats);
         break;
       case "image":
         total += MESSAGES_IMAGE_TOKENS;
@@ -326,7 +348,7 @@ function countMessagesContent(content: unknown, stats?: CountStats): number {
         break;
       case "document": {
         const source = isObject(block.source) ? block.source : {};
-        if (source.type === "text") total += countJsonTokens(source.data);
+        if (source.type === "text") total += countJsonTokens(source.data, stats);
         else if (source.type === "content") total += countMessagesContent(source.content, stats);
         else {
           total += fileTokens(base64Length(source)) || MESSAGES_IMAGE_TOKENS;
@@ -336,19 +358,19 @@ function countMessagesContent(content: unknown, stats?: CountStats): number {
       }
       case "tool_use":
       case "server_tool_use":
-        total += countJsonTokens(block.name) + countJsonTokens(block.input);
+        total += countJsonTokens(block.name, stats) + countJsonTokens(block.input, stats);
         break;
       case "tool_result":
         total += TOKENS_PER_MESSAGE + countMessagesContent(block.content, stats);
         break;
       case "thinking":
-        total += countJsonTokens(block.thinking);
+        total += countJsonTokens(block.thinking, stats);
         break;
       case "redacted_thinking":
         total += Math.ceil((typeof block.data === "string" ? block.data.length : 0) / 4);
         break;
       default:
-        total += countJsonTokens(block);
+        total += countJsonTokens(block, stats);
     }
   }
   return total;
@@ -388,9 +410,9 @@ export function countMessagesInputTokens(body: MessagesBodyLike, stats?: CountSt
       if (value.length > 0) total += MESSAGES_TOOL_SYSTEM_TOKENS;
       for (const tool of value) {
         noteCacheControl(tool, stats);
-        total += countJsonTokens(tool);
+        total += countJsonTokens(tool, stats);
       }
-    } else total += countJsonTokens(value);
+    } else total += countJsonTokens(value, stats);
   }
   return total;
 }

@@ -70,3 +70,27 @@ test("a cut inside a multibyte character decodes to U+FFFD, not to an exception"
   const text = decode(tokens.slice(0, 1));
   assert.ok(text === "🎉" || text.endsWith("\ufffd"), JSON.stringify(text));
 });
+
+test("mostly-ASCII text (cut by hand, not by the pattern) with the characters that decide a piece: the same counts", () => {
+  // ASCII runs are cut by the encoder's own scanner; a non-ASCII character next to one hands that piece back to the
+  // pattern. These characters are each a different Unicode class the pattern treats apart: lowercase, uppercase and
+  // title-case letters, a modifier letter, an ideograph, a combining mark, a fullwidth digit, no-break and line
+  // separator spaces, an arrow (a symbol, as Claude Code's Read tool prints line numbers), a curly apostrophe.
+  const ascii = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789     \n\n\t\r\v\f.,;:'\"!?-_/\\()[]{}<>|@#$%^&*+=~`"];
+  const rare = ["é", "Ж", "ǅ", "ʰ", "日", "\u0301", "２", "\u00a0", "\u2028", "→", "’", "\u0000", "\u001f", "\u007f"];
+  const words = ["don't", "WE'LL", "it's", "they'RE", "I'VE", "x'd", "'s", "HTTPServer", "__init__", "1234567", " //", "});\n\n"];
+  let state = 20261126;
+  const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  for (let round = 0; round < 3000; round++) {
+    let text = "";
+    const length = Math.floor(random() * 200);
+    while (text.length < length) {
+      const pick = random();
+      if (pick < 0.03) text += rare[Math.floor(random() * rare.length)];
+      else if (pick < 0.1) text += words[Math.floor(random() * words.length)];
+      else text += ascii[Math.floor(random() * ascii.length)];
+    }
+    assert.equal(countTokens(text), referenceCount(text, PLAIN), JSON.stringify(text));
+    assert.deepEqual(encode(text), referenceEncode(text, PLAIN), JSON.stringify(text));
+  }
+});

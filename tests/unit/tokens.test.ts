@@ -5,11 +5,13 @@ import {
   CHAT_IMAGE_TOKENS,
   EXACT_COUNT_CHARS,
   MESSAGES_IMAGE_TOKENS,
+  REQUEST_EXACT_CHARS,
   TOKENS_PER_MESSAGE,
   countChatInputTokens,
   countChatRequestInputTokens,
   countMessagesInputTokens,
   countTextTokens,
+  newCountStats,
   truncateToTokens,
 } from "@/lib/money/tokens";
 
@@ -227,4 +229,44 @@ test("messages input: system blocks, string and block content, tool results, too
 
   const tool = { name: "lookup", description: "Look things up", input_schema: { type: "object" } };
   assert.equal(countMessagesInputTokens({ ...body, tools: [tool] }), expected + 346 + countTokens(JSON.stringify(tool)));
+});
+
+test("a reservation's count is exact for the first REQUEST_EXACT_CHARS of a request, then estimated; count_tokens stays exact", () => {
+  // As Claude Code sends late in a session: many tool results with file contents, ~360 KB in all.
+  const messages = [{ role: "user", content: "Read the files and fix the bug." }];
+  for (let index = 0; index < 60; index++) {
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool_use", id: `toolu_${index}`, name: "Read", input: { file_path: `/src/${index}.ts` } }],
+    } as never);
+    messages.push({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: `toolu_${index}`, content: prose(6_000, 500 + index) }],
+    } as never);
+  }
+  const body = { model: "msg-sonnet-4-6", max_tokens: 1024, messages };
+  const exact = countMessagesInputTokens(body);
+  let each = 3;
+  for (const message of messages) {
+    each += TOKENS_PER_MESSAGE;
+    for (const block of typeof message.content === "string"
+      ? [{ type: "text", text: message.content }]
+      : (message.content as Record<string, any>[])) {
+      if (block.type === "text") each += countTextTokens(block.text);
+      else if (block.type === "tool_use") each += countTextTokens(block.name) + countTextTokens(JSON.stringify(block.input));
+      else each += TOKENS_PER_MESSAGE + countTextTokens(block.content);
+    }
+  }
+  assert.equal(exact, each, "without a reservation's stats (count_tokens), every text is counted as if alone");
+
+  const stats = newCountStats();
+  assert.equal(stats.exactChars, REQUEST_EXACT_CHARS);
+  const estimated = countMessagesInputTokens(body, stats);
+  assert.equal(stats.exactChars, 0, "the request's exact budget is spent");
+  assert.notEqual(estimated, exact, "past the budget, texts are estimated");
+  assert.ok(estimated >= exact * 0.95 && estimated <= exact * 1.4, `${estimated} vs exact ${exact}`);
+
+  // A small request is not touched by the budget.
+  const small = { model: "msg-sonnet-4-6", max_tokens: 1024, messages: messages.slice(0, 3) };
+  assert.equal(countMessagesInputTokens(small, newCountStats()), countMessagesInputTokens(small));
 });
