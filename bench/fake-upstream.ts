@@ -15,6 +15,7 @@ import http from "node:http";
 import sharp from "sharp";
 import { imageOutputTokens, resolveQuality, type ImageQuality } from "@/lib/money/image-tokens";
 import { countTextTokens } from "@/lib/money/tokens";
+import { anthropicEvents } from "../tests/helpers/fake-upstream";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -292,29 +293,10 @@ const server = http.createServer((request, response) => {
       // Billed like the vendor: input from the request (here ~4 bytes per token, cheap to work out), 20 out.
       const inputTokens = Math.max(12, Math.ceil(bodyBytes / 4));
       if (body.stream) {
-        const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-        const events = [
-          event("message_start", {
-            message: {
-              id: "msg_bench",
-              type: "message",
-              role: "assistant",
-              model,
-              content: [],
-              stop_reason: null,
-              stop_sequence: null,
-              usage: { input_tokens: inputTokens, output_tokens: 1 },
-            },
-          }),
-          event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-        ];
         const count = typeof body.bench_events === "number" ? body.bench_events : streamEvents;
-        for (let index = 0; index < count; index++)
-          events.push(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: `word${index} ` } }));
-        events.push(
-          event("content_block_stop", { index: 0 }),
-          event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: count } }),
-          event("message_stop", {}),
+        const words = Array.from({ length: count }, (_, index) => `word${index} `);
+        const events = anthropicEvents(words, model, { input_tokens: inputTokens, output_tokens: count }).map(
+          ({ event, data }) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
         );
         return void (await sse(response, events, typeof body.bench_event_gap_ms === "number" ? body.bench_event_gap_ms : eventGapMs));
       }
