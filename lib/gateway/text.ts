@@ -148,6 +148,11 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
     outputCapHint(capField, left, fixed, textRates(price, inputBound).output),
   );
 
+  // The count above may have estimated texts past the request's exact budget, which only sizes the reservation. A
+  // charge from the gateway's own count (an upstream that reports no usage) counts every text, when it is needed.
+  let ownCount = request.stats.exactChars > 0 ? request.inputTokens : undefined;
+  const countInput = () =>
+    (ownCount ??= kind === "chat" ? countChatRequestInputTokens(body as never) : countMessagesInputTokens(body as never));
   const { base, longContext } = splitLongContext(model);
   const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
     const call: TextCall = {
@@ -160,7 +165,9 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
       includeUsage: request.includeUsage,
       headers: context.request.headers,
       signal: context.request.signal,
-      inputTokens: request.inputTokens,
+      get inputTokens() {
+        return countInput();
+      },
     };
     return providerOf(candidate.type).text[kind](call);
   });

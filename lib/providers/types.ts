@@ -16,8 +16,9 @@ export type TextCall = {
   headers: Headers;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
-  /** Our own count of the input, for when the upstream reports no usage. */
-  inputTokens: number;
+  /** Our own count of the input, for when the upstream reports no usage: each text counted as the reservation's
+   *  count does without its per-request budget (lib/money/tokens.ts), worked out on first read. */
+  readonly inputTokens: number;
 };
 
 export type UsageReport = {

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
+import { countChatRequestInputTokens, newCountStats, REQUEST_EXACT_CHARS } from "@/lib/money/tokens";
 import {
   anthropicEvents,
   anthropicMessage,
@@ -500,6 +501,43 @@ describe("against recording fake upstreams", () => {
 });
 
 describe("money", () => {
+  test("a long request whose upstream reports no usage is charged by every text counted, not by the reservation's estimate", async () => {
+    // 60 messages of ~1,500 characters: past the request's exact budget (REQUEST_EXACT_CHARS), so the reservation's
+    // count estimates the later ones; the charge must not.
+    const words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"];
+    const messages = Array.from({ length: 60 }, (_, index) => ({
+      role: index % 2 ? "assistant" : "user",
+      content: Array.from({ length: 250 }, (_, word) => words[(index * 7 + word * 3) % words.length]).join(" "),
+    }));
+    const body = { model: "std-5.5", messages, max_tokens: 50 };
+    assert.ok(JSON.stringify(messages).length > 2 * REQUEST_EXACT_CHARS);
+    const stats = newCountStats();
+    assert.notEqual(countChatRequestInputTokens(body, stats), countChatRequestInputTokens(body), "the reservation's count estimates here");
+    const upstream = await fake(async (_request, response) => {
+      const { usage: _usage, ...withoutUsage } = chatCompletion("fine", "std-5.5");
+      sendJson(response, 200, withoutUsage);
+    });
+    const id = await channel({
+      name: "no usage",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "a",
+      models: ["std-5.5"],
+      priority: 95,
+    });
+    try {
+      const { response } = await openai()
+        .chat.completions.create(body as never)
+        .withResponse();
+      const row = await ledgerFor(response.headers.get("x-request-id")!);
+      const sent = upstream.received.at(-1)!.body as Parameters<typeof countChatRequestInputTokens>[0];
+      assert.equal(row.textInputTokens, countChatRequestInputTokens(sent));
+      assert.equal(row.textInputTokens, countChatRequestInputTokens(body));
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${id}`);
+    }
+  });
+
   test("the reservation is refunded down to the real cost; balance and key quota move together", async () => {
     const user = await createUserWithKey(gateway, { balance: 1_000_000, quota: 500_000 });
     const { data, response } = await openai(user.key)
