@@ -18,8 +18,9 @@ export type ResponsesCall = {
   images: InputImage[];
   /** The same images as temporary files, written on first use (edits read files). */
   files: InputImageFiles;
-  /** The gateway's count of the text model's input, for when an upstream reports none. */
-  inputTokens: number;
+  /** The gateway's count of the text model's input, for when an upstream reports none (every text counted; worked
+   *  out on first read). */
+  readonly inputTokens: number;
   /** The client's headers (vendor version headers are passed on; never its key). */
   headers: Headers;
   /** Aborted when the client goes away: every upstream request and timer stops. */

@@ -84,6 +84,7 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   const imagePrice = await requirePrice(IMAGE_MODEL);
   const stats = newCountStats();
   const inputTokens = countResponsesInputTokens(request, stats);
+  let ownCount = stats.exactChars > 0 ? inputTokens : undefined;
   const inputBound = textInputBound(inputTokens, { bytes: responsesRequestBytes(request), items: request.messages.length + 3 }, stats);
   // Money before work: the images' headers size the reservation; they are decoded only once it is made.
   const headers = await inspectInputImageHeaders(request.images);
@@ -126,7 +127,11 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
           request,
           images,
           files,
-          inputTokens,
+          // Past the request's exact budget the count above is an estimate, for the reservation only; a charge from
+          // the gateway's own count counts every text (docs/billing.md).
+          get inputTokens() {
+            return (ownCount ??= countResponsesInputTokens(request));
+          },
           headers: context.request.headers,
           signal: abort.signal,
         },
