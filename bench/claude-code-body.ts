@@ -2,18 +2,7 @@
 // cache_control, 24 tools with JSON schemas, and a conversation of tool calls whose results are source files, about
 // 100,000 tokens in all, streaming. The text is generated from a fixed seed, so every run (and every commit) sends
 // the same bytes. Used by bench/run.ts for the scenario where counting the input dominates the gateway's work.
-
-/** mulberry32: a small deterministic PRNG. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { mulberry32 } from "@/lib/platform/random";
 
 const WORDS = (
   "the of and to a in is that for it as with be on not this are by or from at use when you can if an will do each " +
@@ -121,7 +110,7 @@ function tool(next: () => number, name: string): Record<string, unknown> {
 
 /** The request body (as an object) for `model`; `events` and `gapMs` go to the bench's fake upstream. */
 export function claudeCodeBody(model: string, options: { events: number; gapMs: number }): Record<string, unknown> {
-  const next = random(20_251_126);
+  const next = mulberry32(20_251_126);
   const system = [
     { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: "ephemeral" } },
     { type: "text", text: Array.from({ length: 12 }, () => prose(next, 180)).join("\n\n"), cache_control: { type: "ephemeral" } },

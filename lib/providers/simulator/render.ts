@@ -1,6 +1,7 @@
 // Renderer of the offline `simulator` channel (docs/architecture.md, decision 8): real images of the requested size and
 // format, deterministic from the prompt so tests can compare bytes, and visibly labelled as simulated.
 import { createHash } from "node:crypto";
+import { mulberry32 } from "@/lib/platform/random";
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
 import type { ImageFormat } from "@/lib/images/inspect";
 import type { ImageQuality } from "@/lib/money/image-tokens";
@@ -53,13 +54,7 @@ function encode(image: Sharp, format: ImageFormat, compression: number | undefin
 
 /** A small seeded generator (mulberry32): the same prompt always draws the same picture. */
 function seededRandom(prompt: string): () => number {
-  let state = createHash("sha256").update(prompt).digest().readUInt32BE(0);
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(createHash("sha256").update(prompt).digest().readUInt32BE(0));
 }
 
 function hslToHex(hue: number, saturation: number, lightness: number): string {

@@ -10,6 +10,7 @@
 //   responsesImageMs  time per image (default 2,500 ms; the real service takes 13-20 s, docs/api.md §8)
 //   keepaliveMs       heartbeat interval while an image is generating (lib/gateway/responses/handler.ts)
 import { createHash } from "node:crypto";
+import { mulberry32 } from "@/lib/platform/random";
 import { countTextTokens } from "@/lib/money/tokens";
 import { renderEdit, renderImage } from "./render";
 import { resolveQuality } from "@/lib/money/image-tokens";
@@ -94,14 +95,7 @@ export function chooseAction(action: ImageAction, text: string, hasImage: boolea
 }
 
 function seeded(text: string): () => number {
-  let state = createHash("sha256").update(`responses:${text}`).digest().readUInt32LE(0);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(createHash("sha256").update(`responses:${text}`).digest().readUInt32LE(0));
 }
 
 /** The subject of an image request: the prompt without the request around it ("please make three images of ..."). */

@@ -5,6 +5,7 @@
 //   OpenAI Chat Completions: https://platform.openai.com/docs/api-reference/chat/object (and chat-streaming)
 //   Anthropic Messages:      https://docs.anthropic.com/en/api/messages (and build-with-claude/streaming)
 import { createHash, randomBytes } from "node:crypto";
+import { mulberry32 } from "@/lib/platform/random";
 import {
   countChatRequestInputTokens,
   countMessagesInputTokens,
@@ -90,14 +91,7 @@ const SENTENCES = [
 
 /** A small deterministic generator (mulberry32) seeded from the prompt, so the same prompt gives the same answer. */
 function seededRandom(seedText: string): () => number {
-  let state = createHash("sha256").update(seedText).digest().readUInt32LE(0);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(createHash("sha256").update(seedText).digest().readUInt32LE(0));
 }
 
 /** The prompt on one line, cut to about 120 characters at a word boundary when there is one. */
