@@ -6,7 +6,14 @@ import { GatewayError } from "@/lib/platform/errors";
 import { parseWith, readJsonObject } from "@/lib/platform/http/json";
 import { ALL_MODELS, LONG_CONTEXT_SUFFIX, splitLongContext } from "@/lib/catalog/models";
 import { textRates, textReservation, type Price } from "@/lib/money/prices";
-import { countChatRequestInputTokens, countMessagesInputTokens, countTextTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
+import {
+  countChatRequestInputTokens,
+  countForCharge,
+  countMessagesInputTokens,
+  countTextTokens,
+  newCountStats,
+  type CountStats,
+} from "@/lib/money/tokens";
 import {
   inputMultiplier,
   outputCapHint,
@@ -148,11 +155,9 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
     outputCapHint(capField, left, fixed, textRates(price, inputBound).output),
   );
 
-  // The count above may have estimated texts past the request's exact budget, which only sizes the reservation. A
-  // charge from the gateway's own count (an upstream that reports no usage) counts every text, when it is needed.
-  let ownCount = request.stats.exactChars > 0 ? request.inputTokens : undefined;
-  const countInput = () =>
-    (ownCount ??= kind === "chat" ? countChatRequestInputTokens(body as never) : countMessagesInputTokens(body as never));
+  const countInput = countForCharge(request.inputTokens, request.stats, () =>
+    kind === "chat" ? countChatRequestInputTokens(body as never) : countMessagesInputTokens(body as never),
+  );
   const { base, longContext } = splitLongContext(model);
   const { channel, result } = await withFailover(context, model, reservation, (candidate) => {
     const call: TextCall = {

@@ -90,7 +90,8 @@ function countRange(text: string, start: number, end: number): number {
  * Tokens in `text` (o200k_base). Exact (within ~2% for long runs without spaces, see `SEGMENT_CHARS`) for the
  * first `EXACT_COUNT_CHARS` ASCII characters, or 1/8 as many non-ASCII ones. Beyond that, the tail is estimated
  * as ceil(tail length × density), where density is the larger of 1/3 token per character and the density
- * measured on a few sampled windows of the tail: it leans high because it sizes a reservation.
+ * measured on a few sampled windows of the tail: it leans high because it sizes a reservation. With `stats`, the
+ * exact part also draws on (and spends) the request's budget, `REQUEST_EXACT_CHARS`.
  */
 export function countTextTokens(text: string, stats?: CountStats): number {
   let total = 0;
@@ -168,6 +169,16 @@ export type CountStats = {
 
 export function newCountStats(): CountStats {
   return { mediaChars: 0, cacheWrite: "none", imageHeadroom: 0, exactChars: REQUEST_EXACT_CHARS };
+}
+
+/**
+ * The count a charge uses when the upstream reports no usage: every text counted, never the request budget's
+ * estimate. It is the reservation's own count when that spent less than its budget, else `countWhole()`, run on the
+ * first call only.
+ */
+export function countForCharge(reservationCount: number, stats: CountStats, countWhole: () => number): () => number {
+  let counted = stats.exactChars > 0 ? reservationCount : undefined;
+  return () => (counted ??= countWhole());
 }
 
 function noteCacheControl(value: unknown, stats: CountStats | undefined): void {

@@ -12,7 +12,7 @@ import { env } from "@/lib/platform/env";
 import { readJsonObject } from "@/lib/platform/http/json";
 import { IMAGE_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
 import { priceOf } from "@/lib/money/prices";
-import { newCountStats } from "@/lib/money/tokens";
+import { countForCharge, newCountStats } from "@/lib/money/tokens";
 import { textInputBound } from "@/lib/money/reservation";
 import { GatewayError } from "@/lib/platform/errors";
 import type {} from "@/lib/images/inspect";
@@ -84,7 +84,7 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   const imagePrice = await requirePrice(IMAGE_MODEL);
   const stats = newCountStats();
   const inputTokens = countResponsesInputTokens(request, stats);
-  let ownCount = stats.exactChars > 0 ? inputTokens : undefined;
+  const countInput = countForCharge(inputTokens, stats, () => countResponsesInputTokens(request));
   const inputBound = textInputBound(inputTokens, { bytes: responsesRequestBytes(request), items: request.messages.length + 3 }, stats);
   // Money before work: the images' headers size the reservation; they are decoded only once it is made.
   const headers = await inspectInputImageHeaders(request.images);
@@ -127,10 +127,8 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
           request,
           images,
           files,
-          // Past the request's exact budget the count above is an estimate, for the reservation only; a charge from
-          // the gateway's own count counts every text (docs/billing.md).
           get inputTokens() {
-            return (ownCount ??= countResponsesInputTokens(request));
+            return countInput();
           },
           headers: context.request.headers,
           signal: abort.signal,
