@@ -9,10 +9,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 
-/** The pre-tokenisation pattern for o200k_base, gpt-tokenizer's own (a small module: no ranks come with it). It is
- *  global, but matchAll() works on a copy, so sharing it with gpt-tokenizer shares no state. */
-const SPLIT = O200K_TOKEN_SPLIT_REGEX;
-
 type Table = {
   /** Every token's bytes, by rank. */
   bytes: Uint8Array;
@@ -171,8 +167,9 @@ function merge(t: Table, length: number): number {
   return parts - 1;
 }
 
-/** o200k's pattern, for the pieces that are not cut by hand (below); a copy, so no lastIndex is shared. */
-const PIECES = new RegExp(SPLIT.source, SPLIT.flags);
+/** o200k's pre-tokenisation pattern, gpt-tokenizer's own (a small module: no ranks come with it), for the pieces
+ *  that are not cut by hand (below). A copy: its lastIndex is set here, and the original is shared. */
+const PIECES = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, O200K_TOKEN_SPLIT_REGEX.flags);
 
 // ASCII text (prompts in English, code, JSON) is cut into pieces by hand: the same pieces as the pattern, without its
 // Unicode property classes, which cost most of the time of counting a long prompt. Restricted to ASCII, the pattern
