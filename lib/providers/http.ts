@@ -1,9 +1,6 @@
 // One way to call an upstream: a deadline for the response headers, the client's abort passed on, and every
 // failure classified (retry on another channel or not, switch the channel off or not).
-import http from "node:http";
-import https from "node:https";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { Agent, request as undiciRequest } from "undici";
 import type { UpstreamFailure } from "./types";
 import { singleton } from "@/lib/platform/singleton";
@@ -47,55 +44,6 @@ async function send(url: string, init: RequestInit, signal: AbortSignal, idleTim
   return upstreamResponse(answer.statusCode, answer.headers, noBody ? null : answer.body);
 }
 
-/** Keep-alive pools for the answers read through node:http (large images, below). */
-function nodeAgents(): { http: http.Agent; https: https.Agent } {
-  return singleton("providers.node-agents", () => ({
-    http: new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
-  }));
-}
-
-/**
- * Like send(), through node:http. For answers of many megabytes (images): node's parser hands the body on as the
- * socket delivers it, where undici copies every chunk into its WebAssembly parser's memory and out again. Measured
- * here, reading a 35 MB answer cost ~80 ms of CPU through undici and ~25 ms through node:http
- * (docs/architecture.md, "Images at wire speed"). The idle deadline is the socket's inactivity timeout, set once the
- * headers are in, with the error code undici uses so that one check (isUpstreamIdle) recognises both.
- */
-function sendNode(url: string, init: RequestInit, signal: AbortSignal, idleTimeoutMs: number): Promise<Response> {
-  const target = new URL(url);
-  const secure = target.protocol === "https:";
-  const agents = nodeAgents();
-  return new Promise<Response>((resolve, reject) => {
-    const request = (secure ? https : http).request(
-      target,
-      { method: init.method ?? "GET", headers: headerRecord(init.headers), agent: secure ? agents.https : agents.http, signal },
-      (incoming) => {
-        const socket = incoming.socket;
-        const onIdle = () =>
-          incoming.destroy(
-            Object.assign(new Error(`The upstream sent nothing for ${seconds(idleTimeoutMs)} s`), { code: "UND_ERR_BODY_TIMEOUT" }),
-          );
-        socket.setTimeout(idleTimeoutMs);
-        socket.on("timeout", onIdle);
-        incoming.once("close", () => {
-          socket.off("timeout", onIdle);
-          socket.setTimeout(0);
-        });
-        const status = incoming.statusCode ?? 502;
-        const noBody = status === 204 || status === 304 || init.method === "HEAD";
-        if (noBody) incoming.resume();
-        resolve(upstreamResponse(status, incoming.headers, noBody ? null : incoming));
-      },
-    );
-    request.on("error", reject);
-    const body = init.body;
-    if (body instanceof Readable) pipeline(body, request).catch((error) => request.destroy(error));
-    else if (body instanceof ReadableStream) pipeline(Readable.fromWeb(body as never), request).catch((error) => request.destroy(error));
-    else request.end((body as string | Buffer | null | undefined) ?? undefined);
-  });
-}
-
 /**
  * The upstream's answer with the Response members the adapters use (status, ok, headers, json, text, body).
  * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
@@ -137,7 +85,7 @@ function upstreamResponse(status: number, raw: Record<string, string | string[] 
 /** Where an answer from upstreamFetch keeps undici's own body (a Node stream), for readers that want no Web stream. */
 const NODE_BODY = Symbol("upstream node body");
 
-/** undici's body stream, or node:http's answer (sendNode). */
+/** undici's body stream. */
 type NodeBody = Readable;
 
 /** undici's body of an answer of upstreamFetch (null when it has none); undefined for any other Response. */
@@ -296,8 +244,6 @@ export async function upstreamFetch(
     signal: AbortSignal;
     timeoutMs?: number;
     idleTimeoutMs?: number;
-    /** "node" for answers of many megabytes (sendNode); undici otherwise, cheaper per call for small answers. */
-    transport?: "undici" | "node";
     /** When the deadline for the answer's headers starts, if not at once: an edit sent while it is uploaded is given
      *  its deadline from the end of the upload, however slowly the client sends it. */
     deadlineFrom?: Promise<void>;
@@ -322,12 +268,7 @@ export async function upstreamFetch(
   else startDeadline();
   let response: Response;
   try {
-    response = await (options.transport === "node" ? sendNode : send)(
-      url,
-      init,
-      abort.signal,
-      options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    );
+    response = await send(url, init, abort.signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   } catch (error) {
     options.signal.removeEventListener("abort", onClientAbort);
     if (options.signal.aborted)

@@ -279,10 +279,9 @@ function authorization(channel: Channel): Record<string, string> {
   return channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {};
 }
 
-function deadlines(channel: Channel): { timeoutMs: number; idleTimeoutMs?: number; transport: "node" } {
+function deadlines(channel: Channel): { timeoutMs: number; idleTimeoutMs?: number } {
   const { timeoutMs, idleTimeoutMs } = channelDeadlines(channel.settings);
-  // Image answers are megabytes: read through node:http (lib/providers/http.ts, sendNode).
-  return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs, transport: "node" };
+  return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs };
 }
 
 /** The text fields an edit sends: the mapped model and the client's validated options, nothing else. */
@@ -412,7 +411,7 @@ export const openaiImageAdapter: ImageAdapter = {
           accept: "application/json",
           ...authorization(call.channel),
         },
-        // A Node stream: sent through node:http without a Web stream adapter (lib/providers/http.ts, sendNode).
+        // A Node stream: undici sends it as it is, without a Web stream adapter.
         body: multipart.nodeStream() as unknown as BodyInit,
         duplex: "half",
       } as RequestInit,
