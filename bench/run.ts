@@ -530,11 +530,11 @@ async function startGateway(database: DatabaseKind, upstream: string): Promise<G
  * baselines and "after GC" readings do not depend on when V8 last collected. Needs the global WebSocket
  * (Node 22, or Node 20 with --experimental-websocket, as `npm run bench` runs it); false when it cannot.
  */
-async function forceGc(gateway: Gateway): Promise<boolean> {
+async function forceGc(target: { inspector: string | null }): Promise<boolean> {
   const Socket = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
-  if (!gateway.inspector || !Socket) return false;
+  if (!target.inspector || !Socket) return false;
   const done = await new Promise<boolean>((resolve) => {
-    const socket = new Socket(gateway.inspector!);
+    const socket = new Socket(target.inspector!);
     const timer = setTimeout(() => {
       socket.close();
       resolve(false);
@@ -1172,7 +1172,18 @@ async function machineLoad(): Promise<{ busyCores: number; processes: string }> 
  * started headless, and pointed at the same fake upstream as an OpenAI-compatible custom host.
  */
 const PORTKEY_VERSION = "1.15.2";
-type PortkeyResult = { id: string; rps: number; p50: number; addedP50?: number; requests: number; non2xx: number; errors: number };
+type PortkeyResult = {
+  id: string;
+  rps: number;
+  p50: number;
+  addedP50?: number;
+  /** Streams and images (the bare pass-through only): added time to first byte, and its CPU per request. */
+  addedTtfbP50?: number;
+  cpuMsPerRequest?: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+};
 let PORTKEY: PortkeyResult[] = [];
 
 function freePort(): Promise<number> {
@@ -1204,15 +1215,56 @@ async function startPortkey(): Promise<{ proc: Proc; url: string }> {
 /** The floor: bench/bare-proxy.ts, a bare node:http + undici pass-through with no work at all. */
 let BARE: PortkeyResult[] = [];
 
-async function startBare(upstreamUrl: string): Promise<{ proc: Proc; url: string }> {
+/** The scenarios beyond chat that also run through the bare pass-through: what a pass-through alone costs a stream's
+ *  first byte and a 4K image on this machine, in the same run as the gateway. */
+const FLOOR_SCENARIOS = ["stream-c1", "image-4k"];
+
+async function startBare(upstreamUrl: string): Promise<{ proc: Proc; url: string; inspector: string | null }> {
   const port = await freePort();
+  // With the gateway's node flags and an inspector, so that it gets the same forced collection before each run.
   const { proc } = await startProcess(
-    ["--import", "tsx", path.join(ROOT, "bench", "bare-proxy.ts"), upstreamUrl, String(port)],
+    [
+      ...SERVER_NODE_FLAGS,
+      "--inspect=127.0.0.1:0",
+      "--import",
+      "tsx",
+      path.join(ROOT, "bench", "bare-proxy.ts"),
+      upstreamUrl,
+      String(port),
+    ],
     { ...process.env },
     /bare proxy listening/,
     30_000,
   );
-  return { proc, url: `http://127.0.0.1:${port}` };
+  const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(proc.output())?.[1] ?? null;
+  return { proc, url: `http://127.0.0.1:${port}`, inspector };
+}
+
+/** A stream or image scenario through the bare pass-through, the way the gateway's run goes: a forced collection, a
+ *  warm-up, then the measured run, with the pass-through's CPU over it. */
+async function runBareScenario(scenario: Scenario, bare: { proc: Proc; url: string; inspector: string | null }, results: ScenarioResult[]) {
+  await forceGc(bare);
+  await load(scenario, bare.url, "sk-bench", { seconds: scenario.warmupSeconds });
+  await sleep(500);
+  const before = cpuMs(bare.proc.pid);
+  const measured = await load(scenario, bare.url, "sk-bench", { seconds: scenario.seconds });
+  const cpu = cpuMs(bare.proc.pid) - before;
+  const direct = results.find((result) => result.id === scenario.id && result.available && result.direct)?.direct;
+  const row: PortkeyResult = {
+    id: scenario.id,
+    rps: measured.rps,
+    p50: measured.latency.p50,
+    addedP50: direct ? measured.latency.p50 - direct.latency.p50 : undefined,
+    addedTtfbP50: direct?.ttfb && measured.ttfb ? measured.ttfb.p50 - direct.ttfb.p50 : undefined,
+    cpuMsPerRequest: measured.ok ? cpu / measured.ok : undefined,
+    requests: measured.requests,
+    non2xx: measured.non2xx,
+    errors: measured.errors + measured.invalid,
+  };
+  progress(
+    `    bare ${fmt(row.rps, 0)} req/s, added p50 ${fmt(row.addedP50, 3)} ms, added TTFB p50 ${fmt(row.addedTtfbP50, 3)} ms, CPU ${fmt(row.cpuMsPerRequest, 2)} ms per request, non-2xx ${row.non2xx}, errors ${row.errors}`,
+  );
+  return row;
 }
 
 /** The chat scenarios through Portkey (or the bare proxy), as through the gateway: a warm-up, then the measured run. */
@@ -1223,7 +1275,8 @@ async function runPortkey(
   which: "portkey" | "bare" = "portkey",
 ): Promise<PortkeyResult[]> {
   const chat = scenarios.filter((scenario) => scenario.id === "chat-c1" || scenario.id === "chat-c50");
-  if (!chat.length) return [];
+  const floor = which === "bare" ? scenarios.filter((scenario) => FLOOR_SCENARIOS.includes(scenario.id)) : [];
+  if (!chat.length && !floor.length) return [];
   const portkey = which === "portkey" ? await startPortkey() : await startBare(upstreamUrl);
   const label = which === "portkey" ? `Portkey ${PORTKEY_VERSION}` : "the bare Node.js pass-through (bench/bare-proxy.ts)";
   const out: PortkeyResult[] = [];
@@ -1257,6 +1310,10 @@ async function runPortkey(
         `    ${which} ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), non-2xx ${row.non2xx}, errors ${row.errors}`,
       );
       out.push(row);
+    }
+    for (const scenario of floor) {
+      progress(`  ${scenario.id}: through ${label} (same fake upstream)`);
+      out.push(await runBareScenario(scenario, portkey as Awaited<ReturnType<typeof startBare>>, results));
     }
   } finally {
     await portkey.proc.stop();
@@ -1350,6 +1407,16 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
     },
     { target: "Streaming: added time to first byte p50 ≤ 1 ms (c=1)", verdict: verdict(stream1?.added?.ttfbP50, 1, "lower", "ms", 3) },
     {
+      target:
+        "(for information) the floor for a stream: the bare pass-through (bench/bare-proxy.ts, events passed on as they arrive) in the same run, streaming c=1: added time to first byte p50",
+      verdict: (() => {
+        const floor = BARE.find((row) => row.id === "stream-c1");
+        return floor?.addedTtfbP50 === undefined
+          ? { met: null, text: "not measured" }
+          : { met: null, text: `${fmt(floor.addedTtfbP50, 3)} ms (the gateway: ${fmt(stream1?.added?.ttfbP50, 3)} ms)` };
+      })(),
+    },
+    {
       target: "Streaming under load (c=50): added time to first byte p50 ≤ 1 ms (for information)",
       verdict: verdict(stream50?.added?.ttfbP50, 1, "lower", "ms", 3),
     },
@@ -1396,6 +1463,23 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
       [
         ["4K image (3840x2160 as b64_json, c=4): added p50 ≤ 60 ms", image?.added?.p50, 60, "ms", 1],
         ["4K image: gateway CPU ≤ 40 ms per image", image?.cpu?.gatewayCpuMsPerRequest, 40, "ms", 1],
+      ] as [string, number | undefined, number, string, number][]
+    ).map(([target, value, limit, unit, digits]) => ({ target, verdict: verdict(value, limit, "lower", unit, digits) })),
+    {
+      target:
+        "(for information) the floor for a 4K image: the bare pass-through (bench/bare-proxy.ts: the answer passed back as it arrives) in the same run, c=4: added p50, and its CPU per image",
+      verdict: (() => {
+        const floor = BARE.find((row) => row.id === "image-4k");
+        return floor?.addedP50 === undefined
+          ? { met: null, text: "not measured" }
+          : {
+              met: null,
+              text: `${fmt(floor.addedP50, 1)} ms added, ${fmt(floor.cpuMsPerRequest, 1)} ms CPU per image (the gateway: ${fmt(image?.added?.p50, 1)} ms, ${fmt(image?.cpu?.gatewayCpuMsPerRequest, 1)} ms)`,
+            };
+      })(),
+    },
+    ...(
+      [
         ["Responses with three 1024x1024 images (c=4): added p50 ≤ 150 ms", responses?.added?.p50, 150, "ms", 1],
         [
           "Responses with three images: gateway memory per in-flight image ≤ 2× its PNG",
