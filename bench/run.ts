@@ -1216,8 +1216,9 @@ async function startPortkey(): Promise<{ proc: Proc; url: string }> {
 let BARE: PortkeyResult[] = [];
 
 /** The scenarios beyond chat that also run through the bare pass-through: what a pass-through alone costs a stream's
- *  first byte and a 4K image on this machine, in the same run as the gateway. */
-const FLOOR_SCENARIOS = ["stream-c1", "image-4k"];
+ *  first byte, a 4K image, a Responses stream of three images and an edit's upload on this machine, in the same run as
+ *  the gateway. */
+const FLOOR_SCENARIOS = ["stream-c1", "image-4k", "responses-3", "edit-2x20mb"];
 
 async function startBare(upstreamUrl: string): Promise<{ proc: Proc; url: string; inspector: string | null }> {
   const port = await freePort();
@@ -1492,6 +1493,23 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
         ["Edit: gateway CPU ≤ 80 ms per request", edit?.cpu?.gatewayCpuMsPerRequest, 80, "ms", 1],
       ] as [string, number | undefined, number, string, number][]
     ).map(([target, value, limit, unit, digits]) => ({ target, verdict: verdict(value, limit, "lower", unit, digits) })),
+    ...(
+      [
+        ["Responses stream of three 1024x1024 images", "responses-3", responses],
+        ["edit with two ~20 MB uploads", "edit-2x20mb", edit],
+      ] as [string, string, ScenarioResult | undefined][]
+    ).map(([what, id, gateway]) => ({
+      target: `(for information) the floor for a ${what}: the bare pass-through in the same run, c=4: added p50, and its CPU per request`,
+      verdict: (() => {
+        const floor = BARE.find((row) => row.id === id);
+        return floor?.addedP50 === undefined
+          ? { met: null, text: "not measured" }
+          : {
+              met: null,
+              text: `${fmt(floor.addedP50, 1)} ms added, ${fmt(floor.cpuMsPerRequest, 1)} ms CPU per request (the gateway: ${fmt(gateway?.added?.p50, 1)} ms, ${fmt(gateway?.cpu?.gatewayCpuMsPerRequest, 1)} ms)`,
+            };
+      })(),
+    })),
     {
       target: "Edit: gateway memory per in-flight request ≤ 0.5× its upload",
       verdict:
