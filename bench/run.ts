@@ -1495,11 +1495,11 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
     ).map(([target, value, limit, unit, digits]) => ({ target, verdict: verdict(value, limit, "lower", unit, digits) })),
     ...(
       [
-        ["Responses stream of three 1024x1024 images", "responses-3", responses],
-        ["edit with two ~20 MB uploads", "edit-2x20mb", edit],
+        ["a Responses stream of three 1024x1024 images", "responses-3", responses],
+        ["an edit with two ~20 MB uploads", "edit-2x20mb", edit],
       ] as [string, string, ScenarioResult | undefined][]
     ).map(([what, id, gateway]) => ({
-      target: `(for information) the floor for a ${what}: the bare pass-through in the same run, c=4: added p50, and its CPU per request`,
+      target: `(for information) the floor for ${what}: the bare pass-through in the same run, c=4: added p50, and its CPU per request`,
       verdict: (() => {
         const floor = BARE.find((row) => row.id === id);
         return floor?.addedP50 === undefined
