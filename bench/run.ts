@@ -1241,6 +1241,21 @@ async function startBare(upstreamUrl: string): Promise<{ proc: Proc; url: string
   return { proc, url: `http://127.0.0.1:${port}`, inspector };
 }
 
+/** A run through Portkey or the bare pass-through as a row: its added latency against the same scenario's direct run. */
+function passThroughRow(id: string, measured: LoadResult, results: ScenarioResult[]): PortkeyResult {
+  const direct = results.find((result) => result.id === id && result.available && result.direct)?.direct;
+  return {
+    id,
+    rps: measured.rps,
+    p50: measured.latency.p50,
+    addedP50: direct ? measured.latency.p50 - direct.latency.p50 : undefined,
+    addedTtfbP50: direct?.ttfb && measured.ttfb ? measured.ttfb.p50 - direct.ttfb.p50 : undefined,
+    requests: measured.requests,
+    non2xx: measured.non2xx,
+    errors: measured.errors + measured.invalid,
+  };
+}
+
 /** A stream or image scenario through the bare pass-through, the way the gateway's run goes: a forced collection, a
  *  warm-up, then the measured run, with the pass-through's CPU over it. */
 async function runBareScenario(scenario: Scenario, bare: { proc: Proc; url: string; inspector: string | null }, results: ScenarioResult[]) {
@@ -1250,17 +1265,9 @@ async function runBareScenario(scenario: Scenario, bare: { proc: Proc; url: stri
   const before = cpuMs(bare.proc.pid);
   const measured = await load(scenario, bare.url, "sk-bench", { seconds: scenario.seconds });
   const cpu = cpuMs(bare.proc.pid) - before;
-  const direct = results.find((result) => result.id === scenario.id && result.available && result.direct)?.direct;
   const row: PortkeyResult = {
-    id: scenario.id,
-    rps: measured.rps,
-    p50: measured.latency.p50,
-    addedP50: direct ? measured.latency.p50 - direct.latency.p50 : undefined,
-    addedTtfbP50: direct?.ttfb && measured.ttfb ? measured.ttfb.p50 - direct.ttfb.p50 : undefined,
+    ...passThroughRow(scenario.id, measured, results),
     cpuMsPerRequest: measured.ok ? cpu / measured.ok : undefined,
-    requests: measured.requests,
-    non2xx: measured.non2xx,
-    errors: measured.errors + measured.invalid,
   };
   progress(
     `    bare ${fmt(row.rps, 0)} req/s, added p50 ${fmt(row.addedP50, 3)} ms, added TTFB p50 ${fmt(row.addedTtfbP50, 3)} ms, CPU ${fmt(row.cpuMsPerRequest, 2)} ms per request, non-2xx ${row.non2xx}, errors ${row.errors}`,
@@ -1297,16 +1304,7 @@ async function runPortkey(
       };
       await cannon(target, scenario.concurrency, { seconds: 1 });
       const measured = await cannon(target, scenario.concurrency, { seconds: scenario.seconds });
-      const direct = results.find((result) => result.id === scenario.id && result.available && result.direct)?.direct;
-      const row: PortkeyResult = {
-        id: scenario.id,
-        rps: measured.rps,
-        p50: measured.latency.p50,
-        addedP50: direct ? measured.latency.p50 - direct.latency.p50 : undefined,
-        requests: measured.requests,
-        non2xx: measured.non2xx,
-        errors: measured.errors,
-      };
+      const row = passThroughRow(scenario.id, measured, results);
       progress(
         `    ${which} ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), non-2xx ${row.non2xx}, errors ${row.errors}`,
       );
@@ -1323,6 +1321,21 @@ async function runPortkey(
 }
 
 type Verdict = { met: boolean | null; text: string };
+
+/** A large-body scenario's floor: the bare pass-through's added p50 and CPU in the same run, beside the gateway's. */
+function floorRow(what: string, id: string, gateway: ScenarioResult | undefined, per: "image" | "request") {
+  const floor = BARE.find((row) => row.id === id);
+  return {
+    target: `(for information) the floor for ${what}: the bare pass-through (bench/bare-proxy.ts: the answer passed back as it arrives) in the same run, c=4: added p50, and its CPU per ${per}`,
+    verdict:
+      floor?.addedP50 === undefined
+        ? { met: null, text: "not measured" }
+        : {
+            met: null,
+            text: `${fmt(floor.addedP50, 1)} ms added, ${fmt(floor.cpuMsPerRequest, 1)} ms CPU per ${per} (the gateway: ${fmt(gateway?.added?.p50, 1)} ms, ${fmt(gateway?.cpu?.gatewayCpuMsPerRequest, 1)} ms)`,
+          },
+  };
+}
 
 function verdict(value: number | undefined, target: number, better: "lower" | "higher", unit: string, digits = 2): Verdict {
   if (value === undefined || !Number.isFinite(value)) return { met: null, text: "not measured" };
@@ -1466,19 +1479,7 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
         ["4K image: gateway CPU ≤ 40 ms per image", image?.cpu?.gatewayCpuMsPerRequest, 40, "ms", 1],
       ] as [string, number | undefined, number, string, number][]
     ).map(([target, value, limit, unit, digits]) => ({ target, verdict: verdict(value, limit, "lower", unit, digits) })),
-    {
-      target:
-        "(for information) the floor for a 4K image: the bare pass-through (bench/bare-proxy.ts: the answer passed back as it arrives) in the same run, c=4: added p50, and its CPU per image",
-      verdict: (() => {
-        const floor = BARE.find((row) => row.id === "image-4k");
-        return floor?.addedP50 === undefined
-          ? { met: null, text: "not measured" }
-          : {
-              met: null,
-              text: `${fmt(floor.addedP50, 1)} ms added, ${fmt(floor.cpuMsPerRequest, 1)} ms CPU per image (the gateway: ${fmt(image?.added?.p50, 1)} ms, ${fmt(image?.cpu?.gatewayCpuMsPerRequest, 1)} ms)`,
-            };
-      })(),
-    },
+    floorRow("a 4K image", "image-4k", image, "image"),
     ...(
       [
         ["Responses with three 1024x1024 images (c=4): added p50 ≤ 150 ms", responses?.added?.p50, 150, "ms", 1],
@@ -1493,23 +1494,8 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
         ["Edit: gateway CPU ≤ 80 ms per request", edit?.cpu?.gatewayCpuMsPerRequest, 80, "ms", 1],
       ] as [string, number | undefined, number, string, number][]
     ).map(([target, value, limit, unit, digits]) => ({ target, verdict: verdict(value, limit, "lower", unit, digits) })),
-    ...(
-      [
-        ["a Responses stream of three 1024x1024 images", "responses-3", responses],
-        ["an edit with two ~20 MB uploads", "edit-2x20mb", edit],
-      ] as [string, string, ScenarioResult | undefined][]
-    ).map(([what, id, gateway]) => ({
-      target: `(for information) the floor for ${what}: the bare pass-through in the same run, c=4: added p50, and its CPU per request`,
-      verdict: (() => {
-        const floor = BARE.find((row) => row.id === id);
-        return floor?.addedP50 === undefined
-          ? { met: null, text: "not measured" }
-          : {
-              met: null,
-              text: `${fmt(floor.addedP50, 1)} ms added, ${fmt(floor.cpuMsPerRequest, 1)} ms CPU per request (the gateway: ${fmt(gateway?.added?.p50, 1)} ms, ${fmt(gateway?.cpu?.gatewayCpuMsPerRequest, 1)} ms)`,
-            };
-      })(),
-    })),
+    floorRow("a Responses stream of three 1024x1024 images", "responses-3", responses, "request"),
+    floorRow("an edit with two ~20 MB uploads", "edit-2x20mb", edit, "request"),
     {
       target: "Edit: gateway memory per in-flight request ≤ 0.5× its upload",
       verdict:
