@@ -1197,7 +1197,10 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startPortkey(): Promise<{ proc: Proc; url: string }> {
+/** A gateway or pass-through the chat scenarios (and, for the bare one, the floor scenarios) run through. */
+type ProxyProcess = { proc: Proc; url: string; inspector: string | null };
+
+async function startPortkey(): Promise<ProxyProcess> {
   const folder = path.join(os.tmpdir(), `bench-portkey-${PORTKEY_VERSION}`);
   const entry = path.join(folder, "node_modules", "@portkey-ai", "gateway", "build", "start-server.js");
   if (!existsSync(entry)) {
@@ -1209,7 +1212,7 @@ async function startPortkey(): Promise<{ proc: Proc; url: string }> {
   }
   const port = await freePort();
   const { proc } = await startProcess([entry, `--port=${port}`, "--headless"], { ...process.env }, /Ready for connections/, 60_000);
-  return { proc, url: `http://127.0.0.1:${port}` };
+  return { proc, url: `http://127.0.0.1:${port}`, inspector: null };
 }
 
 /** The floor: bench/bare-proxy.ts, a bare node:http + undici pass-through with no work at all. */
@@ -1220,7 +1223,7 @@ let BARE: PortkeyResult[] = [];
  *  the gateway. */
 const FLOOR_SCENARIOS = ["stream-c1", "image-4k", "responses-3", "edit-2x20mb"];
 
-async function startBare(upstreamUrl: string): Promise<{ proc: Proc; url: string; inspector: string | null }> {
+async function startBare(upstreamUrl: string): Promise<ProxyProcess> {
   const port = await freePort();
   // With the gateway's node flags and an inspector, so that it gets the same forced collection before each run.
   const { proc } = await startProcess(
@@ -1258,7 +1261,7 @@ function passThroughRow(id: string, measured: LoadResult, results: ScenarioResul
 
 /** A stream or image scenario through the bare pass-through, the way the gateway's run goes: a forced collection, a
  *  warm-up, then the measured run, with the pass-through's CPU over it. */
-async function runBareScenario(scenario: Scenario, bare: { proc: Proc; url: string; inspector: string | null }, results: ScenarioResult[]) {
+async function runBareScenario(scenario: Scenario, bare: ProxyProcess, results: ScenarioResult[]) {
   await forceGc(bare);
   await load(scenario, bare.url, "sk-bench", { seconds: scenario.warmupSeconds });
   await sleep(500);
@@ -1275,8 +1278,9 @@ async function runBareScenario(scenario: Scenario, bare: { proc: Proc; url: stri
   return row;
 }
 
-/** The chat scenarios through Portkey (or the bare proxy), as through the gateway: a warm-up, then the measured run. */
-async function runPortkey(
+/** The chat scenarios through Portkey (or the bare proxy), as through the gateway: a warm-up, then the measured run;
+ *  through the bare proxy, the floor scenarios too (runBareScenario). */
+async function runThroughProxy(
   scenarios: Scenario[],
   upstreamUrl: string,
   results: ScenarioResult[],
@@ -1285,14 +1289,14 @@ async function runPortkey(
   const chat = scenarios.filter((scenario) => scenario.id === "chat-c1" || scenario.id === "chat-c50");
   const floor = which === "bare" ? scenarios.filter((scenario) => FLOOR_SCENARIOS.includes(scenario.id)) : [];
   if (!chat.length && !floor.length) return [];
-  const portkey = which === "portkey" ? await startPortkey() : await startBare(upstreamUrl);
+  const proxy = which === "portkey" ? await startPortkey() : await startBare(upstreamUrl);
   const label = which === "portkey" ? `Portkey ${PORTKEY_VERSION}` : "the bare Node.js pass-through (bench/bare-proxy.ts)";
   const out: PortkeyResult[] = [];
   try {
     for (const scenario of chat) {
       progress(`  ${scenario.id}: through ${label} (same fake upstream)`);
       const target: Target = {
-        base: portkey.url,
+        base: proxy.url,
         path: scenario.path,
         headers: {
           authorization: "Bearer sk-bench",
@@ -1312,10 +1316,10 @@ async function runPortkey(
     }
     for (const scenario of floor) {
       progress(`  ${scenario.id}: through ${label} (same fake upstream)`);
-      out.push(await runBareScenario(scenario, portkey as Awaited<ReturnType<typeof startBare>>, results));
+      out.push(await runBareScenario(scenario, proxy, results));
     }
   } finally {
-    await portkey.proc.stop();
+    await proxy.proc.stop();
   }
   return out;
 }
@@ -1729,12 +1733,12 @@ async function main(): Promise<void> {
     }
     // Portkey side by side, after the gateway runs (with nothing else running), on the same upstream.
     try {
-      PORTKEY = await runPortkey(scenarios, upstreamUrl, results);
+      PORTKEY = await runThroughProxy(scenarios, upstreamUrl, results);
     } catch (error) {
       progress(`  Portkey could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
-      BARE = await runPortkey(scenarios, upstreamUrl, results, "bare");
+      BARE = await runThroughProxy(scenarios, upstreamUrl, results, "bare");
     } catch (error) {
       progress(`  the bare pass-through could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }
