@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import { GatewayError } from "@/lib/platform/errors";
+import { useNativeBoundarySearch } from "./boundary-search";
 
 export interface UploadedFile {
   /** Form field name as sent, e.g. "image[]" or "mask". */
@@ -86,6 +87,7 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       // busboy reports a limit on reaching it, not on passing it: one byte more lets a file of exactly the limit through.
       limits: { fileSize: options.maxFileBytes + 1, files: maxFiles, fieldSize: maxFieldBytes + 1, fields: maxFields },
     });
+    useNativeBoundarySearch(parser);
   } catch (error) {
     throw new GatewayError(
       "invalid_request",
