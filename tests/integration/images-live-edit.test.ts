@@ -8,7 +8,21 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { eventually } from "../helpers/user-api";
-import { MB, gateway, key, ledgerRows, png, halfMask, paddedPng, expectError, postForm, decode, parseForm } from "../helpers/images-setup";
+import {
+  MB,
+  gateway,
+  key,
+  ledgerRows,
+  png,
+  halfMask,
+  paddedPng,
+  expectError,
+  postForm,
+  decode,
+  parseForm,
+  account,
+} from "../helpers/images-setup";
+import { createUserWithKey } from "../helpers/gateway";
 
 /** One request as the upstream saw it, byte by byte. */
 type Seen = { headers: http.IncomingHttpHeaders; bytes: number; chunks: Buffer[]; complete: boolean; closedEarly: boolean };
@@ -130,6 +144,15 @@ function uploadInTwo(form: { boundary: string; body: Buffer }, first: number, re
   });
 }
 
+/** How many edits the gateway has answered, whatever the status (its /metrics). */
+async function editsAnswered(): Promise<number> {
+  const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.masterKey}` } })).text();
+  let total = 0;
+  for (const line of text.split("\n"))
+    if (line.startsWith("gateway_requests_total{") && line.includes('endpoint="/v1/images/edits"')) total += Number(line.split(" ").at(-1));
+  return total;
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("edits go upstream while they are uploaded", () => {
@@ -220,6 +243,82 @@ describe("edits go upstream while they are uploaded", () => {
           );
         }
       });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test("a client that leaves in the middle of its upload: the upstream's request is dropped, nothing is charged, the next edit works", async () => {
+    const upstream = await watchingUpstream(await answerImage());
+    const leaver = await createUserWithKey(gateway, { balance: 500_000_000, quota: 500_000_000 });
+    try {
+      await withChannel(upstream.url, async () => {
+        const before = await account(leaver.userId);
+        const answeredBefore = await editsAnswered();
+        const form = rawForm([["model", "std-image-2"], await paddedPng(8 * MB), ["prompt", "a lighthouse"]]);
+        const outcome = await new Promise<string>((resolve) => {
+          const request = http.request(`${gateway.url}/v1/images/edits`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${leaver.key}`,
+              "content-type": `multipart/form-data; boundary=${form.boundary}`,
+              "content-length": String(form.body.length),
+            },
+          });
+          request.on("response", (response) => resolve(`answered ${response.statusCode} before the upload was complete`));
+          request.on("error", () => resolve("left"));
+          request.write(form.body.subarray(0, 4 * MB));
+          // Gone once the upstream has most of what was sent, with half of the image still to come.
+          eventually(async () => (upstream.seen[0]?.bytes ?? 0) > 3 * MB, 10_000, "the upstream receiving the upload").then(
+            () => {
+              request.destroy();
+              resolve("left");
+            },
+            (error: Error) => resolve(error.message),
+          );
+        });
+        assert.equal(outcome, "left");
+        await eventually(async () => upstream.seen[0]?.closedEarly === true, 5_000, "the upstream's request dropped");
+        assert.equal(upstream.seen[0]!.complete, false, "the upstream never received a complete request");
+        // The handler finished (its answer counted, though nobody read it): it did not wait forever for the rest.
+        await eventually(async () => (await editsAnswered()) === answeredBefore + 1, 5_000, "the abandoned edit finished");
+        assert.deepEqual(await account(leaver.userId), before, "the balance and the key's quota are untouched");
+        // The gateway is fine: the same client's next edit goes through.
+        const response = await postForm(
+          [
+            ["image[]", await png(256, 256), "photo.png", "image/png"],
+            ["prompt", "a lighthouse"],
+            ["size", "1024x1024"],
+          ],
+          leaver.key,
+        );
+        assert.equal(response.status, 200, await response.clone().text());
+        assert.equal(upstream.seen.length, 2);
+      });
+      // The same when the upload is stored before anything goes upstream (a channel with streamUploads: false).
+      await withChannel(
+        upstream.url,
+        async () => {
+          const answeredBefore = await editsAnswered();
+          const form = rawForm([["model", "std-image-2"], await paddedPng(8 * MB), ["prompt", "a lighthouse"]]);
+          const request = http.request(`${gateway.url}/v1/images/edits`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${leaver.key}`,
+              "content-type": `multipart/form-data; boundary=${form.boundary}`,
+              "content-length": String(form.body.length),
+            },
+          });
+          request.on("error", () => undefined);
+          request.write(form.body.subarray(0, 4 * MB));
+          await pause(300);
+          request.destroy();
+          await eventually(async () => (await editsAnswered()) === answeredBefore + 1, 5_000, "the abandoned stored edit finished");
+          assert.equal(upstream.seen.length, 2, "nothing went upstream");
+          assert.deepEqual(await account(leaver.userId), await account(leaver.userId));
+        },
+        { streamUploads: false },
+      );
     } finally {
       await upstream.close();
     }

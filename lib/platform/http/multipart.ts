@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import { GatewayError } from "@/lib/platform/errors";
 import { useNativeBoundarySearch } from "./boundary-search";
+import { nodeBodyOf } from "./node-adapter";
 
 export interface UploadedFile {
   /** Form field name as sent, e.g. "image[]" or "mask". */
@@ -47,6 +48,7 @@ export interface ParsedMultipart {
 }
 
 const DEFAULT_MAX_FILES = 16;
+const PARSER_BUFFER_BYTES = 512 * 1024;
 const DEFAULT_MAX_FIELD_BYTES = 1024 * 1024;
 const DEFAULT_MAX_FIELDS = 100;
 
@@ -72,7 +74,6 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       "Expected a multipart/form-data body with a boundary (Content-Type: multipart/form-data; boundary=...).",
     );
   }
-  if (!request.body) throw new GatewayError("invalid_request", "The request body is empty; expected a multipart/form-data body.");
 
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const maxFieldBytes = options.maxFieldBytes ?? DEFAULT_MAX_FIELD_BYTES;
@@ -84,6 +85,10 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       headers: { "content-type": contentType },
       // Filenames from browsers and SDKs are UTF-8; busboy's default (latin1) would garble them.
       defParamCharset: "utf8",
+      // Room for a few socket reads (64 KB each) before the parser, or a file's consumer, asks the sender to wait;
+      // with the defaults (16 KB) every read was a pause and a resume.
+      highWaterMark: PARSER_BUFFER_BYTES,
+      fileHwm: PARSER_BUFFER_BYTES,
       // busboy reports a limit on reaching it, not on passing it: one byte more lets a file of exactly the limit through.
       limits: { fileSize: options.maxFileBytes + 1, files: maxFiles, fieldSize: maxFieldBytes + 1, fields: maxFields },
     });
@@ -95,10 +100,15 @@ export async function parseMultipart(request: Request, options: MultipartOptions
     );
   }
 
+  // The production server's body is read off node:http's stream; any other Request through its Web stream (asking
+  // for `request.body` first would make the production server's request build that stream).
+  const node = nodeBodyOf(request);
+  const web = node ? null : request.body;
+  if (!node && !web) throw new GatewayError("invalid_request", "The request body is empty; expected a multipart/form-data body.");
+  const reader = web ? web.getReader() : null;
   const sink = options.sink;
   const directory = sink && !options.sinkKeepsCopies ? "" : await mkdtemp(join(options.tmpDir ?? tmpdir(), "gateway-upload-"));
   const cleanup = () => (directory ? rm(directory, { recursive: true, force: true }) : Promise.resolve());
-  const reader = request.body.getReader();
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
   const writes: Promise<void>[] = [];
@@ -108,13 +118,14 @@ export async function parseMultipart(request: Request, options: MultipartOptions
 
   return new Promise<ParsedMultipart>((resolve, reject) => {
     let settled = false;
+    let stopFeeding = () => {};
 
     const fail = (error: GatewayError) => {
       if (settled) return;
       settled = true;
       stopped.abort();
       // Stop pulling the body: for an oversized file, the point is not to read the remaining megabytes.
-      reader.cancel().catch(() => {});
+      stopFeeding();
       parser.removeAllListeners("file");
       parser.removeAllListeners("field");
       parser.on("error", () => {});
@@ -205,18 +216,65 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       );
     });
 
+    const interrupted = () =>
+      fail(new GatewayError("invalid_request", "The upload was interrupted before the multipart body was complete."));
+    if (node) {
+      const source = node.stream;
+      const resume = () => source.resume();
+      const onData = (chunk: Buffer) => {
+        if (settled) return;
+        let more: boolean;
+        try {
+          more = parser.write(chunk);
+        } catch {
+          // busboy throws when a listener has destroyed it in the middle of a write (the 'limit' that refuses a file
+          // does): the parse has been settled already. Anything else is a body it could not take.
+          return fail(new GatewayError("invalid_request", "Malformed multipart/form-data body."));
+        }
+        if (!more) {
+          source.pause();
+          parser.once("drain", resume);
+        }
+      };
+      const onEnd = () => {
+        detach();
+        try {
+          if (!settled) parser.end();
+        } catch {
+          fail(new GatewayError("invalid_request", "Malformed multipart/form-data body."));
+        }
+      };
+      const detach = () => {
+        source.off("data", onData);
+        source.off("end", onEnd);
+        source.off("error", interrupted);
+        source.off("aborted", interrupted);
+        parser.off("drain", resume);
+      };
+      stopFeeding = () => {
+        detach();
+        node.cancel();
+      };
+      source.on("data", onData);
+      source.once("end", onEnd);
+      source.once("error", interrupted);
+      source.once("aborted", interrupted);
+      if (source.readableEnded) onEnd();
+      return;
+    }
     const pump = async () => {
       try {
         while (!settled) {
-          const { done, value } = await reader.read();
+          const { done, value } = await reader!.read();
           if (done || settled) break;
           if (!parser.write(value)) await drained(parser, stopped.signal);
         }
         if (!settled) parser.end();
       } catch {
-        fail(new GatewayError("invalid_request", "The upload was interrupted before the multipart body was complete."));
+        interrupted();
       }
     };
+    stopFeeding = () => void reader!.cancel().catch(() => {});
     void pump();
   });
 }

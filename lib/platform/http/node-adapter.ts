@@ -185,6 +185,8 @@ class NodeRequest extends Request {
   #headers: Headers | null = null;
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null = null;
   #consumed = false;
+  #nodeBodyTaken = false;
+  #released = false;
 
   constructor(url: string, method: string, incoming: IncomingMessage, controller: AbortController, extraHeaders: [string, string][]) {
     super(url, { method });
@@ -227,6 +229,31 @@ class NodeRequest extends Request {
 
   override async json(): Promise<unknown> {
     return JSON.parse(await this.text());
+  }
+
+  /**
+   * The body as node:http's own stream, for a parser that takes Node streams (multipart uploads): no Web stream in
+   * between. `cancel()` stops taking it: what is still arriving is drained within bounds, then the connection is cut.
+   */
+  nodeBody(): { stream: IncomingMessage; cancel(): void } | null {
+    if (!this.#hasBody || this.#consumed) return null;
+    this.#consumed = true;
+    this.#nodeBodyTaken = true;
+    return { stream: this.#incoming, cancel: () => this.releaseBody() };
+  }
+
+  /**
+   * The handler is done with the body (lib/platform/http/linger.ts): if it was never read, or taken by nodeBody() and
+   * not read to its end, what is still arriving is drained within bounds, so the client reads the answer instead of
+   * a reset. A body read another way (readAll, the Web stream) is that way's to finish.
+   */
+  releaseBody(): void {
+    const incoming = this.#incoming;
+    if (!this.#hasBody || this.#released || incoming.readableEnded) return;
+    if (this.#consumed && !this.#nodeBodyTaken) return;
+    this.#consumed = true;
+    this.#released = true;
+    drainBounded(incoming);
   }
 
   /** The whole body, read off the socket without a Web stream; past `limit` bytes the rest is drained (bounded). */
@@ -276,6 +303,21 @@ class NodeRequest extends Request {
  */
 export function readNodeBody(request: Request, limit: number): Promise<Buffer | "too_large"> | null {
   return request instanceof NodeRequest && !request.bodyUsed ? request.readAll(limit) : null;
+}
+
+/** The body as node:http's stream (NodeRequest.nodeBody), or null for any other Request or a body already taken. */
+export function nodeBodyOf(request: Request): { stream: IncomingMessage; cancel(): void } | null {
+  return request instanceof NodeRequest ? request.nodeBody() : null;
+}
+
+/** Whether `request` came from the production server, whose body `releaseNodeBody` can drain without a Web stream. */
+export function isNodeRequest(request: Request): boolean {
+  return request instanceof NodeRequest;
+}
+
+/** NodeRequest.releaseBody for a request of the production server; nothing for any other. */
+export function releaseNodeBody(request: Request): void {
+  if (request instanceof NodeRequest) request.releaseBody();
 }
 
 export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse, requestId: string): Request {
