@@ -116,17 +116,22 @@ function rawForm(parts: ([string, string] | Buffer)[]): { boundary: string; body
   return { boundary, body: Buffer.concat([...pieces, Buffer.from(`--${boundary}--\r\n`)]) };
 }
 
+/** An edit request with its length announced, opened and not yet written. */
+function openUpload(form: { boundary: string; body: Buffer }, apiKey = key): http.ClientRequest {
+  return http.request(`${gateway.url}/v1/images/edits`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "content-type": `multipart/form-data; boundary=${form.boundary}`,
+      "content-length": String(form.body.length),
+    },
+  });
+}
+
 /** Sends an edit as a client's network would: the first `first` bytes, then the rest once `ready` resolves. */
 function uploadInTwo(form: { boundary: string; body: Buffer }, first: number, ready: () => Promise<unknown>) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const request = http.request(`${gateway.url}/v1/images/edits`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": `multipart/form-data; boundary=${form.boundary}`,
-        "content-length": String(form.body.length),
-      },
-    });
+    const request = openUpload(form);
     request.on("response", (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -257,14 +262,7 @@ describe("edits go upstream while they are uploaded", () => {
         const answeredBefore = await editsAnswered();
         const form = rawForm([["model", "std-image-2"], await paddedPng(8 * MB), ["prompt", "a lighthouse"]]);
         const outcome = await new Promise<string>((resolve) => {
-          const request = http.request(`${gateway.url}/v1/images/edits`, {
-            method: "POST",
-            headers: {
-              authorization: `Bearer ${leaver.key}`,
-              "content-type": `multipart/form-data; boundary=${form.boundary}`,
-              "content-length": String(form.body.length),
-            },
-          });
+          const request = openUpload(form, leaver.key);
           request.on("response", (response) => resolve(`answered ${response.statusCode} before the upload was complete`));
           request.on("error", () => resolve("left"));
           request.write(form.body.subarray(0, 4 * MB));
@@ -301,14 +299,7 @@ describe("edits go upstream while they are uploaded", () => {
         async () => {
           const answeredBefore = await editsAnswered();
           const form = rawForm([["model", "std-image-2"], await paddedPng(8 * MB), ["prompt", "a lighthouse"]]);
-          const request = http.request(`${gateway.url}/v1/images/edits`, {
-            method: "POST",
-            headers: {
-              authorization: `Bearer ${leaver.key}`,
-              "content-type": `multipart/form-data; boundary=${form.boundary}`,
-              "content-length": String(form.body.length),
-            },
-          });
+          const request = openUpload(form, leaver.key);
           request.on("error", () => undefined);
           request.write(form.body.subarray(0, 4 * MB));
           await pause(300);

@@ -3,24 +3,14 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import busboy from "busboy";
 import { BoundarySearch, useNativeBoundarySearch } from "@/lib/platform/http/boundary-search";
+// Seeded, so that a failure can be replayed.
+import { mulberry32 } from "@/lib/platform/random";
 
 // busboy's own search, the reference the native one must agree with byte for byte.
 const StreamSearch = createRequire(import.meta.url)("streamsearch") as new (
   needle: Buffer,
   callback: (isMatch: boolean, data: Buffer | undefined, start: number, end: number) => void,
 ) => { push(chunk: Buffer, pos?: number): number; destroy(): void };
-
-/** A seeded generator, so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Body bytes made to trip a search: boundaries, their beginnings, "\r\n--" runs, and bytes of the boundary's alphabet. */
 function trickyBody(next: () => number, needle: Buffer, length: number): Buffer {
@@ -74,7 +64,7 @@ function split(next: () => number, body: Buffer, maxChunk: number): Buffer[] {
 
 test("the native boundary search reports exactly what busboy's own search reports, however the body is cut", () => {
   for (let seed = 1; seed <= 400; seed++) {
-    const next = random(seed);
+    const next = mulberry32(seed);
     const needle = Buffer.from(`\r\n--${seed % 3 === 0 ? "x" : `----formdata-${seed.toString(16).padStart(8, "0")}`}`);
     const body = trickyBody(next, needle, 200 + Math.floor(next() * 4000));
     const maxChunk = [1, 3, needle.length - 1, needle.length, needle.length + 1, 64, 5000][seed % 7]!;
@@ -121,7 +111,7 @@ function parse(body: Buffer, boundary: string, chunks: number[], native: boolean
 
 test("busboy with the native search parses fields and files as it does without, including bytes that look like boundaries", async () => {
   const boundary = "----formdata-undici-0123456789";
-  const next = random(7);
+  const next = mulberry32(7);
   const image = trickyBody(next, Buffer.from(`\r\n--${boundary}`).subarray(0, 20), 300_000);
   const body = Buffer.concat([
     Buffer.from(`preamble\r\n--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nA cat --${boundary.slice(0, 10)}\r\n`),
