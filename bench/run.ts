@@ -21,7 +21,7 @@ import { createPostgresDatabase } from "../tests/helpers/gateway";
 import { SERVER_NODE_FLAGS } from "../scripts/server-flags.mjs";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import http from "node:http";
 import os from "node:os";
@@ -226,22 +226,53 @@ async function waitForCalm(): Promise<{ waitedMs: number; busyCores: number }> {
   }
 }
 
-type CpuSnapshot = { at: number; gateway: number; upstream: number; bench: number; machine: number };
-function cpuSnapshot(gateway: number, upstream: number): CpuSnapshot {
-  return { at: performance.now(), gateway: cpuMs(gateway), upstream: cpuMs(upstream), bench: cpuMs(process.pid), machine: machineBusyMs() };
+/** The database servers the gateway uses, by process name: their CPU is part of the scenario, not other load. */
+const DATABASE_PROCESSES = new Set(["postgres", "redis-server"]);
+
+/** CPU time so far of the PostgreSQL and Redis server processes (every backend, the WAL writer...), in ms. */
+function databaseCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!DATABASE_PROCESSES.has(name)) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
-/** Cores used by each party between two snapshots; "other" is everything on the machine that is not ours. */
+
+type CpuSnapshot = { at: number; gateway: number; upstream: number; bench: number; database: number; machine: number };
+function cpuSnapshot(gateway: number, upstream: number): CpuSnapshot {
+  return {
+    at: performance.now(),
+    gateway: cpuMs(gateway),
+    upstream: cpuMs(upstream),
+    bench: cpuMs(process.pid),
+    database: databaseCpuMs(),
+    machine: machineBusyMs(),
+  };
+}
+/** Cores used by each party between two snapshots; "other" is everything on the machine that is not ours or the
+ *  database servers'. */
 function cpuBetween(before: CpuSnapshot, after: CpuSnapshot) {
   const wall = after.at - before.at;
   const gateway = (after.gateway - before.gateway) / wall;
   const upstream = (after.upstream - before.upstream) / wall;
   const bench = (after.bench - before.bench) / wall;
+  const database = Math.max(0, after.database - before.database) / wall;
   const machine = (after.machine - before.machine) / wall;
   return {
     gatewayCores: gateway,
     upstreamCores: upstream,
     benchCores: bench,
-    otherCores: Math.max(0, machine - gateway - upstream - bench),
+    databaseCores: database,
+    otherCores: Math.max(0, machine - gateway - upstream - bench - database),
     gatewayCpuMs: after.gateway - before.gateway,
   };
 }
@@ -1082,7 +1113,7 @@ async function runScenario(scenario: Scenario, gateway: Gateway, upstream: Proc,
   progress(
     `    added p50 ${fmt(added.p50, 3)} ms, p99 ${fmt(added.p99, 3)} ms${added.ttfbP50 !== undefined ? `, TTFB +${fmt(added.ttfbP50, 3)} / +${fmt(added.ttfbP99, 3)} ms` : ""}; ` +
       `RSS ${fmt(memory.baselineMB, 0)} → peak ${fmt(memory.peakMB, 0)} → settled ${fmt(memory.settledMB, 0)} → after GC ${fmt(memory.afterGcMB ?? NaN, 0)} MB${memory.perInFlightMB !== undefined ? ` (${fmt(memory.perInFlightMB, 1)} MB per in-flight image = ${fmt(memory.perInFlightVsPng, 2)}× PNG)` : ""}${memory.perRequestMB !== undefined ? ` (${fmt(memory.perRequestMB, 1)} MB per in-flight request = ${fmt(memory.perRequestVsUpload, 2)}× upload)` : ""}; ` +
-      `gateway ${fmt(cpu.gatewayCores, 2)} cores, other processes ${fmt(cpu.otherCores, 2)} cores; checks ${checks.ok ? "ok" : `FAILED: ${problems.join("; ")}`}`,
+      `gateway ${fmt(cpu.gatewayCores, 2)} cores, database servers ${fmt(cpu.databaseCores, 2)} cores, other processes ${fmt(cpu.otherCores, 2)} cores; checks ${checks.ok ? "ok" : `FAILED: ${problems.join("; ")}`}`,
   );
   return {
     ...base,
@@ -1577,7 +1608,7 @@ function report(
       (database) =>
         `- Load average around the ${database} run: ${loads[database]?.before.map((value) => value.toFixed(2)).join(", ")} → ${loads[database]?.after.map((value) => value.toFixed(2)).join(", ")}`,
     ),
-    '- "other" in the CPU table = CPU used on the machine by processes that are not the gateway, the fake upstream or the load generator, during the measured run. Other developers\' test suites may run on this machine; a scenario with other > 0.2 cores was disturbed.',
+    '- "other" in the CPU table = CPU used on the machine by processes that are not the gateway, the fake upstream, the load generator or the database servers (PostgreSQL and Redis processes, their own column), during the measured run. Other developers\' test suites may run on this machine; a scenario with other > 0.2 cores was disturbed.',
     "",
     `Three processes on the same 2 cores: the fake upstream (bench/fake-upstream.ts, raw node:http), the gateway (\`node ${SERVER_NODE_FLAGS.join(" ")} --import tsx server.ts\` as \`npm start\` runs it, scripts/server-flags.mjs; NODE_ENV=production, Next.js off, GATEWAY_LOG=warn) and the load generator (this process: autocannon for the non-streaming requests, plain node:http for streams, images and uploads, which measures time to first byte). Each scenario runs once straight at the fake upstream and once through the gateway with the same settings; *added* = gateway − direct. Each gateway run uses a fresh key with a finite quota ($10M, not unlimited) so the reservation, settlement and batched ledger are on the path; a warm-up on another key precedes it. Memory: the gateway's RSS sampled every 20 ms from /proc/<pid>/status plus VmHWM (reset via clear_refs before each run). The baseline is the idle gateway's RSS after a forced full GC (through the gateway's inspector, started with \`--inspect=127.0.0.1:0\`; no session is attached while measuring), read before the scenario's warm-up; *settled* is the RSS after 5 s idle, then another reading after a forced GC. *Back down* compares the after-GC reading with the baseline.`,
     "",
@@ -1618,7 +1649,7 @@ function report(
       "",
       "Gateway memory (MB, RSS) and CPU. Per in-flight image = (peak − baseline) / (concurrency × images per request), compared with one image's PNG size.",
       "",
-      "| Scenario | baseline (idle, after GC) | after warm-up + GC | peak (sampled / VmHWM) | settled after 5 s idle | after a forced GC | back down | per in-flight image or request | image PNG / b64 size | gateway CPU per request | cores: gateway / upstream / load gen / **other** |",
+      "| Scenario | baseline (idle, after GC) | after warm-up + GC | peak (sampled / VmHWM) | settled after 5 s idle | after a forced GC | back down | per in-flight image or request | image PNG / b64 size | gateway CPU per request | cores: gateway / upstream / load gen / database servers / **other** |",
       "|---|---|---|---|---|---|---|---|---|---|---|",
     );
     for (const row of rows) {
@@ -1638,7 +1669,7 @@ function report(
       push(
         `| ${row.title} | ${fmt(m.baselineMB, 0)}${m.baselineAfterGc ? "" : " (no GC)"} | ${m.afterWarmupMB === null ? "–" : fmt(m.afterWarmupMB, 0)} | ${fmt(m.peakMB, 0)} (${fmt(m.peakSampledMB, 0)} / ${m.hwmMB === null ? "–" : fmt(m.hwmMB, 0)}) | ${fmt(m.settledMB, 0)} (${signed(m.growthMB)}) | ${m.afterGcMB === null ? "–" : `${fmt(m.afterGcMB, 0)} (${signed(m.growthAfterGcMB!)})`} | ${m.backDown ? "yes" : "**no**"} | ` +
           `${perInFlight} | ${row.image ? `${fmt(mb(row.image.pngBytes), 1)} / ${fmt(mb(row.image.b64Bytes), 1)} MB (${row.image.label}${row.image.perRequest > 1 ? ` ×${row.image.perRequest}` : ""})` : "–"} | ` +
-          `${fmt(c.gatewayCpuMsPerRequest, 3)} ms | ${fmt(c.gatewayCores, 2)} / ${fmt(c.upstreamCores, 2)} / ${fmt(c.benchCores, 2)} / **${fmt(c.otherCores, 2)}** |`,
+          `${fmt(c.gatewayCpuMsPerRequest, 3)} ms | ${fmt(c.gatewayCores, 2)} / ${fmt(c.upstreamCores, 2)} / ${fmt(c.benchCores, 2)} / ${fmt(c.databaseCores, 2)} / **${fmt(c.otherCores, 2)}** |`,
       );
     }
     push(
