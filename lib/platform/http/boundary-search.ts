@@ -115,7 +115,7 @@ export class BoundarySearch {
     // The chunk is too short to decide: keep the shortest end of tail + chunk that could begin a boundary.
     let start = 0;
     while (start < windowLength && !(window[start] === this.#first && startsWith(needle, window, start, windowLength))) start++;
-    if (start > 0) this.#callback(false, window, 0, Math.min(start, windowLength), false);
+    if (start > 0) this.#callback(false, window, 0, start, false);
     window.copy(tail, 0, start, windowLength);
     this.#tailSize = windowLength - start;
     return chunk.length;

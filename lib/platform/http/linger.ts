@@ -4,7 +4,7 @@
 // answer first, then read and discard what is still arriving, for a bounded number of bytes and seconds, and only
 // then cut the connection. Nothing read this way is kept, so memory stays flat.
 
-import { isNodeRequest, releaseNodeBody } from "./node-adapter";
+import { nodeBodyRelease } from "./node-adapter";
 
 export const LINGER_MAX_BYTES = 32 * 1024 * 1024;
 export const LINGER_MAX_MS = 5_000;
@@ -26,7 +26,8 @@ export type LingeringBody = {
 export function lingeringBody(request: Request, options: LingerOptions = {}): LingeringBody {
   // The production server's request drains its own body, off the socket (NodeRequest.releaseBody, same bounds), and
   // lets parsers read it without Web streams (readNodeBody, nodeBodyOf).
-  if (isNodeRequest(request)) return { request, release: () => releaseNodeBody(request) };
+  const release = nodeBodyRelease(request);
+  if (release) return { request, release };
   if (!request.body) return { request, release: () => undefined };
   const source = request.body.getReader();
   const maxBytes = options.maxBytes ?? LINGER_MAX_BYTES;

@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import { GatewayError } from "@/lib/platform/errors";
 import { useNativeBoundarySearch } from "./boundary-search";
-import { nodeBodyOf } from "./node-adapter";
+import { listenToBody, nodeBodyOf } from "./node-adapter";
 
 export interface UploadedFile {
   /** Form field name as sent, e.g. "image[]" or "mask". */
@@ -221,45 +221,36 @@ export async function parseMultipart(request: Request, options: MultipartOptions
     if (node) {
       const source = node.stream;
       const resume = () => source.resume();
-      const onData = (chunk: Buffer) => {
-        if (settled) return;
-        let more: boolean;
-        try {
-          more = parser.write(chunk);
-        } catch {
-          // busboy throws when a listener has destroyed it in the middle of a write (the 'limit' that refuses a file
-          // does): the parse has been settled already. Anything else is a body it could not take.
-          return fail(new GatewayError("invalid_request", "Malformed multipart/form-data body."));
-        }
-        if (!more) {
-          source.pause();
-          parser.once("drain", resume);
-        }
-      };
-      const onEnd = () => {
-        detach();
-        try {
-          if (!settled) parser.end();
-        } catch {
-          fail(new GatewayError("invalid_request", "Malformed multipart/form-data body."));
-        }
-      };
-      const detach = () => {
-        source.off("data", onData);
-        source.off("end", onEnd);
-        source.off("error", interrupted);
-        source.off("aborted", interrupted);
-        parser.off("drain", resume);
-      };
+      const stop = listenToBody(source, {
+        data: (chunk) => {
+          if (settled) return;
+          let more: boolean;
+          try {
+            more = parser.write(chunk);
+          } catch {
+            // busboy throws when a listener has destroyed it in the middle of a write (the 'limit' that refuses a
+            // file does): the parse has been settled already. Anything else is a body it could not take.
+            return fail(new GatewayError("invalid_request", "Malformed multipart/form-data body."));
+          }
+          if (!more) {
+            source.pause();
+            parser.once("drain", resume);
+          }
+        },
+        end: () => {
+          try {
+            if (!settled) parser.end();
+          } catch {
+            fail(new GatewayError("invalid_request", "Malformed multipart/form-data body."));
+          }
+        },
+        fail: interrupted,
+      });
       stopFeeding = () => {
-        detach();
+        stop();
+        parser.off("drain", resume);
         node.cancel();
       };
-      source.on("data", onData);
-      source.once("end", onEnd);
-      source.once("error", interrupted);
-      source.once("aborted", interrupted);
-      if (source.readableEnded) onEnd();
       return;
     }
     const pump = async () => {
@@ -295,7 +286,7 @@ function drained(parser: busboy.Busboy, signal: AbortSignal): Promise<void> {
 
 export interface MultipartBody {
   body: ReadableStream<Uint8Array>;
-  /** The same body as a Node stream, for a node:http request (no Web stream in between); use one or the other. */
+  /** The same body as a Node stream, which undici sends as it is (no Web stream in between); use one or the other. */
   nodeStream(): Readable;
   contentType: string;
   contentLength: number;

@@ -266,35 +266,50 @@ class NodeRequest extends Request {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const onData = (chunk: Buffer) => {
-        size += chunk.byteLength;
-        if (size > limit) {
-          cleanup();
-          drainBounded(incoming);
-          resolve("too_large");
-        } else chunks.push(chunk);
-      };
-      const onEnd = () => {
-        cleanup();
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(error);
-      };
-      const onAborted = () => onError(new Error("the client aborted the upload"));
-      const cleanup = () => {
-        incoming.off("data", onData);
-        incoming.off("end", onEnd);
-        incoming.off("error", onError);
-        incoming.off("aborted", onAborted);
-      };
-      incoming.on("data", onData);
-      incoming.once("end", onEnd);
-      incoming.once("error", onError);
-      incoming.once("aborted", onAborted);
+      const stop = listenToBody(incoming, {
+        data: (chunk) => {
+          size += chunk.byteLength;
+          if (size > limit) {
+            stop();
+            drainBounded(incoming);
+            resolve("too_large");
+          } else chunks.push(chunk);
+        },
+        end: () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)),
+        fail: reject,
+      });
     });
   }
+}
+
+/**
+ * Hands a request body's chunks to `on.data`, then its end or its failure (an error, or the client leaving) to
+ * `on.end` or `on.fail`, once, after it has stopped listening. Returns the function that stops listening.
+ */
+export function listenToBody(
+  incoming: IncomingMessage,
+  on: { data(chunk: Buffer): void; end(): void; fail(error: Error): void },
+): () => void {
+  const onEnd = () => {
+    stop();
+    on.end();
+  };
+  const onError = (error: Error) => {
+    stop();
+    on.fail(error);
+  };
+  const onAborted = () => onError(new Error("the client aborted the upload"));
+  const stop = () => {
+    incoming.off("data", on.data);
+    incoming.off("end", onEnd);
+    incoming.off("error", onError);
+    incoming.off("aborted", onAborted);
+  };
+  incoming.on("data", on.data);
+  incoming.once("end", onEnd);
+  incoming.once("error", onError);
+  incoming.once("aborted", onAborted);
+  return stop;
 }
 
 /**
@@ -310,14 +325,10 @@ export function nodeBodyOf(request: Request): { stream: IncomingMessage; cancel(
   return request instanceof NodeRequest ? request.nodeBody() : null;
 }
 
-/** Whether `request` came from the production server, whose body `releaseNodeBody` can drain without a Web stream. */
-export function isNodeRequest(request: Request): boolean {
-  return request instanceof NodeRequest;
-}
-
-/** NodeRequest.releaseBody for a request of the production server; nothing for any other. */
-export function releaseNodeBody(request: Request): void {
-  if (request instanceof NodeRequest) request.releaseBody();
+/** For a request of the production server, the function that drains what it does not read (NodeRequest.releaseBody);
+ *  null for any other Request. */
+export function nodeBodyRelease(request: Request): (() => void) | null {
+  return request instanceof NodeRequest ? () => request.releaseBody() : null;
 }
 
 export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse, requestId: string): Request {
