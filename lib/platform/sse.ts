@@ -183,112 +183,119 @@ export function encodeSse(event: { event?: string; data: string; id?: string }):
   return `${text}\n`;
 }
 
-/** An event whose data is kept as bytes (readSseEventsRaw). */
-export interface RawSseEvent {
-  event?: string;
-  /** The `data:` lines joined with "\n", as the pieces of the chunks received (a long line is not joined). */
-  data: Buffer[];
-  /** Its length in bytes. */
-  length: number;
-  id?: string;
-}
+/** What `readSseRaw` yields: the bytes of an event's data as they arrive, then the end of the event. */
+export type RawSseItem =
+  /** A piece of the current event's data (its `data:` lines joined with "\n"), as a view of the chunk received. */
+  | { data: Buffer }
+  /** A blank line ended an event that had data: its name, id and data length. */
+  | { end: { event?: string; id?: string; length: number } };
 
 const LF = 0x0a;
 const CR = 0x0d;
+const COLON = 0x3a;
 const NEWLINE = Buffer.from("\n");
-
-/** The first `count` bytes of a line held in pieces (fewer if it is shorter). */
-function lineHead(pieces: Buffer[], count: number): Buffer {
-  if (pieces[0]!.length >= count || pieces.length === 1) return pieces[0]!.subarray(0, count);
-  return Buffer.concat(pieces.slice(0, count)).subarray(0, count);
-}
-
-/** The pieces of a line from byte `from` on. */
-function piecesFrom(pieces: Buffer[], from: number): Buffer[] {
-  const out: Buffer[] = [];
-  let skip = from;
-  for (const piece of pieces) {
-    if (skip >= piece.length) {
-      skip -= piece.length;
-      continue;
-    }
-    out.push(skip ? piece.subarray(skip) : piece);
-    skip = 0;
-  }
-  return out;
-}
+const DATA_FIELD = Buffer.from("data:");
+/** How much of a cut event's data a TruncatedStreamError keeps, for the log. */
+const PARTIAL_KEPT = 1000;
 
 /**
- * Like `readSseEvents`, with each event's data as the bytes received instead of text: for streams whose events carry
- * megabytes of base64 (Responses images), which are then never decoded into strings nor even joined into one buffer
- * (lib/wire/raw-json.ts). Lines are found by byte search in each new chunk only. The same rules otherwise:
- * `TruncatedStreamError` when the body ends inside an event or a line, `SseEventTooLargeError` past `maxEventBytes`,
- * the body cancelled on abort or when the loop is left early.
+ * Like `readSseEvents`, with each event's data as bytes, handed on as it arrives: for streams whose events carry
+ * megabytes of base64 (Responses images), which can then be passed on while they are still arriving, never decoded
+ * into strings nor held whole (lib/wire/raw-event.ts). Lines are found by byte search in each new chunk only; a
+ * `data:` line is passed on piece by piece before its end arrives. Each read of the body yields what it completed,
+ * as a list. The same rules otherwise: `TruncatedStreamError` when the body ends inside an event or a line,
+ * `SseEventTooLargeError` past `maxEventBytes`, the body cancelled on abort or when the loop is left early.
  */
-export async function* readSseEventsRaw(
+export async function* readSseRaw(
   body: SseSource,
   signal?: AbortSignal,
   options: { maxEventBytes?: number } = {},
-): AsyncGenerator<RawSseEvent, void, undefined> {
+): AsyncGenerator<RawSseItem[], void, undefined> {
   signal?.throwIfAborted();
   const reader = chunkReader(body);
   const maxEventBytes = options.maxEventBytes ?? MAX_EVENT_CHARS;
-  let lineParts: Buffer[] = [];
-  let lineBytes = 0;
-  let data: Buffer[] = [];
-  let dataLength = 0;
+  /** The current line: not yet known (its first bytes are in `head`), a data line, another field, or a comment. */
+  let kind: "start" | "data" | "field" | "comment" = "start";
+  let head: Buffer = Buffer.alloc(0);
+  let field: Buffer[] = [];
   let dataLines = 0;
+  let dataLength = 0;
   let eventBytes = 0;
   let eventName: string | undefined;
   let id: string | undefined;
+  let partial: Buffer[] = [];
+  let partialBytes = 0;
   let skipLF = false;
   let first = true;
-  const pending: RawSseEvent[] = [];
+  let items: RawSseItem[] = [];
 
+  const data = (piece: Buffer) => {
+    if (!piece.length) return;
+    items.push({ data: piece });
+    dataLength += piece.length;
+    if (partialBytes < PARTIAL_KEPT) {
+      partial.push(piece.subarray(0, PARTIAL_KEPT - partialBytes));
+      partialBytes += Math.min(piece.length, PARTIAL_KEPT - partialBytes);
+    }
+  };
   const dispatch = () => {
     if (dataLines) {
-      const event: RawSseEvent = { data, length: dataLength };
-      if (eventName !== undefined) event.event = eventName;
-      if (id !== undefined) event.id = id;
-      pending.push(event);
+      const end: { event?: string; id?: string; length: number } = { length: dataLength };
+      if (eventName !== undefined) end.event = eventName;
+      if (id !== undefined) end.id = id;
+      items.push({ end });
     }
-    data = [];
-    dataLength = 0;
     dataLines = 0;
+    dataLength = 0;
     eventBytes = 0;
     eventName = undefined;
     id = undefined;
+    partial = [];
+    partialBytes = 0;
   };
-  /** One line, as pieces of the chunks it arrived in. */
-  const line = (pieces: Buffer[], length: number) => {
-    if (length === 0) return dispatch();
-    const head = lineHead(pieces, 8);
-    if (head[0] === 0x3a) return; // a comment
-    if (head.toString("latin1", 0, 5) === "data:") {
-      const skip = head[5] === 0x20 ? 6 : 5;
-      if (dataLines++) {
-        data.push(NEWLINE);
-        dataLength += 1;
-      }
-      for (const piece of piecesFrom(pieces, skip)) data.push(piece);
-      dataLength += length - skip;
-      return;
-    }
-    const text = Buffer.concat(pieces).toString("utf8");
+  const startData = (value: Buffer) => {
+    if (dataLines++) data(NEWLINE);
+    data(value);
+  };
+  /** A field line other than data (event, id, retry, or data without a colon), whole. */
+  const fieldLine = (text: string) => {
     const colon = text.indexOf(":");
-    const field = colon < 0 ? text : text.slice(0, colon);
+    const name = colon < 0 ? text : text.slice(0, colon);
     let value = colon < 0 ? "" : text.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") {
-      if (dataLines++) {
-        data.push(NEWLINE);
-        dataLength += 1;
+    if (name === "data") startData(Buffer.from(value));
+    else if (name === "event") eventName = value || undefined;
+    else if (name === "id" && !value.includes("\0")) id = value;
+  };
+  /** Bytes of the current line (`ended`: its line break came after them). */
+  const line = (bytes: Buffer, ended: boolean) => {
+    eventBytes += bytes.length;
+    if (eventBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
+    if (kind === "start") {
+      const start = head.length ? Buffer.concat([head, bytes]) : bytes;
+      head = Buffer.alloc(0);
+      if (start.length === 0) {
+        if (ended) dispatch();
+        return;
       }
-      const bytes = Buffer.from(value);
-      data.push(bytes);
-      dataLength += bytes.length;
-    } else if (field === "event") eventName = value || undefined;
-    else if (field === "id" && !value.includes("\0")) id = value;
+      if (start[0] === COLON) kind = "comment";
+      else if (start.length < DATA_FIELD.length + 1 && !ended) {
+        // Too short to tell "data:" (and the space after it) from another field: wait for more.
+        head = Buffer.from(start);
+        return;
+      } else if (start.subarray(0, DATA_FIELD.length).equals(DATA_FIELD)) {
+        kind = "data";
+        startData(start.subarray(start[DATA_FIELD.length] === 0x20 ? DATA_FIELD.length + 1 : DATA_FIELD.length));
+      } else {
+        kind = "field";
+        field = [start];
+      }
+    } else if (kind === "data") data(bytes);
+    else if (kind === "field") field.push(bytes);
+    if (!ended) return;
+    if (kind === "field") fieldLine(Buffer.concat(field).toString("utf8"));
+    field = [];
+    kind = "start";
   };
 
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
@@ -310,20 +317,10 @@ export async function* readSseEventsRaw(
         const cr = chunk.indexOf(CR, position);
         const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
         if (end < 0) {
-          const rest = chunk.subarray(position);
-          lineParts.push(rest);
-          lineBytes += rest.length;
-          if (lineBytes + eventBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
+          line(chunk.subarray(position), false);
           break;
         }
-        const piece = chunk.subarray(position, end);
-        const pieces = lineParts.length ? [...lineParts, piece] : [piece];
-        const length = lineBytes + piece.length;
-        lineParts = [];
-        lineBytes = 0;
-        eventBytes += length;
-        if (eventBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
-        line(pieces, length);
+        line(chunk.subarray(position, end), true);
         position = end + 1;
         if (chunk[end] === CR) {
           if (position < chunk.length) {
@@ -331,14 +328,18 @@ export async function* readSseEventsRaw(
           } else skipLF = true;
         }
       }
-      if (pending.length) yield* pending.splice(0);
+      if (items.length) {
+        const batch = items;
+        items = [];
+        yield batch;
+      }
     }
     bodyFinished = true;
     // A body that stops in the middle of a line, or with an event not ended by a blank line, was cut.
-    if (lineParts.length || dataLines) {
-      const partial: SseEvent = { data: Buffer.concat(data).toString("utf8", 0, 1000) };
-      if (eventName !== undefined) partial.event = eventName;
-      throw new TruncatedStreamError(partial);
+    if (kind !== "start" || head.length || dataLines) {
+      const cut: SseEvent = { data: Buffer.concat(partial).toString("utf8") };
+      if (eventName !== undefined) cut.event = eventName;
+      throw new TruncatedStreamError(cut);
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);

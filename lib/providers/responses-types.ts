@@ -4,6 +4,7 @@
 // (lib/gateway/responses/tool-loop.ts). Each yields the same events; lib/gateway/responses/stream.ts sends them.
 import type { Channel } from "@/lib/channels";
 import type { ResponsesEvent } from "@/lib/wire/responses-events";
+import type { EventPart } from "@/lib/wire/raw-event";
 import type { InputImage, ResponsesRequest } from "@/lib/wire/responses-request";
 import type { InputImageFiles } from "@/lib/gateway/responses/files";
 import type { ImageUsage } from "@/lib/money/image-usage";
@@ -39,8 +40,9 @@ export type ResponsesUsage = {
 };
 
 export type ResponsesSource = {
-  /** The events in order, without sequence numbers; a throw after the start ends the stream with response.failed. */
-  events: AsyncGenerator<ResponsesEvent, void, undefined>;
+  /** The events in order, without sequence numbers; a throw after the start ends the stream with response.failed (or
+   *  cuts it, in the middle of an event). A large event may come as its parts, sent as they arrive (lib/wire/raw-event.ts). */
+  events: AsyncGenerator<ResponsesEvent | EventPart, void, undefined>;
   /** What was used so far; `delivered` holds the ids of the image items whose image reached the client. */
   usage(delivered: ReadonlySet<string>): ResponsesUsage;
 };

@@ -44,9 +44,19 @@ export class RawString {
   }
 }
 
-/** A non-empty string or raw string (an image's base64): what a field holding an image may be. */
-export function isImageData(value: unknown): value is string | RawString {
-  return (typeof value === "string" && value !== "") || (value instanceof RawString && value.length > 0);
+/** A string value that was passed on as it arrived (lib/wire/raw-event.ts): only its length is left. */
+export class SentString {
+  constructor(readonly length: number) {}
+
+  /** Its bytes are gone: an event that repeats it (none does) gets an empty string. */
+  toJSON(): string {
+    return "";
+  }
+}
+
+/** A non-empty string, raw string or sent string (an image's base64): what a field holding an image may be. */
+export function isImageData(value: unknown): value is string | RawString | SentString {
+  return (typeof value === "string" && value !== "") || ((value instanceof RawString || value instanceof SentString) && value.length > 0);
 }
 
 /** Serialises `value`: the text with a marker for each RawString, and the raw values in the order they appear. */

@@ -7,9 +7,12 @@ import { imageOutputTokens } from "@/lib/money/image-tokens";
 import { sendSse } from "../helpers/fake-upstream";
 import {
   gateway,
+  key,
+  client,
   fake,
   channel,
   ledgerFor,
+  ledgerRows,
   ask,
   run,
   expectedOrder,
@@ -225,6 +228,131 @@ describe("native Responses relay", () => {
       assert.equal(row.detail.imagesDelivered, 1);
       assert.equal(row.imageOutputTokens, imageOutputTokens(1536, 1024, "high"), "the delivered image at its reported size and quality");
       assert.ok(row.cost > 0 && row.cost < row.reserved);
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
+    }
+  });
+
+  /** The SSE text of one upstream event. */
+  const sseText = (event: { event: string; data: Record<string, unknown> }) =>
+    `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+
+  test("an image event goes out to the client while the upstream is still sending it", async () => {
+    const big = await bigImage(1536, 1024);
+    const events = vendorEvents(big, big);
+    const partialAt = events.findIndex((event) => event.event === "response.image_generation_call.partial_image");
+    let release!: () => void;
+    const released = new Promise<"client">((resolve) => (release = () => resolve("client")));
+    let releasedBy = "";
+    const upstream = await fake(async (_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const event of events.slice(0, partialAt)) response.write(sseText(event));
+      const partial = sseText(events[partialAt]!);
+      const half = Math.floor(partial.length / 2);
+      response.write(partial.slice(0, half));
+      // The rest of the image only once the client has read a good part of it (or after 10 s, for the test to fail).
+      releasedBy = await Promise.race([released, new Promise<string>((resolve) => setTimeout(() => resolve("timeout"), 10_000))]);
+      response.write(partial.slice(half));
+      for (const event of events.slice(partialAt + 1)) response.write(sseText(event));
+      response.end();
+    });
+    const textChannel = await channel({
+      name: "native (image held back)",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "n",
+      models: ["std-5.5"],
+      settings: { responsesApi: true },
+      priority: 50,
+    });
+    try {
+      const response = await fetch(`${gateway.url}/v1/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(ask("Two images of the sea", { size: "1536x1024", quality: "high" })),
+      });
+      assert.equal(response.status, 200);
+      const chunks: Buffer[] = [];
+      let imageBytesBeforeRelease = -1;
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        chunks.push(Buffer.from(chunk));
+        if (imageBytesBeforeRelease >= 0) continue;
+        const text = Buffer.concat(chunks).toString("latin1");
+        const start = text.indexOf('"partial_image_b64":"');
+        if (start >= 0 && text.length - start > 1024 * 1024) {
+          imageBytesBeforeRelease = text.length - start;
+          release();
+        }
+      }
+      release();
+      assert.equal(releasedBy, "client", "the first megabyte of the image reached the client before the upstream sent the rest");
+      assert.ok(imageBytesBeforeRelease > 0);
+      const received = Buffer.concat(chunks).toString("utf8");
+      const data = received
+        .split("\n\n")
+        .filter((block) => block.includes("data: "))
+        .map((block) => JSON.parse(block.slice(block.indexOf("data: ") + 6)));
+      assert.deepEqual(
+        data.map((event) => event.type).filter((type) => type !== "keepalive"),
+        expectedOrder(2),
+      );
+      assert.deepEqual(
+        data.map((event) => event.sequence_number),
+        data.map((_event, index) => index),
+        "numbered in order",
+      );
+      const partials = data.filter((event) => event.type === "response.image_generation_call.partial_image");
+      assert.equal(sha(partials[0].partial_image_b64), sha(big), "the image arrives byte for byte");
+      const done = data.filter((event) => event.type === "response.output_item.done");
+      assert.equal(sha(done[0].item.result), sha(big));
+      assert.equal(done[0].item.revised_prompt, "A storm over the sea, dramatic light");
+      const row = await ledgerFor(response.headers.get("x-request-id")!);
+      assert.equal(row.status, "success");
+      assert.equal(row.detail.imagesDelivered, 2);
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
+    }
+  });
+
+  test("an upstream cut in the middle of an image that is going out: the connection is cut, the client sees an error, the image is not billed", async () => {
+    const big = await bigImage(1536, 1024);
+    const events = vendorEvents(big, big);
+    const partialAt = events.findIndex((event) => event.event === "response.image_generation_call.partial_image");
+    const upstream = await fake(async (_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const event of events.slice(0, partialAt)) response.write(sseText(event));
+      response.write(sseText(events[partialAt]!).slice(0, 2 * 1024 * 1024));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      response.destroy();
+    });
+    const textChannel = await channel({
+      name: "native (cut inside an image)",
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "n",
+      models: ["std-5.5"],
+      settings: { responsesApi: true },
+      priority: 50,
+    });
+    try {
+      const { data: stream, response } = await client()
+        .responses.create(ask("A storm", { quality: "high", size: "1536x1024" }) as never)
+        .withResponse();
+      const seen: string[] = [];
+      await assert.rejects(async () => {
+        for await (const event of stream as unknown as AsyncIterable<{ type: string }>) seen.push(event.type);
+      }, "the official SDK sees the cut as an error, not as a quiet end");
+      assert.ok(!seen.includes("response.image_generation_call.partial_image"), "no half image is handed to the client");
+      assert.ok(seen.includes("response.image_generation_call.generating"), "the events before it arrived");
+      const requestId = response.headers.get("x-request-id")!;
+      for (let tries = 0; tries < 50 && (await ledgerRows(requestId)).length === 0; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const row = await ledgerFor(requestId);
+      assert.equal(row.status, "error");
+      assert.match(row.error, /cut/);
+      assert.equal(row.detail.imagesDelivered, 0);
+      assert.equal(row.imageOutputTokens, 0, "the image that did not arrive whole is not billed");
+      assert.ok(row.cost < row.reserved);
     } finally {
       await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
     }

@@ -1,12 +1,15 @@
 // Sends the events of one response as server-sent events (docs/api.md §6), whatever produced them: numbers every event
 // (`sequence_number` 0, 1, 2, ... with keepalives in the count), sends a `keepalive` event whenever the source has been
 // quiet for `keepaliveMs` (so proxies keep the connection open through generations of up to two minutes), ends a
-// broken stream with `response.failed`, and learns which images reached the client.
+// broken stream with `response.failed`, and learns which images reached the client. A large event may come as parts
+// that go out while the upstream sends them (lib/wire/raw-event.ts); no keepalive fits inside one, and a failure in
+// the middle of one cuts the connection, since half an event has been sent and SSE cannot take it back.
 //
 // Delivery: the body is pulled with a high-water mark of 0, so the next pull only comes when the server has written
 // the previous chunk and wants another one (lib/platform/http/node-adapter.ts writes, waits for drain, then reads). An image is
 // counted as delivered when the pull after its event arrives; a client that leaves while an image is still being
-// written is not charged for it. Nothing is buffered beyond the event being sent (docs/architecture.md, decision 6).
+// written is not charged for it (an event sent in parts counts at the pull after its last part). Nothing is buffered
+// beyond the event being sent, or the part of it (docs/architecture.md, decision 6).
 import { GatewayError } from "@/lib/platform/errors";
 import { encodeSse } from "@/lib/platform/sse";
 import { log } from "@/lib/platform/log";
@@ -14,6 +17,7 @@ import { streamStarted } from "@/lib/platform/metrics";
 import { failedEvent, keepaliveEvent, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
 import type { ResponsesSource } from "@/lib/providers/responses-types";
 import { isImageData, joinAroundRaw, RawString, stringifyAroundRaw } from "@/lib/wire/raw-json";
+import { isEventPart, type EventPart } from "@/lib/wire/raw-event";
 
 const encoder = new TextEncoder();
 
@@ -65,10 +69,10 @@ export function deliveredImageOf(event: ResponsesEvent): string | null {
   return null;
 }
 
-type Next = { value: IteratorResult<ResponsesEvent, void> } | { error: unknown } | "quiet";
+type Next = { value: IteratorResult<ResponsesEvent | EventPart, void> } | { error: unknown } | "quiet";
 
 /** Waits for the next event, or for `ms` of silence, whichever comes first; the pending event is kept for later. */
-function nextOrQuiet(pending: Promise<IteratorResult<ResponsesEvent, void>>, ms: number): Promise<Next> {
+function nextOrQuiet(pending: Promise<IteratorResult<ResponsesEvent | EventPart, void>>, ms: number): Promise<Next> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve("quiet"), ms);
     pending.then(
@@ -106,7 +110,9 @@ export function responsesStream(options: {
   let lastEventAt = performance.now();
   const delivered = new Set<string>();
   let awaitingDelivery: string[] = [];
-  let pending: Promise<IteratorResult<ResponsesEvent, void>> | null = null;
+  let pending: Promise<IteratorResult<ResponsesEvent | EventPart, void>> | null = null;
+  /** An event is being sent as it arrives (lib/wire/raw-event.ts): nothing else may go out until its end. */
+  let inEvent = false;
   let sequence = 0;
   let keepalives = 0;
   let lastResponse: Record<string, unknown> | null = null;
@@ -130,6 +136,35 @@ export function responsesStream(options: {
     for (const part of encodeEvent({ ...event, sequence_number: sequence++ })) controller.enqueue(part);
   };
 
+  /** What the stream learns from an event that is going out: the response so far, its end, the image it carries. */
+  const observe = (event: ResponsesEvent) => {
+    if (
+      (event.type === RESPONSE_EVENT.created || event.type === RESPONSE_EVENT.inProgress) &&
+      typeof event.response === "object" &&
+      event.response
+    )
+      lastResponse = event.response as Record<string, unknown>;
+    if (TERMINAL_EVENTS.has(event.type)) {
+      terminal = event.type;
+      if (event.type === RESPONSE_EVENT.failed) {
+        const error = (event.response as { error?: { message?: unknown } } | undefined)?.error;
+        failure = typeof error?.message === "string" ? error.message : `The response ended as ${event.type}`;
+      }
+    }
+    const item = deliveredImageOf(event);
+    if (item) awaitingDelivery.push(item);
+  };
+
+  /** The response fails: with a response.failed event, or, in the middle of an event that is going out as it arrives
+   *  (half of it sent already), by cutting the connection, the only signal left (the client sees an error). */
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, code: string, message: string) => {
+    failure = message;
+    terminal = RESPONSE_EVENT.failed;
+    if (!inEvent) return send(controller, failedEvent(lastResponse, code, message));
+    finish({ complete: false, clientGone: false, error: message });
+    controller.error(new Error(message));
+  };
+
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -147,51 +182,58 @@ export function responsesStream(options: {
           });
           return;
         }
-        pending ??= source.events.next();
-        const next = await nextOrQuiet(pending, Math.min(keepaliveMs, Math.max(1, idleTimeoutMs - (performance.now() - lastEventAt))));
-        if (closed) return;
-        if (next === "quiet" && performance.now() - lastEventAt >= idleTimeoutMs) {
-          pending.catch(() => undefined);
-          failure = `The upstream sent nothing for ${idleTimeoutMs < 10_000 ? Math.round(idleTimeoutMs / 100) / 10 : Math.round(idleTimeoutMs / 1000)} s`;
-          terminal = RESPONSE_EVENT.failed;
-          send(controller, failedEvent(lastResponse, "upstream_timeout", failure));
-          return;
-        }
-        if (next === "quiet") {
-          keepalives++;
-          send(controller, keepaliveEvent());
-          return;
-        }
-        pending = null;
-        lastEventAt = performance.now();
-        if ("error" in next || next.value.done) {
-          const problem =
-            "error" in next
-              ? failureOf(next.error)
-              : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
-          failure = problem.message;
-          terminal = RESPONSE_EVENT.failed;
-          send(controller, failedEvent(lastResponse, problem.code, problem.message));
-          return;
-        }
-        const event = next.value.value;
-        if (
-          (event.type === RESPONSE_EVENT.created || event.type === RESPONSE_EVENT.inProgress) &&
-          typeof event.response === "object" &&
-          event.response
-        ) {
-          lastResponse = event.response as Record<string, unknown>;
-        }
-        if (TERMINAL_EVENTS.has(event.type)) {
-          terminal = event.type;
-          if (event.type === RESPONSE_EVENT.failed) {
-            const error = (event.response as { error?: { message?: unknown } } | undefined)?.error;
-            failure = typeof error?.message === "string" ? error.message : `The response ended as ${event.type}`;
+        // Quiet in the middle of an event sent as it arrives: no keepalive can go out there, so wait on.
+        for (;;) {
+          pending ??= source.events.next();
+          const next = await nextOrQuiet(pending, Math.min(keepaliveMs, Math.max(1, idleTimeoutMs - (performance.now() - lastEventAt))));
+          if (closed) return;
+          if (next === "quiet" && performance.now() - lastEventAt >= idleTimeoutMs) {
+            pending.catch(() => undefined);
+            fail(
+              controller,
+              "upstream_timeout",
+              `The upstream sent nothing for ${idleTimeoutMs < 10_000 ? Math.round(idleTimeoutMs / 100) / 10 : Math.round(idleTimeoutMs / 1000)} s`,
+            );
+            return;
           }
+          if (next === "quiet") {
+            if (inEvent) continue;
+            keepalives++;
+            send(controller, keepaliveEvent());
+            return;
+          }
+          pending = null;
+          lastEventAt = performance.now();
+          if ("error" in next || next.value.done) {
+            const problem =
+              "error" in next
+                ? failureOf(next.error)
+                : { code: "server_error", message: "The upstream ended the stream before the response was complete" };
+            fail(controller, problem.code, problem.message);
+            return;
+          }
+          const value = next.value.value;
+          if (!isEventPart(value)) {
+            observe(value);
+            send(controller, value);
+            return;
+          }
+          if (value.part === "start") {
+            inEvent = true;
+            controller.enqueue(encoder.encode(`event: ${value.type}\ndata: ${value.text}`));
+            return;
+          }
+          if (value.part === "bytes") {
+            for (const bytes of value.bytes) controller.enqueue(bytes);
+            if (value.bytes.length) return;
+            continue;
+          }
+          inEvent = false;
+          // The event's own text ends with its closing brace: the gateway's sequence number goes in before it.
+          controller.enqueue(encoder.encode(`${value.text.slice(0, -1)},"sequence_number":${sequence++}}\n\n`));
+          observe(value.event as ResponsesEvent);
+          return;
         }
-        const item = deliveredImageOf(event);
-        if (item) awaitingDelivery.push(item);
-        send(controller, event);
       },
       cancel() {
         pending?.catch(() => undefined);

@@ -1,7 +1,9 @@
 // `openai` channels with the vendor's own Responses API (channel settings `responsesApi: true`): the request goes to
 // POST {baseUrl}/responses (https://platform.openai.com/docs/api-reference/responses/create) and the event stream
 // comes back event by event (https://platform.openai.com/docs/api-reference/responses-streaming). Events of several
-// megabytes (a partial_image carries a whole image) are parsed one at a time, never the whole stream.
+// megabytes (a partial_image carries a whole image) go out while they arrive, their images passed on as the bytes
+// received (lib/wire/raw-event.ts); small events, and an item whose partial image the gateway must add first, are
+// parsed whole, one at a time.
 //
 // On the way through: the upstream's sequence numbers are replaced by the gateway's (it adds keepalives), the public
 // model name replaces the upstream's, a finished image that came without a partial_image event gets one (clients of
@@ -12,8 +14,9 @@ import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
 import { countTextTokens } from "@/lib/money/tokens";
 import { IMAGE_MODEL } from "@/lib/catalog/models";
-import { readSseEventsRaw, TruncatedStreamError } from "@/lib/platform/sse";
+import { readSseRaw, TruncatedStreamError } from "@/lib/platform/sse";
 import { isImageData, parseWithRaw } from "@/lib/wire/raw-json";
+import { EventRewriter, RawEventError, type EventPart } from "@/lib/wire/raw-event";
 import { AUTO_SIZE, checkImageSize } from "@/lib/images/size";
 import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
@@ -64,6 +67,10 @@ function imageSizeOf(size: unknown, fallback: { width: number; height: number })
 
 /** The fields of a Responses event that hold an image's base64. */
 const IMAGE_FIELDS = ["partial_image_b64", "result"] as const;
+/** An image value is kept as bytes (or passed on as it arrives) from this length on; shorter ones are parsed. */
+const IMAGE_MIN_BYTES = 4096;
+/** Events shorter than this are held and parsed whole; in longer ones images go out as they arrive. */
+const STREAM_AFTER_BYTES = 64 * 1024;
 
 type SeenImage = { size?: unknown; quality?: unknown; revisedPrompt?: string };
 
@@ -115,76 +122,116 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   let completed: z.infer<typeof completedSchema> | null = null;
   const fallbackSize = request.tool.size.auto ? AUTO_SIZE : request.tool.size;
 
-  const renameModel = (event: ResponsesEvent) => {
+  /** The upstream's sequence numbers go (the gateway numbers the events it sends) and the public model names replace
+   *  the upstream's. Each change is to the value it looks at, as the rewriter requires (lib/wire/raw-event.ts). */
+  const edit = (event: Record<string, unknown>) => {
+    delete event.sequence_number;
     const inner = event.response as { model?: unknown; tools?: { type?: unknown; model?: unknown }[] } | undefined;
     if (!inner || typeof inner !== "object") return;
     inner.model = call.publicModel;
     for (const entry of Array.isArray(inner.tools) ? inner.tools : [])
       if (entry?.type === "image_generation" && "model" in entry) entry.model = IMAGE_MODEL;
   };
+  const rewriter = new EventRewriter({
+    keys: IMAGE_FIELDS,
+    minBytes: IMAGE_MIN_BYTES,
+    streamAfter: STREAM_AFTER_BYTES,
+    edit,
+    // A finished image that came without a partial_image gets one, sent before it: that event is held whole.
+    mayStream(start) {
+      if (start.type !== RESPONSE_EVENT.itemDone) return true;
+      const item = start.item as { id?: unknown; type?: unknown } | undefined;
+      return item?.type === "image_generation_call" && typeof item.id === "string" && withPartial.has(item.id);
+    },
+  });
 
-  async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
-    try {
-      for await (const message of readSseEventsRaw(upstreamBody(response), abort.signal)) {
-        if (message.length === 6 && Buffer.concat(message.data).toString("latin1") === "[DONE]") continue;
-        let event: ResponsesEvent;
-        try {
-          // Images stay the bytes received (lib/wire/raw-json.ts); the rest of the event is parsed as usual.
-          event = parseWithRaw(message.data, IMAGE_FIELDS) as ResponsesEvent;
-        } catch {
-          throw new GatewayError("upstream_error", "The upstream sent an event that is not JSON");
-        }
-        if (typeof event !== "object" || event === null || typeof event.type !== "string")
-          throw new GatewayError("upstream_error", "The upstream sent an event without a type");
-        delete event.sequence_number;
-        renameModel(event);
-        if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string") {
-          withPartial.add(event.item_id);
-          seen.set(event.item_id, { ...seen.get(event.item_id), size: event.size, quality: event.quality });
-        }
-        if (event.type === RESPONSE_EVENT.itemDone) {
-          const item = event.item as {
-            id?: unknown;
-            type?: unknown;
-            result?: unknown;
-            size?: unknown;
-            quality?: unknown;
-            revised_prompt?: unknown;
-            output_format?: unknown;
-            background?: unknown;
+  /** What the gateway learns from an event (whole, or streamed and now complete); yields the partial image it adds. */
+  function* observe(event: ResponsesEvent): Generator<ResponsesEvent, void, undefined> {
+    if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string") {
+      withPartial.add(event.item_id);
+      seen.set(event.item_id, { ...seen.get(event.item_id), size: event.size, quality: event.quality });
+    }
+    if (event.type === RESPONSE_EVENT.itemDone) {
+      const item = event.item as {
+        id?: unknown;
+        type?: unknown;
+        result?: unknown;
+        size?: unknown;
+        quality?: unknown;
+        revised_prompt?: unknown;
+        output_format?: unknown;
+        background?: unknown;
+      };
+      if (item?.type === "image_generation_call" && typeof item.id === "string") {
+        seen.set(item.id, {
+          size: item.size,
+          quality: item.quality,
+          revisedPrompt: typeof item.revised_prompt === "string" ? item.revised_prompt : undefined,
+        });
+        if (!withPartial.has(item.id) && isImageData(item.result)) {
+          withPartial.add(item.id);
+          yield {
+            type: RESPONSE_EVENT.partialImage,
+            output_index: event.output_index,
+            item_id: item.id,
+            partial_image_index: 0,
+            partial_image_b64: item.result,
+            background: item.background ?? "opaque",
+            output_format: item.output_format ?? request.tool.outputFormat,
+            quality: item.quality,
+            size: item.size,
           };
-          if (item?.type === "image_generation_call" && typeof item.id === "string") {
-            seen.set(item.id, {
-              size: item.size,
-              quality: item.quality,
-              revisedPrompt: typeof item.revised_prompt === "string" ? item.revised_prompt : undefined,
-            });
-            if (!withPartial.has(item.id) && isImageData(item.result)) {
-              withPartial.add(item.id);
-              yield {
-                type: RESPONSE_EVENT.partialImage,
-                output_index: event.output_index,
-                item_id: item.id,
-                partial_image_index: 0,
-                partial_image_b64: item.result,
-                background: item.background ?? "opaque",
-                output_format: item.output_format ?? request.tool.outputFormat,
-                quality: item.quality,
-                size: item.size,
-              };
-            }
+        }
+      }
+    }
+    if (event.type === RESPONSE_EVENT.completed) {
+      const parsed = completedSchema.safeParse(event.response);
+      completed = parsed.success ? parsed.data : {};
+    }
+  }
+
+  /** One whole event's data, parsed with its images kept as the bytes received (lib/wire/raw-json.ts). */
+  const parseWhole = (data: Buffer[]): ResponsesEvent => {
+    let event: ResponsesEvent;
+    try {
+      event = parseWithRaw(data, IMAGE_FIELDS, IMAGE_MIN_BYTES) as ResponsesEvent;
+    } catch {
+      throw new GatewayError("upstream_error", "The upstream sent an event that is not JSON");
+    }
+    if (typeof event !== "object" || event === null || typeof event.type !== "string")
+      throw new GatewayError("upstream_error", "The upstream sent an event without a type");
+    edit(event);
+    return event;
+  };
+
+  async function* events(): AsyncGenerator<ResponsesEvent | EventPart, void, undefined> {
+    try {
+      for await (const items of readSseRaw(upstreamBody(response), abort.signal)) {
+        for (const item of items) {
+          if ("data" in item) {
+            // A large event's image goes out while it arrives: its parts are yielded as they are ready.
+            yield* rewriter.write(item.data);
+            continue;
           }
+          const ended = rewriter.end();
+          if ("held" in ended) {
+            if (ended.length === 6 && Buffer.concat(ended.held).toString("latin1") === "[DONE]") continue;
+            const event = parseWhole(ended.held);
+            yield* observe(event);
+            yield event;
+            if (TERMINAL_EVENTS.has(event.type)) return;
+            continue;
+          }
+          yield* observe(ended.event as ResponsesEvent);
+          yield ended;
+          if (TERMINAL_EVENTS.has(ended.event.type as string)) return;
         }
-        if (event.type === RESPONSE_EVENT.completed) {
-          const parsed = completedSchema.safeParse(event.response);
-          completed = parsed.success ? parsed.data : {};
-        }
-        yield event;
-        if (TERMINAL_EVENTS.has(event.type)) return;
       }
     } catch (error) {
       if (call.signal.aborted) return;
       if (error instanceof GatewayError) throw error;
+      if (error instanceof RawEventError)
+        throw new GatewayError("upstream_error", `The upstream sent an event that is not JSON: ${error.message}`);
       if (error instanceof TruncatedStreamError)
         throw new GatewayError("upstream_error", "The upstream stream was cut in the middle of an event");
       throw new GatewayError("upstream_error", `The upstream stream was cut off: ${(error as Error).message}`);
