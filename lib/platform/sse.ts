@@ -145,20 +145,24 @@ type ChunkReader = {
 
 function chunkReader(body: SseSource): ChunkReader {
   if (body instanceof ReadableStream) return body.getReader() as ChunkReader;
-  // A Node stream: its async iterator reads chunk by chunk; cancelling destroys the stream (which aborts the request).
+  // A Node stream: its async iterator reads chunk by chunk; cancelling destroys the stream (which aborts the request),
+  // and that settles a pending read: as the end, since it was asked for. (Not a Promise.race against one promise of
+  // the cancel: every race leaves a reaction on that promise, holding the chunk it was won with, until the stream
+  // ends; a Responses stream kept every chunk of its images in memory that way: docs/architecture.md.)
   const stream = body as NodeJS.ReadableStream & { destroy(error?: Error): void };
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-  let cancelled: (() => void) | null = null;
-  const cancelledPromise = new Promise<{ done: true }>((resolve) => (cancelled = () => resolve({ done: true })));
+  let cancelled = false;
   return {
-    read() {
-      const next = iterator.next() as Promise<{ done: false; value: Uint8Array } | { done: true }>;
-      // After a cancel the stream is destroyed and this read may fail; nobody waits for it any more.
-      next.catch(() => {});
-      return Promise.race([next, cancelledPromise]);
+    async read() {
+      try {
+        return (await iterator.next()) as { done: false; value: Uint8Array } | { done: true };
+      } catch (error) {
+        if (cancelled) return { done: true };
+        throw error;
+      }
     },
     async cancel() {
-      cancelled!();
+      cancelled = true;
       stream.destroy();
     },
     releaseLock() {},
