@@ -148,7 +148,7 @@ function chunkReader(body: SseSource): ChunkReader {
   // A Node stream: its async iterator reads chunk by chunk; cancelling destroys the stream (which aborts the request),
   // and that settles a pending read: as the end, since it was asked for. (Not a Promise.race against one promise of
   // the cancel: every race leaves a reaction on that promise, holding the chunk it was won with, until the stream
-  // ends; a Responses stream kept every chunk of its images in memory that way: docs/architecture.md.)
+  // ends; a Responses stream kept every chunk of its images in memory that way: docs/architecture.md, "Responses memory".)
   const stream = body as NodeJS.ReadableStream & { destroy(error?: Error): void };
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
   let cancelled = false;
