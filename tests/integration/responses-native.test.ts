@@ -314,19 +314,78 @@ describe("native Responses relay", () => {
     }
   });
 
-  test("an upstream cut in the middle of an image that is going out: the connection is cut, the client sees an error, the image is not billed", async () => {
+  /** An upstream that sends the events before the first image, then the first 2 MB of its partial_image event. */
+  async function halfImageUpstream(then: (response: import("node:http").ServerResponse) => Promise<void>) {
     const big = await bigImage(1536, 1024);
     const events = vendorEvents(big, big);
     const partialAt = events.findIndex((event) => event.event === "response.image_generation_call.partial_image");
-    const upstream = await fake(async (_request, response) => {
+    return fake(async (_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       for (const event of events.slice(0, partialAt)) response.write(sseText(event));
       response.write(sseText(events[partialAt]!).slice(0, 2 * 1024 * 1024));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      response.destroy();
+      await then(response);
     });
+  }
+
+  for (const [what, then, settings, reason] of [
+    [
+      "cut",
+      async (response: import("node:http").ServerResponse) => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        response.destroy();
+      },
+      {},
+      /cut/,
+    ],
+    [
+      "silent",
+      (response: import("node:http").ServerResponse) => new Promise<void>((resolve) => response.once("close", resolve)),
+      { idleTimeoutMs: 400 },
+      /^The upstream sent nothing for 0\.4 s$/,
+    ],
+  ] as const) {
+    test(`an upstream ${what} in the middle of an image that is going out: the connection is cut, the client sees an error, the image is not billed`, async () => {
+      const upstream = await halfImageUpstream(then);
+      const textChannel = await channel({
+        name: `native (${what} inside an image)`,
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "n",
+        models: ["std-5.5"],
+        settings: { responsesApi: true, ...settings },
+        priority: 50,
+      });
+      try {
+        const { data: stream, response } = await client()
+          .responses.create(ask("A storm", { quality: "high", size: "1536x1024" }) as never)
+          .withResponse();
+        const seen: string[] = [];
+        await assert.rejects(async () => {
+          for await (const event of stream as unknown as AsyncIterable<{ type: string }>) seen.push(event.type);
+        }, "the official SDK sees the cut as an error, not as a quiet end");
+        assert.ok(!seen.includes("response.image_generation_call.partial_image"), "no half image is handed to the client");
+        assert.ok(seen.includes("response.image_generation_call.generating"), "the events before it arrived");
+        const requestId = response.headers.get("x-request-id")!;
+        for (let tries = 0; tries < 50 && (await ledgerRows(requestId)).length === 0; tries++)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        const row = await ledgerFor(requestId);
+        assert.equal(row.status, "error");
+        assert.match(row.error, reason);
+        assert.equal(row.detail.imagesDelivered, 0);
+        assert.equal(row.imageOutputTokens, 0, "the image that did not arrive whole is not billed");
+        assert.ok(row.cost < row.reserved);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (what === "silent") assert.equal(upstream.aborted, 1, "the silent upstream's request was closed");
+      } finally {
+        await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
+      }
+    });
+  }
+
+  test("a client that leaves in the middle of an image that is going out: the upstream is closed, the image is not billed", async () => {
+    const upstream = await halfImageUpstream((response) => new Promise<void>((resolve) => response.once("close", resolve)));
     const textChannel = await channel({
-      name: "native (cut inside an image)",
+      name: "native (client leaves inside an image)",
       type: "openai",
       baseUrl: `${upstream.url}/v1`,
       apiKey: "n",
@@ -335,24 +394,30 @@ describe("native Responses relay", () => {
       priority: 50,
     });
     try {
-      const { data: stream, response } = await client()
-        .responses.create(ask("A storm", { quality: "high", size: "1536x1024" }) as never)
-        .withResponse();
-      const seen: string[] = [];
-      await assert.rejects(async () => {
-        for await (const event of stream as unknown as AsyncIterable<{ type: string }>) seen.push(event.type);
-      }, "the official SDK sees the cut as an error, not as a quiet end");
-      assert.ok(!seen.includes("response.image_generation_call.partial_image"), "no half image is handed to the client");
-      assert.ok(seen.includes("response.image_generation_call.generating"), "the events before it arrived");
+      const leave = new AbortController();
+      const response = await fetch(`${gateway.url}/v1/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(ask("A storm", { size: "1536x1024", quality: "high" })),
+        signal: leave.signal,
+      });
       const requestId = response.headers.get("x-request-id")!;
+      let text = "";
+      await assert.rejects(async () => {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          text += Buffer.from(chunk).toString("latin1");
+          const start = text.indexOf('"partial_image_b64":"');
+          if (start >= 0 && text.length - start > 512 * 1024) leave.abort();
+        }
+      });
       for (let tries = 0; tries < 50 && (await ledgerRows(requestId)).length === 0; tries++)
         await new Promise((resolve) => setTimeout(resolve, 100));
       const row = await ledgerFor(requestId);
-      assert.equal(row.status, "error");
-      assert.match(row.error, /cut/);
+      assert.equal(row.status, "cancelled");
       assert.equal(row.detail.imagesDelivered, 0);
-      assert.equal(row.imageOutputTokens, 0, "the image that did not arrive whole is not billed");
-      assert.ok(row.cost < row.reserved);
+      assert.equal(row.imageOutputTokens, 0, "half an image is not billed");
+      for (let tries = 0; tries < 50 && upstream.aborted === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(upstream.aborted, 1, "the upstream's request was closed");
     } finally {
       await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
     }
