@@ -113,6 +113,31 @@ describe("native Responses relay", () => {
     ];
   }
 
+  /** Runs `body` with a native Responses channel at `upstream` that serves before the simulator; removed afterwards. */
+  async function withNativeChannel(name: string, upstream: { url: string }, settings: Record<string, unknown>, body: () => Promise<void>) {
+    const id = await channel({
+      name,
+      type: "openai",
+      baseUrl: `${upstream.url}/v1`,
+      apiKey: "n",
+      models: ["std-5.5"],
+      settings: { responsesApi: true, ...settings },
+      priority: 50,
+    });
+    try {
+      await body();
+    } finally {
+      await gateway.admin("DELETE", `/api/admin/channels/${id}`);
+    }
+  }
+
+  /** The request's ledger row, once the stream that was cut has been settled. */
+  async function settledRow(requestId: string) {
+    for (let tries = 0; tries < 50 && (await ledgerRows(requestId)).length === 0; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    return ledgerFor(requestId);
+  }
+
   test("events of several MB relayed one by one, renumbered, the model renamed, usage read from response.completed", async () => {
     const big = await bigImage(1536, 1024);
     assert.ok(big.length > 4 * 1024 * 1024, `the first event is several MB (${(big.length / 1024 / 1024).toFixed(1)} MB)`);
@@ -175,16 +200,7 @@ describe("native Responses relay", () => {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       response.end("]}");
     });
-    const textChannel = await channel({
-      name: "native (not a stream)",
-      type: "openai",
-      baseUrl: `${upstream.url}/v1`,
-      apiKey: "j",
-      models: ["std-5.5"],
-      settings: { responsesApi: true },
-      priority: 50,
-    });
-    try {
+    await withNativeChannel("native (not a stream)", upstream, {}, async () => {
       const { events, requestId, elapsedMs } = await run(ask("A harbour", { quality: "low", size: "1024x1024" }));
       assert.equal(events.at(-1)!.type, "response.completed");
       assert.equal(upstream.received.length, 1, "the JSON upstream was asked once");
@@ -192,9 +208,7 @@ describe("native Responses relay", () => {
       assert.ok(elapsedMs < 2000, `the slow JSON answer was not waited for (${Math.round(elapsedMs)} ms)`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(upstream.aborted, 1, "its connection was closed");
-    } finally {
-      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
-    }
+    });
   });
 
   test("an upstream stream cut after the first image: response.failed to the client, one image billed from its size", async () => {
@@ -207,16 +221,7 @@ describe("native Responses relay", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       response.destroy();
     });
-    const textChannel = await channel({
-      name: "native (cut)",
-      type: "openai",
-      baseUrl: `${upstream.url}/v1`,
-      apiKey: "n",
-      models: ["std-5.5"],
-      settings: { responsesApi: true },
-      priority: 50,
-    });
-    try {
+    await withNativeChannel("native (cut)", upstream, {}, async () => {
       const { events, requestId } = await run(ask("A storm", { quality: "high", size: "1536x1024" }));
       assert.deepEqual(withoutKeepalives(events), [...expectedOrder(1).slice(0, -1), "response.failed"]);
       const failed = events.at(-1)!.response;
@@ -228,9 +233,7 @@ describe("native Responses relay", () => {
       assert.equal(row.detail.imagesDelivered, 1);
       assert.equal(row.imageOutputTokens, imageOutputTokens(1536, 1024, "high"), "the delivered image at its reported size and quality");
       assert.ok(row.cost > 0 && row.cost < row.reserved);
-    } finally {
-      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
-    }
+    });
   });
 
   /** The SSE text of one upstream event. */
@@ -256,16 +259,7 @@ describe("native Responses relay", () => {
       for (const event of events.slice(partialAt + 1)) response.write(sseText(event));
       response.end();
     });
-    const textChannel = await channel({
-      name: "native (image held back)",
-      type: "openai",
-      baseUrl: `${upstream.url}/v1`,
-      apiKey: "n",
-      models: ["std-5.5"],
-      settings: { responsesApi: true },
-      priority: 50,
-    });
-    try {
+    await withNativeChannel("native (image held back)", upstream, {}, async () => {
       const response = await fetch(`${gateway.url}/v1/responses`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -309,9 +303,7 @@ describe("native Responses relay", () => {
       const row = await ledgerFor(response.headers.get("x-request-id")!);
       assert.equal(row.status, "success");
       assert.equal(row.detail.imagesDelivered, 2);
-    } finally {
-      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
-    }
+    });
   });
 
   /** An upstream that sends the events before the first image, then the first 2 MB of its partial_image event. */
@@ -346,16 +338,7 @@ describe("native Responses relay", () => {
   ] as const) {
     test(`an upstream ${what} in the middle of an image that is going out: the connection is cut, the client sees an error, the image is not billed`, async () => {
       const upstream = await halfImageUpstream(then);
-      const textChannel = await channel({
-        name: `native (${what} inside an image)`,
-        type: "openai",
-        baseUrl: `${upstream.url}/v1`,
-        apiKey: "n",
-        models: ["std-5.5"],
-        settings: { responsesApi: true, ...settings },
-        priority: 50,
-      });
-      try {
+      await withNativeChannel(`native (${what} inside an image)`, upstream, settings, async () => {
         const { data: stream, response } = await client()
           .responses.create(ask("A storm", { quality: "high", size: "1536x1024" }) as never)
           .withResponse();
@@ -366,9 +349,7 @@ describe("native Responses relay", () => {
         assert.ok(!seen.includes("response.image_generation_call.partial_image"), "no half image is handed to the client");
         assert.ok(seen.includes("response.image_generation_call.generating"), "the events before it arrived");
         const requestId = response.headers.get("x-request-id")!;
-        for (let tries = 0; tries < 50 && (await ledgerRows(requestId)).length === 0; tries++)
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        const row = await ledgerFor(requestId);
+        const row = await settledRow(requestId);
         assert.equal(row.status, "error");
         assert.match(row.error, reason);
         assert.equal(row.detail.imagesDelivered, 0);
@@ -376,24 +357,13 @@ describe("native Responses relay", () => {
         assert.ok(row.cost < row.reserved);
         await new Promise((resolve) => setTimeout(resolve, 100));
         if (what === "silent") assert.equal(upstream.aborted, 1, "the silent upstream's request was closed");
-      } finally {
-        await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
-      }
+      });
     });
   }
 
   test("a client that leaves in the middle of an image that is going out: the upstream is closed, the image is not billed", async () => {
     const upstream = await halfImageUpstream((response) => new Promise<void>((resolve) => response.once("close", resolve)));
-    const textChannel = await channel({
-      name: "native (client leaves inside an image)",
-      type: "openai",
-      baseUrl: `${upstream.url}/v1`,
-      apiKey: "n",
-      models: ["std-5.5"],
-      settings: { responsesApi: true },
-      priority: 50,
-    });
-    try {
+    await withNativeChannel("native (client leaves inside an image)", upstream, {}, async () => {
       const leave = new AbortController();
       const response = await fetch(`${gateway.url}/v1/responses`, {
         method: "POST",
@@ -410,16 +380,12 @@ describe("native Responses relay", () => {
           if (start >= 0 && text.length - start > 512 * 1024) leave.abort();
         }
       });
-      for (let tries = 0; tries < 50 && (await ledgerRows(requestId)).length === 0; tries++)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      const row = await ledgerFor(requestId);
+      const row = await settledRow(requestId);
       assert.equal(row.status, "cancelled");
       assert.equal(row.detail.imagesDelivered, 0);
       assert.equal(row.imageOutputTokens, 0, "half an image is not billed");
       for (let tries = 0; tries < 50 && upstream.aborted === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(upstream.aborted, 1, "the upstream's request was closed");
-    } finally {
-      await gateway.admin("DELETE", `/api/admin/channels/${textChannel}`);
-    }
+    });
   });
 });
