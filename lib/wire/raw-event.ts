@@ -61,6 +61,34 @@ export type EventRewriterOptions = {
 export class EventRewriter {
   readonly #options: EventRewriterOptions;
   readonly #keys: Set<string>;
+  #event: EventReader;
+
+  constructor(options: EventRewriterOptions) {
+    this.#options = options;
+    this.#keys = new Set(options.keys);
+    this.#event = new EventReader(options, this.#keys);
+  }
+
+  /** The next piece of the event's data; returns what may go out now. */
+  write(piece: Buffer): EventPart[] {
+    return this.#event.write(piece);
+  }
+
+  /**
+   * The end of the event. `held`: it was not sent early, here is its data to parse whole. Otherwise the last part to
+   * send. Throws RawEventError when what was sent early turns out not to be one JSON object.
+   */
+  end(): { held: Buffer[]; length: number } | Extract<EventPart, { part: "end" }> {
+    const event = this.#event;
+    this.#event = new EventReader(this.#options, this.#keys);
+    return event.end();
+  }
+}
+
+/** The reading of one event: where its bytes leave the JSON, what was held, what went out. */
+class EventReader {
+  readonly #options: EventRewriterOptions;
+  readonly #keys: ReadonlySet<string>;
   /** Pieces not yet sent nor turned into `#small`, from offset `#heldFrom` of the event on. */
   #held: Buffer[] = [];
   #heldFrom = 0;
@@ -89,12 +117,11 @@ export class EventRewriter {
   #key: string | null = null;
   #awaitingValue = false;
 
-  constructor(options: EventRewriterOptions) {
+  constructor(options: EventRewriterOptions, keys: ReadonlySet<string>) {
     this.#options = options;
-    this.#keys = new Set(options.keys);
+    this.#keys = keys;
   }
 
-  /** The next piece of the event's data; returns what may go out now. */
   write(piece: Buffer): EventPart[] {
     const out: EventPart[] = [];
     const at = this.#total;
@@ -131,23 +158,13 @@ export class EventRewriter {
     return out;
   }
 
-  /**
-   * The end of the event. `held`: it was not sent early, here is its data to parse whole. Otherwise the last part to
-   * send. Throws RawEventError when what was sent early turns out not to be one JSON object.
-   */
   end(): { held: Buffer[]; length: number } | Extract<EventPart, { part: "end" }> {
-    const held = this.#held;
-    const length = this.#total;
     const sent = this.#sent;
-    const imageLengths = this.#imageLengths;
-    const small = this.#small;
-    const passing = this.#passing;
-    this.#reset();
-    if (!sent.length) return { held, length };
-    if (passing) throw new RawEventError("The event ended inside an image");
+    if (!sent.length) return { held: this.#held, length: this.#total };
+    if (this.#passing) throw new RawEventError("The event ended inside an image");
     let event: Record<string, unknown>;
     try {
-      event = JSON.parse(small + Buffer.concat(held).toString("utf8"));
+      event = JSON.parse(this.#small + Buffer.concat(this.#held).toString("utf8"));
     } catch {
       throw new RawEventError("The event is not valid JSON");
     }
@@ -156,31 +173,8 @@ export class EventRewriter {
     const last = parts.at(-1)!;
     if (parts.length !== sent.length + 1 || sent.some((text, index) => parts[index] !== text) || !last.endsWith("}"))
       throw new RawEventError("The event changed what had been sent of it");
-    reviveImages(event, imageLengths);
+    reviveImages(event, this.#imageLengths);
     return { [PART]: true, part: "end", text: last, event };
-  }
-
-  #reset() {
-    this.#held = [];
-    this.#heldFrom = 0;
-    this.#total = 0;
-    this.#looking = false;
-    this.#refused = false;
-    this.#small = "";
-    this.#sent = [];
-    this.#imageLengths = [];
-    this.#passing = false;
-    this.#notAnImage = -1;
-    this.#stack = [];
-    this.#inString = false;
-    this.#escapeNext = false;
-    this.#stringEscaped = false;
-    this.#stringKey = null;
-    this.#stringBytes = [];
-    this.#stringLength = 0;
-    this.#closed = null;
-    this.#key = null;
-    this.#awaitingValue = false;
   }
 
   /** Image bytes go out as they are; a line break in them would end the SSE data line, so it is not JSON any more. */
@@ -201,10 +195,9 @@ export class EventRewriter {
       position = 1;
     }
     for (;;) {
-      const quote = piece.indexOf(QUOTE, position);
-      const slash = piece.subarray(position, quote < 0 ? piece.length : quote).indexOf(BACKSLASH);
-      if (slash < 0) return quote;
-      position += slash + 2;
+      const found = quoteOrEscape(piece, position);
+      if (found < 0 || piece[found] === QUOTE) return found;
+      position = found + 2;
       if (position > piece.length) {
         this.#escapeNext = true;
         return -1;
@@ -224,22 +217,21 @@ export class EventRewriter {
           position++;
           continue;
         }
-        const quote = piece.indexOf(QUOTE, position);
-        const stop = quote < 0 ? piece.length : quote;
-        const slash = piece.subarray(position, stop).indexOf(BACKSLASH);
-        if (slash >= 0) {
-          this.#keepStringBytes(piece.subarray(position, position + slash + 1));
+        const found = quoteOrEscape(piece, position);
+        const stop = found < 0 ? piece.length : found;
+        if (found >= 0 && piece[found] === BACKSLASH) {
+          this.#keepStringBytes(piece.subarray(position, found + 1));
           this.#stringEscaped = true;
           this.#escapeNext = true;
-          position += slash + 1;
+          position = found + 1;
           continue;
         }
         this.#keepStringBytes(piece.subarray(position, stop));
-        if (quote < 0) break;
+        if (found < 0) break;
         this.#inString = false;
         this.#closed = this.#stringLength <= MAX_KEY_BYTES ? keyText(this.#stringBytes, this.#stringEscaped) : null;
         this.#stringBytes = [];
-        position = quote + 1;
+        position = found + 1;
         continue;
       }
       const byte = piece[position]!;
@@ -342,6 +334,14 @@ export class EventRewriter {
     const content = held.subarray(quoteAt + 1);
     if (content.length) this.#passOn(content, out);
   }
+}
+
+/** Where the next quote or backslash (whichever is first) is in `piece` from `from`, or -1: the end of a string, or an
+ *  escape inside it. */
+function quoteOrEscape(piece: Buffer, from: number): number {
+  const quote = piece.indexOf(QUOTE, from);
+  const slash = piece.subarray(from, quote < 0 ? piece.length : quote).indexOf(BACKSLASH);
+  return slash < 0 ? quote : from + slash;
 }
 
 /** A short string's text (the candidate key), its escapes decoded when it has any. */
