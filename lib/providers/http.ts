@@ -66,8 +66,9 @@ function upstreamResponse(status: number, raw: Record<string, string | string[] 
       }
       return headers;
     },
-    json: () => (body ? readCapped(body).then((text) => JSON.parse(text)) : Promise.reject(new SyntaxError("empty body"))),
-    text: () => (body ? readCapped(body) : Promise.resolve("")),
+    json: () =>
+      body ? readCapped(body, declaredLength(raw)).then((text) => JSON.parse(text)) : Promise.reject(new SyntaxError("empty body")),
+    text: () => (body ? readCapped(body, declaredLength(raw)) : Promise.resolve("")),
     arrayBuffer: async () => {
       const bytes = body ? await readBytes(body, MAX_TEXT_RESPONSE_BYTES) : Buffer.alloc(0);
       if (!bytes) throw new UpstreamTooLargeError(MAX_TEXT_RESPONSE_BYTES);
@@ -113,9 +114,21 @@ export async function readUpstreamBytes(response: Response, limit: number): Prom
 
 /** A body read whole: into one buffer of the declared length when there is one; null past `limit` bytes. */
 async function readBytes(body: NodeBody, limit: number, declared = -1): Promise<Buffer | null> {
+  // A small answer has usually arrived whole with its headers: it is in the stream's buffer, taken in one call
+  // (the async iterator below cost ~20 µs of a relayed chat request for its one chunk).
+  let early: Buffer | null = null;
+  if (declared > 0 && declared <= limit && body.readableLength === declared && body.readableFlowing !== true) {
+    early = body.read() as Buffer | null;
+    if (early?.byteLength === declared) return early;
+  }
   const whole = Number.isSafeInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Buffer[] = [];
   let size = 0;
+  if (early) {
+    if (whole) whole.set(early.subarray(0, whole.length));
+    else chunks.push(early);
+    size = early.byteLength;
+  }
   for await (const chunk of body as AsyncIterable<Buffer>) {
     if (size + chunk.byteLength > limit) {
       body.destroy();
@@ -171,8 +184,20 @@ export class UpstreamTooLargeError extends Error {
   }
 }
 
-async function readCapped(body: NodeBody, limit = MAX_TEXT_RESPONSE_BYTES): Promise<string> {
-  const bytes = await readBytes(body, limit);
+/** The answer's Content-Length, or -1 (none, or not a number). */
+function declaredLength(raw: Record<string, string | string[] | undefined>): number {
+  const value = raw["content-length"];
+  const length = typeof value === "string" ? Number(value) : -1;
+  return Number.isSafeInteger(length) && length >= 0 ? length : -1;
+}
+
+async function readCapped(body: NodeBody, declared: number, limit = MAX_TEXT_RESPONSE_BYTES): Promise<string> {
+  // An answer declared larger than the cap is refused without reading it.
+  if (declared > limit) {
+    body.destroy();
+    throw new UpstreamTooLargeError(limit);
+  }
+  const bytes = await readBytes(body, limit, declared);
   if (!bytes) throw new UpstreamTooLargeError(limit);
   return bytes.toString("utf8");
 }

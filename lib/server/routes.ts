@@ -93,7 +93,29 @@ async function preflight(request: Request): Promise<Response> {
   });
 }
 
+/**
+ * "METHOD path" -> handler for the routes without parameters that no earlier route in the table also matches: one map
+ * lookup instead of trying the table's ~70 patterns in order (~8 µs of a chat request, most of them before /v1).
+ * Anything else (parameters, a method the path does not take, a preflight) goes through the table as before.
+ */
+let exact: Map<string, RouteHandler> | null = null;
+
+function exactRoutes(): Map<string, RouteHandler> {
+  const map = new Map<string, RouteHandler>();
+  table.forEach((entry, index) => {
+    if (entry.names.length) return;
+    const path = entry.pattern.source.slice(1, -"/?$".length).replaceAll("\\/", "/");
+    if (!entry.pattern.test(path)) return;
+    const shadowed = table.slice(0, index).some((earlier) => earlier.method === entry.method && earlier.pattern.test(path));
+    if (!shadowed) map.set(`${entry.method} ${path}`, entry.handler);
+  });
+  return map;
+}
+
 export function matchRoute(method: string, pathname: string): Match {
+  exact ??= exactRoutes();
+  const direct = exact.get(`${method} ${pathname.endsWith("/") ? pathname.slice(0, -1) : pathname}`);
+  if (direct) return { handler: direct, params: {} };
   if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname)))
     return { handler: preflight, params: {} };
   const allowed: string[] = [];

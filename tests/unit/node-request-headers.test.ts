@@ -75,3 +75,37 @@ test("iteration and changes behave as on a standard Headers", async () => {
   assert.equal(headers.has("cookie"), false);
   assert.throws(() => headers.set("bad name", "x"), TypeError, "a change is still checked");
 });
+
+test("the production server's request has the Request members the gateway reads, and a real Request can be made from it", async () => {
+  let resolve!: (value: { request: Request; outgoing: http.ServerResponse }) => void;
+  const made = new Promise<{ request: Request; outgoing: http.ServerResponse }>((done) => (resolve = done));
+  const server = http.createServer((incoming, outgoing) => resolve({ request: toWebRequest(incoming, outgoing, "req-test-2"), outgoing }));
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const body = JSON.stringify({ model: "std-5.5", note: "é" });
+  const socket = net.connect((server.address() as AddressInfo).port, "127.0.0.1");
+  socket.write(
+    `POST /v1/chat/completions?x=1 HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  socket.resume();
+  const { request, outgoing } = await made;
+  try {
+    assert.equal(request.url, "http://gateway.test/v1/chat/completions?x=1");
+    assert.equal(request.method, "POST");
+    assert.equal(Object.prototype.toString.call(request), "[object Request]");
+    assert.equal(request.headers.get("content-type"), "application/json");
+    assert.equal(request.signal.aborted, false);
+    assert.equal(request.bodyUsed, false);
+    // What lib/platform/http/linger.ts does with it.
+    const copy = new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal });
+    assert.equal(copy.headers.get("x-request-id"), "req-test-2");
+    assert.deepEqual(await request.json(), { model: "std-5.5", note: "é" });
+    assert.equal(request.bodyUsed, true);
+    await assert.rejects(request.text(), TypeError, "a body is read once");
+    socket.destroy();
+    await new Promise((done) => outgoing.once("close", done));
+    assert.equal(request.signal.aborted, true, "the client leaving aborts the signal");
+  } finally {
+    socket.destroy();
+    server.close();
+  }
+});

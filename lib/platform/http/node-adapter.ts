@@ -171,13 +171,17 @@ class NodeHeaders extends Headers {
 }
 
 /**
- * The Web Request a handler receives from the production server. A real Request (the same class, so every member
- * works), but the parts that cost on every call are made when first used, not up front: the headers (copied from
- * node:http once asked for), the body stream (made only when a handler streams it; JSON bodies are read straight
- * off the socket by readNodeBody), and no second AbortSignal following the first. Building a full Request with a
- * stream body and a signal cost ~25 µs a call here, a sizeable share of a relayed chat request.
+ * The Request a handler receives from the production server: the members of a Web Request that the gateway's code
+ * uses (url, method, headers, signal, body, bodyUsed, arrayBuffer, text, json), made when first used, not up front:
+ * the headers (copied from node:http once asked for), the body stream (made only when a handler streams it; JSON
+ * bodies are read straight off the socket by readNodeBody). It does not extend Request: the Fetch Request
+ * constructor (URL parsing, its init dictionary, its own AbortSignal) cost ~20 µs of a relayed chat request's
+ * ~450 µs in the gateway (docs/architecture.md, "The chat path at c=1"). Handlers that need a real Request (a
+ * multipart parse through undici, lib/platform/http/linger.ts) build one from these members.
  */
-class NodeRequest extends Request {
+class NodeRequest {
+  readonly url: string;
+  readonly method: string;
   readonly #incoming: IncomingMessage;
   readonly #controller: AbortController;
   readonly #extraHeaders: [string, string][];
@@ -189,23 +193,28 @@ class NodeRequest extends Request {
   #released = false;
 
   constructor(url: string, method: string, incoming: IncomingMessage, controller: AbortController, extraHeaders: [string, string][]) {
-    super(url, { method });
+    this.url = url;
+    this.method = method;
     this.#incoming = incoming;
     this.#controller = controller;
     this.#extraHeaders = extraHeaders;
     this.#hasBody = method !== "GET" && method !== "HEAD";
   }
 
-  override get headers(): Headers {
+  get [Symbol.toStringTag](): string {
+    return "Request";
+  }
+
+  get headers(): Headers {
     this.#headers ??= new NodeHeaders(this.#incoming.rawHeaders, this.#extraHeaders);
     return this.#headers;
   }
 
-  override get signal(): AbortSignal {
+  get signal(): AbortSignal {
     return this.#controller.signal;
   }
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+  get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (!this.#hasBody) return null;
     if (!this.#stream) {
       if (this.#consumed) throw new TypeError("The request body was already read");
@@ -215,19 +224,19 @@ class NodeRequest extends Request {
     return this.#stream;
   }
 
-  override get bodyUsed(): boolean {
+  get bodyUsed(): boolean {
     return this.#consumed;
   }
 
-  override async arrayBuffer(): Promise<ArrayBuffer> {
+  async arrayBuffer(): Promise<ArrayBuffer> {
     return new Uint8Array((await this.readAll(Infinity)) as Buffer).buffer;
   }
 
-  override async text(): Promise<string> {
+  async text(): Promise<string> {
     return ((await this.readAll(Infinity)) as Buffer).toString("utf8");
   }
 
-  override async json(): Promise<unknown> {
+  async json(): Promise<unknown> {
     return JSON.parse(await this.text());
   }
 
@@ -263,9 +272,18 @@ class NodeRequest extends Request {
     this.#consumed = true;
     const incoming = this.#incoming;
     if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+    // The whole body has arrived already (a chat request comes in the same packets as its headers): it is in the
+    // stream's buffer, taken in one call instead of waiting for 'data' and 'end' events (~20 µs of a chat request).
+    // `complete` is set a little later, when the parser finishes the message; the declared length says it already.
+    let early: Buffer | null = null;
+    const length = incoming.readableLength;
+    if (length > 0 && length <= limit && incoming.readableFlowing !== true && declaredLength(incoming) === length) {
+      early = incoming.read() as Buffer | null;
+      if (early?.byteLength === length) return Promise.resolve(early);
+    }
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
+      const chunks: Buffer[] = early ? [early] : [];
+      let size = early?.byteLength ?? 0;
       const stop = listenToBody(incoming, {
         data: (chunk) => {
           size += chunk.byteLength;
@@ -280,6 +298,14 @@ class NodeRequest extends Request {
       });
     });
   }
+}
+
+/** The body's length as the client declared it, or -1 (none, or a chunked body). */
+function declaredLength(incoming: IncomingMessage): number {
+  const value = incoming.headers["content-length"];
+  if (value === undefined || incoming.headers["transfer-encoding"] !== undefined) return -1;
+  const length = Number(value);
+  return Number.isSafeInteger(length) ? length : -1;
 }
 
 /**
@@ -312,23 +338,31 @@ export function listenToBody(
   return stop;
 }
 
+/** The production server's request behind a Request, or null for a real Request (tests, Next.js, the playground). */
+function nodeRequestOf(request: Request): NodeRequest | null {
+  const value: unknown = request;
+  return value instanceof NodeRequest ? value : null;
+}
+
 /**
  * The whole body of a request the production server made, read straight off the socket (no Web stream), or null
  * for any other Request (tests, Next.js in development), which the caller then reads through `body`.
  */
 export function readNodeBody(request: Request, limit: number): Promise<Buffer | "too_large"> | null {
-  return request instanceof NodeRequest && !request.bodyUsed ? request.readAll(limit) : null;
+  const node = nodeRequestOf(request);
+  return node && !node.bodyUsed ? node.readAll(limit) : null;
 }
 
 /** The body as node:http's stream (NodeRequest.nodeBody), or null for any other Request or a body already taken. */
 export function nodeBodyOf(request: Request): { stream: IncomingMessage; cancel(): void } | null {
-  return request instanceof NodeRequest ? request.nodeBody() : null;
+  return nodeRequestOf(request)?.nodeBody() ?? null;
 }
 
 /** For a request of the production server, the function that drains what it does not read (NodeRequest.releaseBody);
  *  null for any other Request. */
 export function nodeBodyRelease(request: Request): (() => void) | null {
-  return request instanceof NodeRequest ? () => request.releaseBody() : null;
+  const node = nodeRequestOf(request);
+  return node ? () => node.releaseBody() : null;
 }
 
 export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse, requestId: string): Request {
@@ -346,7 +380,8 @@ export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse
     ["x-request-id", requestId],
     ["x-gateway-client-address", clientAddress(incoming.socket.remoteAddress, incoming.headers["x-forwarded-for"])],
   ];
-  return new NodeRequest(url, incoming.method ?? "GET", incoming, controller, extra);
+  // A Request in every member the gateway reads (see NodeRequest).
+  return new NodeRequest(url, incoming.method ?? "GET", incoming, controller, extra) as unknown as Request;
 }
 
 /** Writes a Web Response to node:http, chunk by chunk with backpressure; stops reading when the client leaves. */
