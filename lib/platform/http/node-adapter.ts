@@ -176,8 +176,8 @@ class NodeHeaders extends Headers {
  * the headers (copied from node:http once asked for), the body stream (made only when a handler streams it; JSON
  * bodies are read straight off the socket by readNodeBody). It does not extend Request: the Fetch Request
  * constructor (URL parsing, its init dictionary, its own AbortSignal) cost ~20 µs of a relayed chat request's
- * ~450 µs in the gateway (docs/architecture.md, "The chat path at c=1"). Handlers that need a real Request (a
- * multipart parse through undici, lib/platform/http/linger.ts) build one from these members.
+ * ~450 µs in the gateway (docs/architecture.md, decision 14). Code that needs a real Request
+ * (lib/platform/http/linger.ts) builds one from these members.
  */
 class NodeRequest {
   readonly url: string;
