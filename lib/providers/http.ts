@@ -112,14 +112,22 @@ export async function readUpstreamBytes(response: Response, limit: number): Prom
   return readBytes(body, limit, declared);
 }
 
+/** Whether the upstream's whole answer is in the stream already (undici ended it; its 'end' event comes when it is
+ *  read): for an answer without a Content-Length (chunked), the only way to know. */
+function hasEnded(body: NodeBody): boolean {
+  return (body as unknown as { _readableState?: { ended?: boolean } })._readableState?.ended === true;
+}
+
 /** A body read whole: into one buffer of the declared length when there is one; null past `limit` bytes. */
 async function readBytes(body: NodeBody, limit: number, declared = -1): Promise<Buffer | null> {
   // A small answer has usually arrived whole with its headers: it is in the stream's buffer, taken in one call
   // (the async iterator below cost ~20 µs of a relayed chat request for its one chunk).
   let early: Buffer | null = null;
-  if (declared > 0 && declared <= limit && body.readableLength === declared && body.readableFlowing !== true) {
+  const buffered = body.readableLength;
+  const arrived = declared >= 0 ? declared === buffered : hasEnded(body);
+  if (buffered > 0 && buffered <= limit && arrived && body.readableFlowing !== true && !body.destroyed) {
     early = body.read() as Buffer | null;
-    if (early?.byteLength === declared) return early;
+    if (early?.byteLength === buffered) return early;
   }
   const whole = Number.isSafeInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Buffer[] = [];

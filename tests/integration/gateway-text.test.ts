@@ -361,8 +361,13 @@ describe("against recording fake upstreams", () => {
     // The gateway takes a body that is all there when it looks (the usual case) in one read, and waits for the rest
     // otherwise (lib/platform/http/node-adapter.ts, lib/providers/http.ts): both ways must give the whole body.
     const answer = Buffer.from(JSON.stringify(chatCompletion(`Hello ${"x".repeat(3000)} from pieces`, "real-model-pieces")));
+    let declareLength = true;
     const upstream = await fake(async (_request, response) => {
-      response.writeHead(200, { "content-type": "application/json", "content-length": String(answer.length) });
+      // With a Content-Length, then chunked (no length: the end of the answer is its last chunk).
+      response.writeHead(200, {
+        "content-type": "application/json",
+        ...(declareLength ? { "content-length": String(answer.length) } : {}),
+      });
       response.write(answer.subarray(0, 100));
       await sleep(40);
       response.write(answer.subarray(100, 2000));
@@ -380,35 +385,38 @@ describe("against recording fake upstreams", () => {
     try {
       const content = `Tell me about ${"pieces ".repeat(400)}`;
       const body = Buffer.from(JSON.stringify({ model: "std-5.5", messages: [{ role: "user", content }], max_tokens: 40 }));
-      const sent = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const request = http.request(
-          `${gateway.url}/v1/chat/completions`,
-          {
-            method: "POST",
-            headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length) },
-          },
-          (response) => {
-            let text = "";
-            response.setEncoding("utf8");
-            response.on("data", (chunk: string) => (text += chunk));
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
-          },
-        );
-        request.on("error", reject);
-        // The headers go with the first piece: part of the body is there when the gateway starts reading it.
-        void (async () => {
-          request.write(body.subarray(0, 1000));
-          await sleep(40);
-          request.write(body.subarray(1000, 2000));
-          await sleep(40);
-          request.end(body.subarray(2000));
-        })();
-      });
-      assert.equal(sent.status, 200, sent.text.slice(0, 300));
-      const completion = JSON.parse(sent.text);
-      assert.equal(completion.choices[0].message.content, `Hello ${"x".repeat(3000)} from pieces`);
-      assert.equal(completion.model, "std-5.5");
-      assert.equal(upstream.received.at(-1)!.body.messages[0].content, content, "the upstream got the whole request");
+      for (const length of [true, false]) {
+        declareLength = length;
+        const sent = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+          const request = http.request(
+            `${gateway.url}/v1/chat/completions`,
+            {
+              method: "POST",
+              headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length) },
+            },
+            (response) => {
+              let text = "";
+              response.setEncoding("utf8");
+              response.on("data", (chunk: string) => (text += chunk));
+              response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+            },
+          );
+          request.on("error", reject);
+          // The headers go with the first piece: part of the body is there when the gateway starts reading it.
+          void (async () => {
+            request.write(body.subarray(0, 1000));
+            await sleep(40);
+            request.write(body.subarray(1000, 2000));
+            await sleep(40);
+            request.end(body.subarray(2000));
+          })();
+        });
+        assert.equal(sent.status, 200, sent.text.slice(0, 300));
+        const completion = JSON.parse(sent.text);
+        assert.equal(completion.choices[0].message.content, `Hello ${"x".repeat(3000)} from pieces`);
+        assert.equal(completion.model, "std-5.5");
+        assert.equal(upstream.received.at(-1)!.body.messages[0].content, content, "the upstream got the whole request");
+      }
     } finally {
       await gateway.admin("DELETE", `/api/admin/channels/${channelId}`);
     }
