@@ -16,7 +16,7 @@ import { gatewayRoutes } from "@/lib/gateway/routes";
 import { playgroundRoutes } from "@/lib/gateway/playground";
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response>;
-type Route = { method: string; pattern: RegExp; names: string[]; handler: RouteHandler };
+type Route = { method: string; path: string; pattern: RegExp; names: string[]; handler: RouteHandler };
 
 const table: Route[] = [];
 
@@ -28,7 +28,7 @@ function route(method: string, path: string, handler: RouteHandler): void {
       return "([^/]+)";
     })}/?$`,
   );
-  table.push({ method, pattern, names, handler });
+  table.push({ method, path, pattern, names, handler });
 }
 
 // Operator API
@@ -104,10 +104,8 @@ function exactRoutes(): Map<string, RouteHandler> {
   const map = new Map<string, RouteHandler>();
   table.forEach((entry, index) => {
     if (entry.names.length) return;
-    const path = entry.pattern.source.slice(1, -"/?$".length).replaceAll("\\/", "/");
-    if (!entry.pattern.test(path)) return;
-    const shadowed = table.slice(0, index).some((earlier) => earlier.method === entry.method && earlier.pattern.test(path));
-    if (!shadowed) map.set(`${entry.method} ${path}`, entry.handler);
+    const shadowed = table.slice(0, index).some((earlier) => earlier.method === entry.method && earlier.pattern.test(entry.path));
+    if (!shadowed) map.set(`${entry.method} ${entry.path}`, entry.handler);
   });
   return map;
 }
