@@ -1211,6 +1211,9 @@ type PortkeyResult = {
   /** Streams and images (the bare pass-through only): added time to first byte, and its CPU per request. */
   addedTtfbP50?: number;
   cpuMsPerRequest?: number;
+  /** Chat runs: the cores the pass-through used, and what the load generator and the fake upstream spent per request. */
+  cores?: number;
+  othersCpuMsPerRequest?: number;
   requests: number;
   non2xx: number;
   errors: number;
@@ -1314,6 +1317,7 @@ async function runBareScenario(scenario: Scenario, bare: ProxyProcess, results: 
 async function runThroughProxy(
   scenarios: Scenario[],
   upstreamUrl: string,
+  upstreamPid: number,
   results: ScenarioResult[],
   which: "portkey" | "bare" = "portkey",
 ): Promise<PortkeyResult[]> {
@@ -1338,10 +1342,18 @@ async function runThroughProxy(
         body: scenario.body,
       };
       await cannon(target, scenario.concurrency, { seconds: 1 });
+      const cpuBefore = cpuSnapshot(proxy.proc.pid, upstreamPid);
       const measured = await cannon(target, scenario.concurrency, { seconds: scenario.seconds });
-      const row = passThroughRow(scenario.id, measured, results);
+      const cpu = cpuBetween(cpuBefore, cpuSnapshot(proxy.proc.pid, upstreamPid));
+      const perRequest = (cores: number) => (measured.rps > 0 ? (cores * 1000) / measured.rps : undefined);
+      const row: PortkeyResult = {
+        ...passThroughRow(scenario.id, measured, results),
+        cpuMsPerRequest: perRequest(cpu.gatewayCores),
+        cores: cpu.gatewayCores,
+        othersCpuMsPerRequest: perRequest(cpu.upstreamCores + cpu.benchCores),
+      };
       progress(
-        `    ${which} ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), non-2xx ${row.non2xx}, errors ${row.errors}`,
+        `    ${which} ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), CPU ${fmt(row.cpuMsPerRequest, 3)} ms per request (${fmt(row.cores, 2)} cores), non-2xx ${row.non2xx}, errors ${row.errors}`,
       );
       out.push(row);
     }
@@ -1356,6 +1368,25 @@ async function runThroughProxy(
 }
 
 type Verdict = { met: boolean | null; text: string };
+
+/** The ceiling behind the 6× Portkey target, in CPU per request: what one event loop (one core) and the machine's
+ *  two cores less the load generator and the fake upstream can spend per request at six times Portkey's rate, beside
+ *  what Portkey, the bare pass-through and the gateway spent in the same run. */
+function ceilingText(chat50: ScenarioResult | undefined, portkey: PortkeyResult | undefined, bare: PortkeyResult | undefined): Verdict {
+  if (!portkey?.cpuMsPerRequest || !bare?.cpuMsPerRequest || !chat50?.cpu || !chat50.gateway) return { met: null, text: "not measured" };
+  const rate = 6 * portkey.rps;
+  const loop = 1000 / rate;
+  const others = ((chat50.cpu.upstreamCores + chat50.cpu.benchCores) * 1000) / chat50.gateway.rps;
+  const machine = 2000 / rate - others;
+  return {
+    met: null,
+    text:
+      `Portkey ${fmt(portkey.cpuMsPerRequest, 3)} ms (${fmt(portkey.cores, 2)} cores), the bare pass-through ${fmt(bare.cpuMsPerRequest, 3)} ms (${fmt(bare.cores, 2)} cores), ` +
+      `the gateway ${fmt(chat50.cpu.gatewayCpuMsPerRequest, 3)} ms (${fmt(chat50.cpu.gatewayCores, 2)} cores); at 6× Portkey (${fmt(rate, 0)} req/s) one event loop has ` +
+      `${fmt(loop, 3)} ms per request, ${fmt(loop - bare.cpuMsPerRequest, 3)} ms beyond the bare pass-through's, and the two cores less the load generator and the upstream ` +
+      `(${fmt(others, 3)} ms per request in the gateway's run) ${fmt(machine, 3)} ms, ${fmt(machine - bare.cpuMsPerRequest, 3)} ms beyond it`,
+  };
+}
 
 /** A large-body scenario's floor: the bare pass-through's added p50 and CPU in the same run, beside the gateway's. */
 function floorRow(what: string, id: string, gateway: ScenarioResult | undefined, per: "image" | "request") {
@@ -1453,6 +1484,15 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
             text: `${fmt(chat50.cpu.gatewayCpuMsPerRequest, 3)} ms CPU per request → ~${fmt(1000 / chat50.cpu.gatewayCpuMsPerRequest, 0)} req/s per core${chat50.cpu.gatewayCpuMsPerRequest <= 0.25 ? "" : ` (${fmt(chat50.cpu.gatewayCpuMsPerRequest / 0.25, 1)}× too much)`}`,
           }
         : { met: null, text: "not measured" },
+    },
+    {
+      target:
+        "(for information) what 6× Portkey leaves a gateway at c=50: CPU per request of Portkey, the bare pass-through and the gateway in the same run (from /proc), and the CPU per request one event loop, and the machine's two cores beside the load generator and the fake upstream, have at 6× Portkey's rate",
+      verdict: ceilingText(
+        chat50,
+        PORTKEY.find((row) => row.id === "chat-c50"),
+        BARE.find((row) => row.id === "chat-c50"),
+      ),
     },
     { target: "Streaming: added time to first byte p50 ≤ 1 ms (c=1)", verdict: verdict(stream1?.added?.ttfbP50, 1, "lower", "ms", 3) },
     {
@@ -1764,12 +1804,12 @@ async function main(): Promise<void> {
     }
     // Portkey side by side, after the gateway runs (with nothing else running), on the same upstream.
     try {
-      PORTKEY = await runThroughProxy(scenarios, upstreamUrl, results);
+      PORTKEY = await runThroughProxy(scenarios, upstreamUrl, upstream.pid, results);
     } catch (error) {
       progress(`  Portkey could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
-      BARE = await runThroughProxy(scenarios, upstreamUrl, results, "bare");
+      BARE = await runThroughProxy(scenarios, upstreamUrl, upstream.pid, results, "bare");
     } catch (error) {
       progress(`  the bare pass-through could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }
