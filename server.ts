@@ -6,6 +6,7 @@ import { prepareDatabase } from "@/lib/server/startup";
 import { isPlainPath, matchRoute } from "@/lib/server/routes";
 import { sendWebResponse, toWebRequest } from "@/lib/platform/http/node-adapter";
 import { newRequestId } from "@/lib/platform/http/json";
+import { responseHeader, setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { clientAddress, isTrustedProxy } from "@/lib/platform/http/client-address";
 import { guardConnections } from "@/lib/platform/http/connection-guard";
 import { signInBodyRefusal } from "@/lib/platform/http/sign-in-body";
@@ -94,9 +95,13 @@ async function main(): Promise<void> {
           log.error("unhandled error", { requestId, path: pathname, error });
           response = errorResponse(error, dialectFor(pathname));
         }
-        if (!response.headers.has("x-request-id")) response.headers.set("x-request-id", requestId);
+        let answeredId = responseHeader(response, "x-request-id");
+        if (answeredId === null) {
+          answeredId = requestId;
+          setResponseHeaders(response, { "x-request-id": requestId });
+        }
         log.info("request", {
-          requestId: response.headers.get("x-request-id"),
+          requestId: answeredId,
           method: incoming.method,
           path: pathname,
           status: response.status,

@@ -8,6 +8,7 @@ import { checkCookieWrite } from "@/lib/auth/cross-site";
 import { GatewayError, errorResponse } from "@/lib/platform/errors";
 import { sha256 } from "@/lib/platform/crypto";
 import { requestIdOf } from "@/lib/platform/http/json";
+import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { log } from "@/lib/platform/log";
 import { KEY_PATTERN } from "@/lib/keys/format";
 import { findKey } from "@/lib/keys/lookup";
@@ -35,8 +36,7 @@ function wrap(run: (request: Request, params: Params, context: CallContext) => P
     const context: CallContext = { requestId, address: clientAddressFrom((name) => request.headers.get(name)) };
     try {
       const response = await run(request, params, context);
-      response.headers.set("x-request-id", requestId);
-      response.headers.set("cache-control", "no-store");
+      setResponseHeaders(response, { "x-request-id": requestId, "cache-control": "no-store" });
       return response;
     } catch (error) {
       if (!(error instanceof GatewayError)) log.error("user handler failed", { requestId, error, path: new URL(request.url).pathname });

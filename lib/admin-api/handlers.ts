@@ -7,6 +7,7 @@ import { env } from "@/lib/platform/env";
 import { GatewayError, errorResponse } from "@/lib/platform/errors";
 import { encrypt, randomToken } from "@/lib/platform/crypto";
 import { json, readBody, requestIdOf } from "@/lib/platform/http/json";
+import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { publish } from "@/lib/platform/events";
 import { log } from "@/lib/platform/log";
 import { requireAdmin, type AdminActor } from "@/lib/auth/admin";
@@ -28,7 +29,7 @@ export function adminRoute(handler: AdminHandler) {
     try {
       const actor = await requireAdmin(request);
       const response = await handler(request, params, actor);
-      response.headers.set("x-request-id", requestId);
+      setResponseHeaders(response, { "x-request-id": requestId });
       if (request.method !== "GET" && response.status < 400) await recordAudit(request, params, actor, response.status);
       return response;
     } catch (error) {

@@ -5,6 +5,7 @@ import { GatewayError, errorResponse, type Dialect } from "@/lib/platform/errors
 import { hashApiKey, KEY_PATTERN } from "@/lib/keys/format";
 import { findKey, type KeyPrincipal } from "@/lib/keys/lookup";
 import { requestIdOf } from "@/lib/platform/http/json";
+import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { log } from "@/lib/platform/log";
 import { groupOf, priceOf } from "@/lib/money/prices";
 import { catalogEntry } from "@/lib/catalog";
@@ -148,10 +149,12 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
       if (!(error instanceof GatewayError)) log.error("gateway handler failed", { requestId, endpoint: config.endpoint, error });
       response = errorResponse(error, dialect);
     }
-    response.headers.set("x-request-id", requestId);
-    // Browser clients may call /v1 from any origin: keys, never cookies (see the preflight in lib/server/routes.ts).
-    response.headers.set("access-control-allow-origin", "*");
-    response.headers.set("access-control-expose-headers", "x-request-id, retry-after");
+    setResponseHeaders(response, {
+      "x-request-id": requestId,
+      // Browser clients may call /v1 from any origin: keys, never cookies (see the preflight in lib/server/routes.ts).
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": "x-request-id, retry-after",
+    });
     observeRequest(config.endpoint, response.status, startedAt);
     return response;
   };

@@ -84,3 +84,85 @@ test("a streamed DirectResponse read as a Web stream: pieces in order; cancellin
   assert.deepEqual(returned, ["a", "b"], "the part waiting for its next piece and the one not reached were both ended");
   assert.equal((await pending).done, true);
 });
+
+test("a DirectResponse's headers follow Headers: names in any case, the same checks and trimming, one value per name", () => {
+  // Each case is a sequence of sets: the DirectResponse must end with the entries a Headers ends with, or throw where
+  // it throws, whether the sets come before its Headers is made (the record) or after.
+  const cases: [string, string][][] = [
+    [["Content-Type", "application/json"]],
+    [
+      ["X-Request-Id", "a"],
+      ["x-request-id", "b"],
+    ],
+    [["retry-after", "  7\t"]],
+    [["x-trailing", "value\r\n"]],
+    [["x-empty", ""]],
+    [["bad name", "v"]],
+    [["x-ok", "a\nb"]],
+    [["x-ok", "a\0b"]],
+    [["x-ok", "é"]],
+    [["x-ok", "€"]],
+    [["", "v"]],
+    [
+      ["x-ok", "1"],
+      ["Cache-Control", "no-store"],
+      ["X-OK", "2"],
+    ],
+  ];
+  const outcome = (run: () => Headers) => {
+    try {
+      return [...run().entries()];
+    } catch (error) {
+      return error instanceof TypeError ? "TypeError" : String(error);
+    }
+  };
+  for (const sets of cases) {
+    const expected = outcome(() => {
+      const headers = new Headers();
+      for (const [name, value] of sets) headers.set(name, value);
+      return headers;
+    });
+    // What the production server writes: the record, never turned into a Headers (so its checks must be its own).
+    const viaRecord = outcome(() => {
+      const response = new DirectResponse(["{}"], { status: 200 });
+      for (const [name, value] of sets) response.setHeaders({ [name]: value });
+      return new Map(Object.entries(response.headerRecord()).sort(([a], [b]) => (a < b ? -1 : 1))) as unknown as Headers;
+    });
+    const viaInit = outcome(() => new DirectResponse(["{}"], { headers: Object.fromEntries(sets) }).headers);
+    const afterHeaders = outcome(() => {
+      const response = new DirectResponse(["{}"], {});
+      void response.headers;
+      for (const [name, value] of sets) response.setHeaders({ [name]: value });
+      return response.headers;
+    });
+    assert.deepEqual(viaRecord, expected, JSON.stringify(sets));
+    assert.deepEqual(afterHeaders, expected, JSON.stringify(sets));
+    // An init record holds one value per name as written; Headers would keep the last of names differing in case.
+    if (new Set(sets.map(([name]) => name.toLowerCase())).size === sets.length) assert.deepEqual(viaInit, expected, JSON.stringify(sets));
+  }
+});
+
+test("a DirectResponse's status, header lookups and the record the server writes agree with its Headers", async () => {
+  const response = new DirectResponse(['{"a":1}'], { status: 429, statusText: "Too Many", headers: { "Retry-After": "3" } });
+  assert.equal(response.status, 429);
+  assert.equal(response.ok, false);
+  assert.equal(response.statusText, "Too Many");
+  assert.equal(response.header("retry-after"), "3");
+  assert.equal(response.header("x-missing"), null);
+  response.setHeaders({ "X-Request-Id": "req_1" });
+  assert.deepEqual(response.headerRecord(), { "retry-after": "3", "x-request-id": "req_1" });
+  // Made on demand; from then on the Headers is the one truth, set-cookie kept apart as the server needs it.
+  response.headers.append("set-cookie", "a=1");
+  response.headers.append("set-cookie", "b=2");
+  response.setHeaders({ "retry-after": "4" });
+  assert.equal(response.header("Retry-After"), "4");
+  assert.deepEqual(response.headerRecord(), { "retry-after": "4", "x-request-id": "req_1", "set-cookie": ["a=1", "b=2"] });
+  // What Next.js does with a route's answer: a new Response from it keeps its status and headers.
+  const copy = new Response(response.body, response);
+  assert.equal(copy.status, 429);
+  assert.equal(copy.headers.get("x-request-id"), "req_1");
+  assert.equal(await copy.text(), '{"a":1}');
+  assert.ok(new DirectResponse([], { status: 204 }).ok);
+  assert.throws(() => new DirectResponse([], { status: 600 }), RangeError);
+  assert.throws(() => new DirectResponse([], { status: 199 }), RangeError);
+});

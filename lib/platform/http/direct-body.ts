@@ -18,15 +18,95 @@ function bytesOf(part: BodyPart): Uint8Array {
   return typeof part === "string" ? Buffer.from(part) : part;
 }
 
+const HEADER_NAME = /^[!#$%&'*+\-.^`|~\w]+$/;
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+const BAD_VALUE = /[\0\r\n]|[^\0-\xff]/;
+
+/** The init a DirectResponse is made with: its headers as a record (names in any case). */
+export type DirectInit = { status?: number; statusText?: string; headers?: Record<string, string> };
+
+/**
+ * Status and headers are kept as plain values and a Headers is made only when someone asks for `headers`: the
+ * Fetch constructor's init (the status checks, a Headers filled through its name and value checks) and each
+ * `headers.set` cost more than the rest of building an answer (docs/architecture.md, decision 14). The production
+ * server reads the record (`headerRecord`), and the pipeline adds its headers with `setHeaders`, so a relayed answer
+ * never builds one. Everyone else sees an ordinary Response.
+ */
 export class DirectResponse extends Response {
   /** The body, in order: text (written as UTF-8), bytes (written as they are, not copied) and streamed parts. */
   readonly parts: readonly (BodyPart | StreamedPart)[];
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null = null;
   #used = false;
+  readonly #status: number;
+  readonly #statusText: string;
+  /** The headers, lower-case names, until a Headers is made from them; then null. */
+  #record: Record<string, string> | null;
+  #headers: Headers | null = null;
 
-  constructor(parts: readonly (BodyPart | StreamedPart)[], init: ResponseInit) {
-    super(null, init);
+  constructor(parts: readonly (BodyPart | StreamedPart)[], init: DirectInit) {
+    super(null);
+    const status = init.status ?? 200;
+    if (!Number.isInteger(status) || status < 200 || status > 599) throw new RangeError(`Invalid response status code ${status}`);
     this.parts = parts;
+    this.#status = status;
+    this.#statusText = init.statusText ?? "";
+    this.#record = {};
+    if (init.headers) this.setHeaders(init.headers);
+  }
+
+  override get status(): number {
+    return this.#status;
+  }
+
+  override get ok(): boolean {
+    return this.#status >= 200 && this.#status < 300;
+  }
+
+  override get statusText(): string {
+    return this.#statusText;
+  }
+
+  override get headers(): Headers {
+    if (!this.#headers) {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(this.#record!)) headers.set(name, value);
+      this.#headers = headers;
+      this.#record = null;
+    }
+    return this.#headers;
+  }
+
+  /** Sets each header (replacing one of the same name, in any case), without making a Headers when none was made. */
+  setHeaders(headers: Record<string, string>): void {
+    if (this.#headers) {
+      for (const [name, value] of Object.entries(headers)) this.#headers.set(name, value);
+      return;
+    }
+    for (const [name, value] of Object.entries(headers)) {
+      // The checks and the trimming a Headers does (the Fetch standard's header name, value and normalisation).
+      if (!HEADER_NAME.test(name)) throw new TypeError(`Headers.set: "${name}" is an invalid header name.`);
+      const normalised = value.replace(EDGE_WHITESPACE, "");
+      if (BAD_VALUE.test(normalised)) throw new TypeError(`Headers.set: "${value}" is an invalid header value.`);
+      this.#record![name.toLowerCase()] = normalised;
+    }
+  }
+
+  /** One header's value, or null (without making a Headers when none was made). */
+  header(name: string): string | null {
+    return this.#record ? (this.#record[name.toLowerCase()] ?? null) : this.#headers!.get(name);
+  }
+
+  /** The headers as name → value, for writing the answer (the record itself when no Headers was made; the writer adds
+   *  its Content-Length to it). */
+  headerRecord(): Record<string, string | string[]> {
+    if (this.#record) return this.#record;
+    const out: Record<string, string | string[]> = {};
+    this.#headers!.forEach((value, name) => {
+      if (name !== "set-cookie") out[name] = value;
+    });
+    const cookies = this.#headers!.getSetCookie();
+    if (cookies.length) out["set-cookie"] = cookies;
+    return out;
   }
 
   /** The body's length in bytes (for Content-Length); null when a part is streamed. */
@@ -127,10 +207,25 @@ export class DirectResponse extends Response {
   override clone(): DirectResponse {
     if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
     if (this.byteLength() === null) throw new TypeError("Response.clone: a streamed body cannot be read twice");
-    return new DirectResponse(this.parts, { status: this.status, statusText: this.statusText, headers: this.headers });
+    const headers: Record<string, string> = {};
+    this.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    return new DirectResponse(this.parts, { status: this.status, statusText: this.statusText, headers });
   }
 }
 
 export function textResponse(text: string, status: number, headers: Record<string, string>): Response {
   return new DirectResponse([text], { status, headers });
+}
+
+/** One header of an answer: without making a Headers for a DirectResponse that has none yet. */
+export function responseHeader(response: Response, name: string): string | null {
+  return response instanceof DirectResponse ? response.header(name) : response.headers.get(name);
+}
+
+/** Sets headers on an answer: without making a Headers for a DirectResponse that has none yet. */
+export function setResponseHeaders(response: Response, headers: Record<string, string>): void {
+  if (response instanceof DirectResponse) response.setHeaders(headers);
+  else for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
 }

@@ -372,17 +372,11 @@ export function toWebRequest(incoming: IncomingMessage, outgoing: ServerResponse
 
 /** Writes a Web Response to node:http, chunk by chunk with backpressure; stops reading when the client leaves. */
 export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name === "set-cookie") return;
-    headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length) headers["set-cookie"] = cookies;
   if (response instanceof DirectResponse) {
     // A body the gateway made: its parts written as they are, with their length; no stream to pump.
     const parts = response.parts;
     const length = response.byteLength();
+    const headers = response.headerRecord();
     if (length !== null) headers["content-length"] = String(length);
     outgoing.writeHead(response.status, headers);
     if (parts.length === 1 && length !== null) {
@@ -423,6 +417,13 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
     }
     return;
   }
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === "set-cookie") return;
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers["set-cookie"] = cookies;
   outgoing.writeHead(response.status, headers);
   if (!response.body) {
     outgoing.end();
