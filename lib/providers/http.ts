@@ -45,50 +45,77 @@ async function send(url: string, init: RequestInit, signal: AbortSignal, idleTim
   return upstreamResponse(answer.statusCode, answer.headers, noBody ? null : answer.body);
 }
 
-/**
- * The upstream's answer with the Response members the adapters use (status, ok, headers, json, text, body).
- * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
- * (streams): building one for every JSON answer was a measurable share of a request.
- */
-function upstreamResponse(status: number, raw: Record<string, string | string[] | undefined>, body: NodeBody | null): Response {
-  let web: ReadableStream<Uint8Array> | null = null;
-  let headers: Headers | null = null;
-  const lazy = {
-    [NODE_BODY]: body,
-    status,
-    ok: status >= 200 && status < 300,
-    // Made when first asked for: most JSON answers are read without looking at a header.
-    get headers() {
-      if (headers) return headers;
-      headers = new Headers();
-      for (const [name, value] of Object.entries(raw)) {
-        if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-        else if (value !== undefined) headers.set(name, value);
-      }
-      return headers;
-    },
-    json: () =>
-      body ? readCapped(body, declaredLength(raw)).then((text) => JSON.parse(text)) : Promise.reject(new SyntaxError("empty body")),
-    text: () => (body ? readCapped(body, declaredLength(raw)) : Promise.resolve("")),
-    arrayBuffer: async () => {
-      const bytes = body ? await readBytes(body, MAX_TEXT_RESPONSE_BYTES) : Buffer.alloc(0);
-      if (!bytes) throw new UpstreamTooLargeError(MAX_TEXT_RESPONSE_BYTES);
-      return new Uint8Array(bytes).buffer;
-    },
-    get body() {
-      if (!body) return null;
-      web ??= Readable.toWeb(body) as ReadableStream<Uint8Array>;
-      return web;
-    },
-  };
-  return lazy as unknown as Response;
-}
-
 /** Where an answer from upstreamFetch keeps undici's own body (a Node stream), for readers that want no Web stream. */
 const NODE_BODY = Symbol("upstream node body");
 
 /** undici's body stream. */
 type NodeBody = Readable;
+
+/**
+ * The upstream's answer with the Response members the adapters use (status, ok, headers, json, text, body).
+ * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
+ * (streams): building one for every JSON answer was a measurable share of a request. A class, so that its methods
+ * are not closures made per answer (docs/architecture.md, decision 14).
+ */
+class UpstreamAnswer {
+  readonly [NODE_BODY]: NodeBody | null;
+  readonly ok: boolean;
+  #web: ReadableStream<Uint8Array> | null = null;
+  #headers: Headers | null = null;
+
+  constructor(
+    readonly status: number,
+    private readonly raw: Record<string, string | string[] | undefined>,
+    body: NodeBody | null,
+  ) {
+    this[NODE_BODY] = body;
+    this.ok = status >= 200 && status < 300;
+  }
+
+  /** Made when first asked for: most JSON answers are read without looking at a header. */
+  get headers(): Headers {
+    if (this.#headers) return this.#headers;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(this.raw)) {
+      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+      else if (value !== undefined) headers.set(name, value);
+    }
+    this.#headers = headers;
+    return headers;
+  }
+
+  json(): Promise<unknown> {
+    const body = this[NODE_BODY];
+    return body ? readCapped(body, declaredLength(this.raw)).then(parseJson) : Promise.reject(new SyntaxError("empty body"));
+  }
+
+  text(): Promise<string> {
+    const body = this[NODE_BODY];
+    return body ? readCapped(body, declaredLength(this.raw)) : Promise.resolve("");
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const body = this[NODE_BODY];
+    const bytes = body ? await readBytes(body, MAX_TEXT_RESPONSE_BYTES) : Buffer.alloc(0);
+    if (!bytes) throw new UpstreamTooLargeError(MAX_TEXT_RESPONSE_BYTES);
+    return new Uint8Array(bytes).buffer;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    const body = this[NODE_BODY];
+    if (!body) return null;
+    this.#web ??= Readable.toWeb(body) as ReadableStream<Uint8Array>;
+    return this.#web;
+  }
+}
+
+function parseJson(text: string): unknown {
+  return JSON.parse(text);
+}
+
+function upstreamResponse(status: number, raw: Record<string, string | string[] | undefined>, body: NodeBody | null): Response {
+  return new UpstreamAnswer(status, raw, body) as unknown as Response;
+}
 
 /** undici's body of an answer of upstreamFetch (null when it has none); undefined for any other Response. */
 function nodeBody(response: Response): NodeBody | null | undefined {
@@ -188,11 +215,12 @@ function seconds(ms: number): string {
 
 /** The channel's deadlines (settings.timeoutMs for the headers, settings.idleTimeoutMs between chunks), when set. */
 export function channelDeadlines(settings: Record<string, unknown>): { timeoutMs?: number; idleTimeoutMs?: number } {
-  const positive = (value: unknown) => {
-    const number = typeof value === "number" || typeof value === "string" ? Number(value) : NaN;
-    return Number.isFinite(number) && number > 0 ? number : undefined;
-  };
-  return { timeoutMs: positive(settings.timeoutMs), idleTimeoutMs: positive(settings.idleTimeoutMs) };
+  return { timeoutMs: positiveNumber(settings.timeoutMs), idleTimeoutMs: positiveNumber(settings.idleTimeoutMs) };
+}
+
+function positiveNumber(value: unknown): number | undefined {
+  const number = typeof value === "number" || typeof value === "string" ? Number(value) : NaN;
+  return Number.isFinite(number) && number > 0 ? number : undefined;
 }
 
 /** The upstream stopped sending mid-body for longer than the idle deadline. */
@@ -254,22 +282,29 @@ export async function upstreamFetch(
   },
 ): Promise<FetchResult> {
   const abort = new AbortController();
-  const onClientAbort = () => abort.abort(options.signal.reason);
-  if (options.signal.aborted) onClientAbort();
-  else options.signal.addEventListener("abort", onClientAbort, { once: true });
   const timeoutMs = options.timeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   let timedOut = false;
   let answered = false;
   let timer: NodeJS.Timeout | undefined;
-  const startDeadline = () => {
-    if (answered) return;
-    timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort(new Error("upstream timeout"));
-    }, timeoutMs);
+  // Methods, not arrow functions bound to names: the TypeScript runner names each such closure as it is made, a
+  // cost per request (docs/architecture.md, decision 14).
+  const on = {
+    clientAbort() {
+      abort.abort(options.signal.reason);
+    },
+    startDeadline() {
+      if (answered) return;
+      timer = setTimeout(() => {
+        timedOut = true;
+        abort.abort(new Error("upstream timeout"));
+      }, timeoutMs);
+    },
   };
-  if (options.deadlineFrom) options.deadlineFrom.then(startDeadline, () => undefined);
-  else startDeadline();
+  const onClientAbort = on.clientAbort;
+  if (options.signal.aborted) onClientAbort();
+  else options.signal.addEventListener("abort", onClientAbort, { once: true });
+  if (options.deadlineFrom) options.deadlineFrom.then(on.startDeadline, () => undefined);
+  else on.startDeadline();
   let response: Response;
   try {
     response = await send(url, init, abort.signal, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
