@@ -157,6 +157,15 @@ test("a DirectResponse's status, header lookups and the record the server writes
   response.setHeaders({ "retry-after": "4" });
   assert.equal(response.header("Retry-After"), "4");
   assert.deepEqual(response.headerRecord(), { "retry-after": "4", "x-request-id": "req_1", "set-cookie": ["a=1", "b=2"] });
+  // A copy keeps every header, each set-cookie apart, and its own headers from then on.
+  const twin = response.clone() as DirectResponse;
+  assert.deepEqual(twin.headers.getSetCookie(), ["a=1", "b=2"]);
+  twin.setHeaders({ "x-request-id": "req_2" });
+  assert.equal(response.header("x-request-id"), "req_1");
+  const plain = new DirectResponse(["{}"], { headers: { "X-A": "1" } });
+  const plainTwin = plain.clone() as DirectResponse;
+  plainTwin.setHeaders({ "x-a": "2" });
+  assert.deepEqual([plain.header("x-a"), plainTwin.header("x-a"), plainTwin.status], ["1", "2", 200]);
   // What Next.js does with a route's answer: a new Response from it keeps its status and headers.
   const copy = new Response(response.body, response);
   assert.equal(copy.status, 429);

@@ -207,11 +207,14 @@ export class DirectResponse extends Response {
   override clone(): DirectResponse {
     if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
     if (this.byteLength() === null) throw new TypeError("Response.clone: a streamed body cannot be read twice");
-    const headers: Record<string, string> = {};
-    this.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    return new DirectResponse(this.parts, { status: this.status, statusText: this.statusText, headers });
+    const copy = new DirectResponse(this.parts, { status: this.status, statusText: this.statusText });
+    if (this.#record) copy.#record = { ...this.#record };
+    else {
+      // A Headers keeps every set-cookie apart; a record could not.
+      copy.#headers = new Headers(this.#headers!);
+      copy.#record = null;
+    }
+    return copy;
   }
 }
 
