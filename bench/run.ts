@@ -1211,9 +1211,8 @@ type PortkeyResult = {
   /** Streams and images (the bare pass-through only): added time to first byte, and its CPU per request. */
   addedTtfbP50?: number;
   cpuMsPerRequest?: number;
-  /** Chat runs: the cores the pass-through used, and what the load generator and the fake upstream spent per request. */
+  /** Chat runs: the cores the pass-through used (1.0: its one event loop was full). */
   cores?: number;
-  othersCpuMsPerRequest?: number;
   requests: number;
   non2xx: number;
   errors: number;
@@ -1317,7 +1316,6 @@ async function runBareScenario(scenario: Scenario, bare: ProxyProcess, results: 
 async function runThroughProxy(
   scenarios: Scenario[],
   upstreamUrl: string,
-  upstreamPid: number,
   results: ScenarioResult[],
   which: "portkey" | "bare" = "portkey",
 ): Promise<PortkeyResult[]> {
@@ -1342,15 +1340,14 @@ async function runThroughProxy(
         body: scenario.body,
       };
       await cannon(target, scenario.concurrency, { seconds: 1 });
-      const cpuBefore = cpuSnapshot(proxy.proc.pid, upstreamPid);
+      const cpuBefore = cpuMs(proxy.proc.pid);
+      const startedAt = performance.now();
       const measured = await cannon(target, scenario.concurrency, { seconds: scenario.seconds });
-      const cpu = cpuBetween(cpuBefore, cpuSnapshot(proxy.proc.pid, upstreamPid));
-      const perRequest = (cores: number) => (measured.rps > 0 ? (cores * 1000) / measured.rps : undefined);
+      const cpu = cpuMs(proxy.proc.pid) - cpuBefore;
       const row: PortkeyResult = {
         ...passThroughRow(scenario.id, measured, results),
-        cpuMsPerRequest: perRequest(cpu.gatewayCores),
-        cores: cpu.gatewayCores,
-        othersCpuMsPerRequest: perRequest(cpu.upstreamCores + cpu.benchCores),
+        cpuMsPerRequest: measured.ok ? cpu / measured.ok : undefined,
+        cores: cpu / (performance.now() - startedAt),
       };
       progress(
         `    ${which} ${fmt(row.rps, 0)} req/s, p50 ${fmt(row.p50, 3)} ms (added ${fmt(row.addedP50, 3)} ms), CPU ${fmt(row.cpuMsPerRequest, 3)} ms per request (${fmt(row.cores, 2)} cores), non-2xx ${row.non2xx}, errors ${row.errors}`,
@@ -1804,12 +1801,12 @@ async function main(): Promise<void> {
     }
     // Portkey side by side, after the gateway runs (with nothing else running), on the same upstream.
     try {
-      PORTKEY = await runThroughProxy(scenarios, upstreamUrl, upstream.pid, results);
+      PORTKEY = await runThroughProxy(scenarios, upstreamUrl, results);
     } catch (error) {
       progress(`  Portkey could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
-      BARE = await runThroughProxy(scenarios, upstreamUrl, upstream.pid, results, "bare");
+      BARE = await runThroughProxy(scenarios, upstreamUrl, results, "bare");
     } catch (error) {
       progress(`  the bare pass-through could not be measured: ${error instanceof Error ? error.message : String(error)}`);
     }

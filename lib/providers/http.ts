@@ -86,7 +86,7 @@ class UpstreamAnswer {
 
   json(): Promise<unknown> {
     const body = this[NODE_BODY];
-    return body ? readCapped(body, declaredLength(this.raw)).then(parseJson) : Promise.reject(new SyntaxError("empty body"));
+    return body ? readCapped(body, declaredLength(this.raw)).then(JSON.parse) : Promise.reject(new SyntaxError("empty body"));
   }
 
   text(): Promise<string> {
@@ -107,10 +107,6 @@ class UpstreamAnswer {
     this.#web ??= Readable.toWeb(body) as ReadableStream<Uint8Array>;
     return this.#web;
   }
-}
-
-function parseJson(text: string): unknown {
-  return JSON.parse(text);
 }
 
 function upstreamResponse(status: number, raw: Record<string, string | string[] | undefined>, body: NodeBody | null): Response {
