@@ -119,6 +119,7 @@ export const testChannel = adminRoute(async (request, params) => {
         longContext,
         body,
         stream: false,
+        outputCap: body.max_tokens,
         includeUsage: false,
         headers: new Headers(),
         signal: controller.signal,

@@ -117,6 +117,8 @@ export function settleWhenDone(
         httpStatus: 200,
         error: report.error ?? null,
         stream,
+        // Which rule set the output charged (docs/billing.md): the upstream's report, or the delivered-output meter.
+        detail: { rule: report.rule },
       }),
     (error) => {
       log.error("usage report failed", { error });

@@ -167,6 +167,7 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
       longContext,
       body,
       stream,
+      outputCap,
       includeUsage: request.includeUsage,
       headers: context.request.headers,
       signal: context.request.signal,

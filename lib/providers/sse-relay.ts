@@ -36,7 +36,7 @@ export function relaySse(options: {
   abort: AbortController;
   /** Returns the SSE text to send for one upstream event ("" or [] to drop it). */
   onEvent: (event: SseEvent) => string | string[];
-  /** Extra SSE text to send when the upstream ended cleanly. */
+  /** Extra SSE text to send when the upstream ended cleanly; throws when the end is not a proper one. */
   onEnd?: () => string | string[];
   onClose: (end: StreamEnd) => void;
   /** The client's dialect: when the upstream fails mid-stream, an error event in it ends the body (see `sseError`). */
@@ -81,8 +81,9 @@ class SseRelay implements AsyncIterableIterator<string> {
         // The reader left while this read was waiting: return() has settled it already.
         if (this.#finished) return DONE;
         if (next.done) {
-          this.#finished = true;
+          // onEnd may refuse the end (an upstream that stopped before its terminal event): that is a failure below.
           const tail = textOf(this.#options.onEnd?.() ?? "");
+          this.#finished = true;
           this.#close({ complete: true });
           return tail.length ? { done: false, value: tail } : DONE;
         }
@@ -97,7 +98,7 @@ class SseRelay implements AsyncIterableIterator<string> {
       // Tell the client in-band where the protocol allows, then end the body cleanly: the SDKs raise the error
       // event as an API error, and the connection stays usable. Without a dialect, the writer cuts the connection.
       if (!this.#options.dialect) throw error;
-      return { done: false, value: sseError(this.#options.dialect, message) };
+      return { done: false, value: sseError(this.#options.dialect, message, error) };
     }
   }
 
@@ -121,9 +122,13 @@ export function streamFailure(error: unknown): string {
   return `The upstream connection broke mid-stream${code ? ` (${code})` : ""}`;
 }
 
-/** An error as one SSE event in the client's dialect: OpenAI `data: {"error": …}`, Anthropic `event: error`. */
-export function sseError(dialect: "openai" | "anthropic", message: string): string {
-  const body = errorBody(new GatewayError("upstream_error", message), dialect);
+/**
+ * An error as one SSE event in the client's dialect: OpenAI `data: {"error": …}`, Anthropic `event: error`. An Anthropic
+ * client keeps the upstream's error type (`overloaded_error`): clients decide on it whether to retry.
+ */
+export function sseError(dialect: "openai" | "anthropic", message: string, cause?: unknown): string {
+  const vendor = dialect === "anthropic" && cause instanceof GatewayError ? cause.vendor : undefined;
+  const body = errorBody(new GatewayError("upstream_error", message, { vendor }), dialect);
   return dialect === "anthropic" ? encodeSse({ event: "error", data: JSON.stringify(body) }) : encodeSse({ data: JSON.stringify(body) });
 }
 

@@ -10,6 +10,8 @@ export type TextCall = {
   /** The client's request body, in the client's own dialect, already validated. */
   body: Record<string, unknown>;
   stream: boolean;
+  /** The output cap the gateway reserved for and sent upstream (docs/billing.md). */
+  outputCap: number;
   /** Chat Completions only: the client asked for the usage chunk (stream_options.include_usage). */
   includeUsage: boolean;
   /** The client's headers (the vendor version and beta headers are passed on; never its key). */
@@ -30,6 +32,8 @@ export type UsageReport = {
   cacheWrite1hTokens?: number;
   /** Server tool uses by tool name (`web_search`). */
   toolUses?: Record<string, number>;
+  /** Which rule gave `outputTokens` (lib/money/meter.ts): the upstream's report, or the meter of what was delivered. */
+  rule: "usage" | "meter";
   /** False when the stream was cut (by either side) before its end. */
   complete: boolean;
   /** Who cut it, when it was cut. */

@@ -10,8 +10,9 @@ import Anthropic from "@anthropic-ai/sdk";
 import sharp from "sharp";
 import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { startBillingUpstream, type Bill, type BillingUpstream } from "../helpers/billing-upstream";
+import { planText, startDeliveryUpstream, type Ending, type OutputKind } from "../helpers/delivery-upstream";
 
-const upstreams: BillingUpstream[] = [];
+const upstreams: { close: () => Promise<void> }[] = [];
 after(async () => {
   await Promise.all(upstreams.map((upstream) => upstream.close()));
   await stopAllGateways();
@@ -220,7 +221,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       timeout: 240_000,
     }, async () => {
       const gateway = await startGateway({ database });
-      const upstream = await startBillingUpstream();
+      const upstream: BillingUpstream = await startBillingUpstream();
       upstreams.push(upstream);
       const models = ["std-5.5", "std-image-2"];
       const openaiChannel = (
@@ -316,6 +317,226 @@ for (const database of ["sqlite", "postgres"] as const) {
         assert.ok(balance >= 0, `balance never below zero (${balance})`);
         assert.equal(balance, (user === rich ? 2_000_000_000 : 150_000) - spent, "the balance paid exactly what the ledger says");
       }
+    });
+  });
+}
+
+// Output that is not plain text, answers cut every way, and answers without usage (docs/billing.md, "What a cut or
+// unreported answer costs"): the upstream generated what it wrote and bills it, so the ledger charges at least what
+// reached the client, whatever its kind, and never more than the cap that was reserved for.
+type Case = {
+  name: string;
+  endpoint: "chat" | "messages";
+  model: "std-5.5" | "msg-sonnet-4-6";
+  kinds: OutputKind[];
+  pieces: number;
+  end: Ending;
+  stream: boolean;
+};
+
+const CAP = 4000;
+
+const CASES: Case[] = [
+  // Chat Completions from an OpenAI-compatible upstream.
+  { name: "chat: tool arguments, cut", endpoint: "chat", model: "std-5.5", kinds: ["tool"], pieces: 300, end: "cut", stream: true },
+  { name: "chat: reasoning_content, cut", endpoint: "chat", model: "std-5.5", kinds: ["reasoning"], pieces: 300, end: "cut", stream: true },
+  { name: "chat: refusal, cut", endpoint: "chat", model: "std-5.5", kinds: ["refusal"], pieces: 200, end: "cut", stream: true },
+  {
+    name: "chat: a delta kind the gateway does not know, cut",
+    endpoint: "chat",
+    model: "std-5.5",
+    kinds: ["unknown"],
+    pieces: 200,
+    end: "cut",
+    stream: true,
+  },
+  {
+    name: "chat: text then tool arguments, no finish and no [DONE]",
+    endpoint: "chat",
+    model: "std-5.5",
+    kinds: ["text", "tool"],
+    pieces: 150,
+    end: "no-terminal",
+    stream: true,
+  },
+  {
+    name: "chat: a complete stream of tool arguments with no usage chunk",
+    endpoint: "chat",
+    model: "std-5.5",
+    kinds: ["tool"],
+    pieces: 200,
+    end: "no-usage",
+    stream: true,
+  },
+  {
+    name: "chat: a whole answer of 2,000 words with no usage",
+    endpoint: "chat",
+    model: "std-5.5",
+    kinds: ["text"],
+    pieces: 500,
+    end: "no-usage",
+    stream: false,
+  },
+  // Messages from an Anthropic upstream.
+  {
+    name: "messages: thinking, cut",
+    endpoint: "messages",
+    model: "msg-sonnet-4-6",
+    kinds: ["thinking"],
+    pieces: 300,
+    end: "cut",
+    stream: true,
+  },
+  {
+    name: "messages: input_json_delta, cut",
+    endpoint: "messages",
+    model: "msg-sonnet-4-6",
+    kinds: ["tool"],
+    pieces: 300,
+    end: "cut",
+    stream: true,
+  },
+  {
+    name: "messages: a delta kind the gateway does not know, cut",
+    endpoint: "messages",
+    model: "msg-sonnet-4-6",
+    kinds: ["unknown"],
+    pieces: 100,
+    end: "cut",
+    stream: true,
+  },
+  {
+    name: "messages: 28 text deltas and a clean close without message_stop",
+    endpoint: "messages",
+    model: "msg-sonnet-4-6",
+    kinds: ["text"],
+    pieces: 28,
+    end: "no-terminal",
+    stream: true,
+  },
+  {
+    name: "messages: a whole answer with no usage",
+    endpoint: "messages",
+    model: "msg-sonnet-4-6",
+    kinds: ["thinking", "text"],
+    pieces: 250,
+    end: "no-usage",
+    stream: false,
+  },
+  // Converted: a chat request served by a Messages upstream, and the other way round.
+  {
+    name: "chat to a Messages upstream: a tool call, cut",
+    endpoint: "chat",
+    model: "msg-sonnet-4-6",
+    kinds: ["tool"],
+    pieces: 300,
+    end: "cut",
+    stream: true,
+  },
+  {
+    name: "chat to a Messages upstream: no message_stop",
+    endpoint: "chat",
+    model: "msg-sonnet-4-6",
+    kinds: ["text"],
+    pieces: 28,
+    end: "no-terminal",
+    stream: true,
+  },
+  {
+    name: "messages to a chat upstream: a tool call, cut",
+    endpoint: "messages",
+    model: "std-5.5",
+    kinds: ["tool"],
+    pieces: 300,
+    end: "cut",
+    stream: true,
+  },
+  {
+    name: "messages to a chat upstream: a whole answer with no usage",
+    endpoint: "messages",
+    model: "std-5.5",
+    kinds: ["text"],
+    pieces: 500,
+    end: "no-usage",
+    stream: false,
+  },
+];
+
+async function ledgerRow(gateway: Gateway, requestId: string): Promise<Row & { requestId: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const rows = (await gateway.admin("GET", `/api/admin/usage?requestId=${requestId}`)).data;
+    if (rows.length) return rows[0];
+    if (attempt > 100) assert.fail(`no ledger row for ${requestId}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+for (const database of ["sqlite", "postgres"] as const) {
+  describe(`delivered output on ${database}`, async () => {
+    const skip = database === "postgres" && !(await postgresAvailable()) ? "PostgreSQL is not reachable at 127.0.0.1:5432" : false;
+
+    test("every kind of output and every way an answer ends: charged at least what was delivered, never past the cap; incomplete streams are not success", {
+      skip,
+      timeout: 240_000,
+    }, async () => {
+      const gateway = await startGateway({ database });
+      const upstream = await startDeliveryUpstream();
+      upstreams.push(upstream);
+      for (const channel of (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[])
+        if (channel.type === "simulator") await gateway.admin("PATCH", `/api/admin/channels/${channel.id}`, { status: "disabled" });
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "delivery openai",
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "o",
+        models: ["std-5.5"],
+      });
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: "delivery anthropic",
+        type: "anthropic",
+        baseUrl: upstream.url,
+        apiKey: "a",
+        models: ["msg-sonnet-4-6"],
+      });
+      const user = await createUserWithKey(gateway, { balance: 2_000_000_000, unlimited: true });
+
+      for (const [index, item] of CASES.entries()) {
+        const content = `${planText(item.kinds, item.pieces, item.end)} (case ${index})`;
+        const response = await fetch(`${gateway.url}/v1/${item.endpoint === "chat" ? "chat/completions" : "messages"}`, {
+          method: "POST",
+          headers:
+            item.endpoint === "chat"
+              ? { authorization: `Bearer ${user.key}`, "content-type": "application/json" }
+              : { "x-api-key": user.key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+          body: JSON.stringify({ model: item.model, max_tokens: CAP, stream: item.stream, messages: [{ role: "user", content }] }),
+        });
+        const text = await response.text();
+        assert.equal(response.status, 200, `${item.name}: ${text.slice(0, 300)}`);
+        const delivery = upstream.deliveries.at(-1)!;
+        assert.ok(delivery.plan.startsWith(planText(item.kinds, item.pieces, item.end)), `${item.name}: the upstream played the plan`);
+        assert.equal(delivery.cap, CAP, `${item.name}: the cap went upstream`);
+        const row = await ledgerRow(gateway, response.headers.get("x-request-id")!);
+        const complete = item.end === "no-usage";
+        assert.equal(row.status === "success", complete, `${item.name}: status ${row.status}`);
+        assert.ok(
+          row.textOutputTokens >= Math.floor(delivery.outputTokens * 0.95),
+          `${item.name}: ${row.textOutputTokens} output tokens charged for ${delivery.outputTokens} delivered`,
+        );
+        assert.ok(row.textOutputTokens <= CAP, `${item.name}: never past the cap (${row.textOutputTokens})`);
+        assert.equal(row.detail?.rule, "meter", `${item.name}: charged by the delivered-output meter`);
+        assert.equal(row.cost, expectedCost(row), `${item.name}: charged at the seeded prices`);
+        assert.ok(row.cost <= row.reserved, `${item.name}: within the reservation`);
+        if (item.stream) {
+          const terminal = item.endpoint === "chat" ? /data: \[DONE\]/ : /event: message_stop/;
+          assert.equal(terminal.test(text), complete, `${item.name}: the client sees the end only of a complete stream`);
+          if (!complete)
+            assert.match(text, item.endpoint === "chat" ? /data: \{"error"/ : /event: error/, `${item.name}: an error event says so`);
+        }
+      }
+
+      const users = (await gateway.admin("GET", "/api/admin/users?limit=1000")).data as { id: string; balance: number }[];
+      const spent = (await ledger(gateway, user.userId, 0)).reduce((total, row) => total + row.cost, 0);
+      assert.equal(users.find((row) => row.id === user.userId)!.balance, 2_000_000_000 - spent, "the balance paid what the ledger says");
     });
   });
 }

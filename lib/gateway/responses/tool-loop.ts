@@ -54,6 +54,7 @@ async function chatTurn(call: ResponsesCall, messages: ChatRequestMessage[]): Pr
     longContext: false,
     body,
     stream: false,
+    outputCap: TURN_OUTPUT_CAP,
     includeUsage: false,
     headers: call.headers,
     signal: call.signal,

@@ -1,27 +1,12 @@
 // `openai` channels: any OpenAI-compatible upstream. baseUrl is the API root including /v1
 // (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
 // Messages by conversion.
-import { upstreamFetch, upstreamBody, joinUrl, readUpstreamJson, channelDeadlines } from "@/lib/providers/http";
-import { jsonText } from "@/lib/platform/http/json";
-import type { Outcome, TextAdapter, TextCall, UsageReport } from "@/lib/providers/types";
-import { relayedOutcome, type StreamEnd } from "@/lib/providers/sse-relay";
-import { encodeSse } from "@/lib/platform/sse";
-import { countTextTokens } from "@/lib/money/tokens";
-import { chatRequestFromMessages, chatResponseToMessage, ChatStreamToMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
+import { upstreamFetch, joinUrl, channelDeadlines } from "@/lib/providers/http";
+import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
+import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
+import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
 import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
 import { parseWith } from "@/lib/platform/http/json";
-
-type ChatUsage =
-  | { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null }
-  | null
-  | undefined;
-
-/** Input as billed: prompt tokens served from the vendor's cache are priced apart (prompt_tokens includes them). */
-function inputOf(usage: ChatUsage, fallback: number): Pick<UsageReport, "inputTokens" | "cacheReadTokens"> {
-  if (usage?.prompt_tokens === undefined) return { inputTokens: fallback };
-  const cached = Math.min(usage.prompt_tokens, usage.prompt_tokens_details?.cached_tokens ?? 0);
-  return { inputTokens: usage.prompt_tokens - cached, cacheReadTokens: cached };
-}
 
 /** The field this channel's upstream reads the output cap from: `max_completion_tokens` unless set otherwise. */
 function maxTokensField(call: TextCall): "max_completion_tokens" | "max_tokens" {
@@ -47,17 +32,6 @@ async function postChat(call: TextCall, body: Record<string, unknown>) {
   );
 }
 
-function settled(call: TextCall, usage: ChatUsage, deliveredText: string, end: StreamEnd): UsageReport {
-  return {
-    ...inputOf(usage, call.inputTokens),
-    // Without the upstream's count (a cut stream), bill what reached the client.
-    outputTokens: usage?.completion_tokens ?? countTextTokens(deliveredText),
-    complete: end.complete,
-    error: end.error,
-    clientGone: end.clientGone,
-  };
-}
-
 /**
  * The upstream's chat request: the client's body with the upstream model, the output cap the gateway reserved for in
  * the field this upstream reads (the gateway has put it in `max_completion_tokens`), and usage asked for when streaming.
@@ -75,44 +49,7 @@ function upstreamChatBody(call: TextCall): Record<string, unknown> {
 export const openaiAdapter: TextAdapter = {
   async chat(call): Promise<Outcome> {
     const result = await postChat(call, upstreamChatBody(call));
-    if (!result.ok) return result;
-    const { response, abort } = result;
-    if (!call.stream) {
-      const read = await readUpstreamJson(response, call.signal);
-      if (!read.ok) return read;
-      const completion = read.value as Record<string, unknown> & { usage?: ChatUsage };
-      completion.model = call.publicModel;
-      return {
-        ok: true,
-        response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({
-          ...inputOf(completion.usage, call.inputTokens),
-          outputTokens: completion.usage?.completion_tokens ?? 0,
-          complete: true,
-        }),
-      };
-    }
-    let usage: ChatUsage = null;
-    let delivered = "";
-    return relayedOutcome({
-      body: upstreamBody(response),
-      abort,
-      dialect: "openai",
-      onEvent(event) {
-        if (event.data === "[DONE]") return encodeSse({ data: "[DONE]" });
-        const chunk = JSON.parse(event.data) as { usage?: ChatUsage; choices?: { delta?: { content?: string | null } }[]; model?: string };
-        if (chunk.usage) usage = chunk.usage;
-        for (const choice of chunk.choices ?? []) if (choice.delta?.content) delivered += choice.delta.content;
-        if (!call.includeUsage) {
-          // We asked for usage for billing; a client that did not ask does not get the extra chunk.
-          if (chunk.usage && (chunk.choices?.length ?? 0) === 0) return "";
-          delete chunk.usage;
-        }
-        chunk.model = call.publicModel;
-        return encodeSse({ data: JSON.stringify(chunk) });
-      },
-      usage: (end) => settled(call, usage, delivered, end),
-    });
+    return result.ok ? relayText(call, "chat", "chat", fetchedAnswer(call, result)) : result;
   },
 
   async messages(call): Promise<Outcome> {
@@ -121,46 +58,6 @@ export const openaiAdapter: TextAdapter = {
       maxTokensField: maxTokensField(call),
     }) as unknown as Record<string, unknown>;
     const result = await postChat(call, request);
-    if (!result.ok) return result;
-    const { response, abort } = result;
-    if (!call.stream) {
-      const read = await readUpstreamJson(response, call.signal);
-      if (!read.ok) return read;
-      const completion = read.value as { usage?: ChatUsage };
-      const message = chatResponseToMessage(completion as never, call.publicModel);
-      return {
-        ok: true,
-        response: jsonText(JSON.stringify(message)),
-        usage: Promise.resolve({
-          ...inputOf(completion.usage, call.inputTokens),
-          outputTokens: completion.usage?.completion_tokens ?? 0,
-          complete: true,
-        }),
-      };
-    }
-    const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });
-    let delivered = "";
-    return relayedOutcome({
-      body: upstreamBody(response),
-      abort,
-      dialect: "anthropic",
-      onEvent(event) {
-        if (event.data === "[DONE]") return "";
-        const chunk = JSON.parse(event.data) as { choices?: { delta?: { content?: string | null } }[] };
-        for (const choice of chunk.choices ?? []) if (choice.delta?.content) delivered += choice.delta.content;
-        return converter.push(chunk).map((out) => encodeSse({ event: out.type, data: JSON.stringify(out) }));
-      },
-      onEnd: () => converter.finish().map((out) => encodeSse({ event: out.type, data: JSON.stringify(out) })),
-      usage(end) {
-        const counted = converter.usage();
-        return {
-          inputTokens: counted.inputTokens || call.inputTokens,
-          outputTokens: counted.outputTokens || countTextTokens(delivered),
-          complete: end.complete,
-          error: end.error,
-          clientGone: end.clientGone,
-        };
-      },
-    });
+    return result.ok ? relayText(call, "chat", "messages", fetchedAnswer(call, result)) : result;
   },
 };

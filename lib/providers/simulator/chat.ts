@@ -1,11 +1,9 @@
 // `simulator` channels: the built-in offline upstream (docs/architecture.md, decision 8). Text answers are deterministic
 // from the prompt, carry realistic usage, stream in the vendors' own wire formats and are marked as simulated.
 // settings.delayMs paces the stream (per event), settings.firstByteDelayMs delays the start.
-import { jsonText } from "@/lib/platform/http/json";
-import type { Outcome, TextAdapter, TextCall, UsageReport } from "@/lib/providers/types";
-import { SSE_HEADERS } from "@/lib/providers/sse-relay";
+import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
+import { relayText, type UpstreamAnswer } from "@/lib/providers/text-relay";
 import { encodeSse } from "@/lib/platform/sse";
-import { streamStarted } from "@/lib/platform/metrics";
 import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulatorMessageEvents } from "./text";
 import { contextRefusal } from "./agent";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
@@ -28,7 +26,7 @@ function setting(call: TextCall, name: string): number {
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (!ms) return Promise.resolve();
+  if (!ms || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener(
@@ -43,127 +41,53 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Streams prepared SSE events one pull at a time; `usageAt(delivered)` says what the events sent so far
- * cost, so a client that leaves early is billed for what it received.
+ * The simulator's answer as an upstream's, for the text relay (lib/providers/text-relay.ts), which meters, converts and
+ * settles it as any other: the whole answer, or its SSE events one pull at a time, paced by the channel's settings.
  */
-export function simulatedStream(
-  call: TextCall,
-  events: string[],
-  usageAt: (delivered: number) => UsageReport,
-): { response: Response; usage: Promise<UsageReport> } {
-  let resolve!: (report: UsageReport) => void;
-  const usage = new Promise<UsageReport>((done) => (resolve = done));
-  let delivered = 0;
-  let finished = false;
-  const ended = streamStarted();
-  const finish = (report: UsageReport) => {
-    if (finished) return;
-    finished = true;
-    ended();
-    resolve(report);
-  };
+function simulatedAnswer(call: TextCall, answer: Record<string, unknown> | string[]): UpstreamAnswer {
+  if (!Array.isArray(answer)) return { stream: false, read: async () => ({ ok: true, value: answer }) };
+  const abort = new AbortController();
+  if (call.signal.aborted) abort.abort(call.signal.reason);
+  else call.signal.addEventListener("abort", () => abort.abort(call.signal.reason), { once: true });
   const delayMs = setting(call, "delayMs");
+  let sent = 0;
   const body = new ReadableStream<Uint8Array>({
-    async start() {
-      await sleep(setting(call, "firstByteDelayMs"), call.signal);
-    },
+    start: () => sleep(setting(call, "firstByteDelayMs"), abort.signal),
     async pull(controller) {
-      if (delivered > 0) await sleep(delayMs, call.signal);
-      if (call.signal.aborted) return;
-      controller.enqueue(encoder.encode(events[delivered]!));
-      delivered++;
-      if (delivered === events.length) {
-        controller.close();
-        finish(usageAt(delivered));
-      }
-    },
-    cancel() {
-      finish({ ...usageAt(delivered), complete: false, error: "The client closed the connection", clientGone: true });
+      if (sent > 0) await sleep(delayMs, abort.signal);
+      if (abort.signal.aborted) return;
+      controller.enqueue(encoder.encode(answer[sent++]!));
+      if (sent === answer.length) controller.close();
     },
   });
-  call.signal.addEventListener(
-    "abort",
-    () => finish({ ...usageAt(delivered), complete: false, error: "The client closed the connection", clientGone: true }),
-    { once: true },
-  );
-  return { response: new Response(body, { status: 200, headers: SSE_HEADERS }), usage };
-}
-
-/** Output tokens of the first `delivered` events, from the text deltas they carried. */
-function outputSoFar(texts: string[], delivered: number, total: number): number {
-  if (delivered >= texts.length) return total;
-  const all = texts.join("");
-  const sent = texts.slice(0, delivered).join("");
-  return all.length ? Math.min(total, Math.ceil((total * sent.length) / all.length)) : 0;
+  return { stream: true, body, abort };
 }
 
 export const simulatorAdapter: TextAdapter = {
   async chat(call): Promise<Outcome> {
     const refused = await outsideWindow(call, "chat");
     if (refused) return refused;
-    await sleep(call.stream ? 0 : setting(call, "firstByteDelayMs"), call.signal);
     if (!call.stream) {
-      const completion = simulatorChatCompletion(call.body as never, call.publicModel);
-      return {
-        ok: true,
-        response: jsonText(JSON.stringify(completion)),
-        usage: Promise.resolve({
-          inputTokens: completion.usage.prompt_tokens,
-          outputTokens: completion.usage.completion_tokens,
-          complete: true,
-        }),
-      };
+      await sleep(setting(call, "firstByteDelayMs"), call.signal);
+      return relayText(call, "chat", "chat", simulatedAnswer(call, simulatorChatCompletion(call.body as never, call.publicModel)));
     }
-    // Usage is always computed; the chunk carrying it goes to the client only if it asked.
-    const withUsage = simulatorChatChunks({ ...(call.body as object), stream_options: { include_usage: true } } as never, call.publicModel);
-    const usageChunk = withUsage.find((chunk) => chunk.usage)!;
-    const chunks = call.includeUsage ? withUsage : withUsage.filter((chunk) => !(chunk.usage && chunk.choices.length === 0));
-    const events = [
-      ...chunks.map((chunk) =>
-        encodeSse({ data: JSON.stringify(chunk.usage && !call.includeUsage ? { ...chunk, usage: undefined } : chunk) }),
-      ),
-      encodeSse({ data: "[DONE]" }),
-    ];
-    const texts = chunks.map((chunk) => chunk.choices?.[0]?.delta?.content ?? "").concat("");
-    const input = usageChunk.usage!.prompt_tokens;
-    const output = usageChunk.usage!.completion_tokens;
-    return {
-      ok: true,
-      ...simulatedStream(call, events, (delivered) => ({
-        inputTokens: input,
-        outputTokens: outputSoFar(texts, delivered, output),
-        complete: delivered >= events.length,
-      })),
-    };
+    // As a vendor does when asked (the relay always asks): the usage in a last chunk; the relay drops it for a
+    // client that did not ask.
+    const chunks = simulatorChatChunks({ ...(call.body as object), stream_options: { include_usage: true } } as never, call.publicModel);
+    const events = [...chunks.map((chunk) => encodeSse({ data: JSON.stringify(chunk) })), encodeSse({ data: "[DONE]" })];
+    return relayText(call, "chat", "chat", simulatedAnswer(call, events));
   },
 
   async messages(call): Promise<Outcome> {
     const refused = await outsideWindow(call, "messages");
     if (refused) return refused;
-    await sleep(call.stream ? 0 : setting(call, "firstByteDelayMs"), call.signal);
     if (!call.stream) {
-      const message = simulatorMessage(call.body as never, call.publicModel);
-      return {
-        ok: true,
-        response: jsonText(JSON.stringify(message)),
-        usage: Promise.resolve({ inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens, complete: true }),
-      };
+      await sleep(setting(call, "firstByteDelayMs"), call.signal);
+      return relayText(call, "messages", "messages", simulatedAnswer(call, simulatorMessage(call.body as never, call.publicModel)));
     }
-    const prepared = simulatorMessageEvents(call.body as never, call.publicModel);
-    const events = prepared.map((event) => encodeSse({ event: event.event, data: JSON.stringify(event.data) }));
-    const start = prepared.find((event) => event.event === "message_start")!.data as { message: { usage: { input_tokens: number } } };
-    const delta = prepared.find((event) => event.event === "message_delta")!.data as { usage: { output_tokens: number } };
-    const texts = prepared.map((event) => {
-      const data = event.data as { delta?: { text?: string } };
-      return event.event === "content_block_delta" ? (data.delta?.text ?? "") : "";
-    });
-    return {
-      ok: true,
-      ...simulatedStream(call, events, (delivered) => ({
-        inputTokens: start.message.usage.input_tokens,
-        outputTokens: outputSoFar(texts, delivered, delta.usage.output_tokens),
-        complete: delivered >= events.length,
-      })),
-    };
+    const events = simulatorMessageEvents(call.body as never, call.publicModel).map((event) =>
+      encodeSse({ event: event.event, data: JSON.stringify(event.data) }),
+    );
+    return relayText(call, "messages", "messages", simulatedAnswer(call, events));
   },
 };

@@ -1,0 +1,270 @@
+// The one relay of the text endpoints: an upstream's answer in its dialect (Chat Completions or Messages), streamed
+// or whole, goes to the client in the client's dialect, converted where the two differ, and the usage to settle is
+// worked out on the way by one set of rules (docs/billing.md, "What a cut or unreported answer costs"):
+// - the upstream's dialect says what it reported and whether its answer is complete: its terminal event arrived
+//   (Messages `message_stop`; Chat a `finish_reason`, then `[DONE]`); anything else is a cut, whoever closed the stream;
+// - the client's dialect is metered (lib/money/meter.ts): every delta of every kind that reached the client;
+// - the charge is the reported usage for a complete answer that reported it, else at least what the meter counted.
+// Each adapter only builds its request and hands the answer here; none counts anything on its own.
+import { encodeSse, type SseEvent, type SseSource } from "@/lib/platform/sse";
+import { GatewayError } from "@/lib/platform/errors";
+import { jsonText } from "@/lib/platform/http/json";
+import { chargeOutput, OutputMeter } from "@/lib/money/meter";
+import { relayedOutcome, type StreamEnd } from "./sse-relay";
+import { readUpstreamJson, upstreamBody } from "./http";
+import { MessagesStreamToChat, messagesResponseToChat } from "./anthropic/convert/chat-to-messages";
+import { ChatStreamToMessages, chatResponseToMessage } from "./anthropic/convert/messages-to-chat";
+import type { Outcome, TextCall, UpstreamFailure, UsageReport } from "./types";
+
+export type TextDialect = "chat" | "messages";
+
+/** What the upstream answered, before the relay reads it. */
+export type UpstreamAnswer =
+  | { stream: false; read: () => Promise<{ ok: true; value: Record<string, unknown> } | UpstreamFailure> }
+  | { stream: true; body: SseSource; abort: AbortController };
+
+/** An upstream's HTTP answer as the relay reads it: its event stream, or its JSON body. */
+export function fetchedAnswer(call: TextCall, fetched: { response: Response; abort: AbortController }): UpstreamAnswer {
+  const { response, abort } = fetched;
+  return call.stream
+    ? { stream: true, body: upstreamBody(response), abort }
+    : { stream: false, read: () => readUpstreamJson(response, call.signal) };
+}
+
+/** Usage as the upstream reported it: each part only when it did. */
+type Reported = Partial<Pick<UsageReport, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "cacheWrite1hTokens">> & {
+  outputTokens?: number;
+  toolUses?: Record<string, number>;
+};
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A token count as reported: a whole number ≥ 0, or not reported at all. */
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** Chat usage: `prompt_tokens` includes the cached ones, which are priced apart. */
+function chatReported(usage: unknown, into: Reported): void {
+  if (!isObject(usage)) return;
+  const prompt = count(usage.prompt_tokens);
+  if (prompt !== undefined) {
+    const cached = Math.min(prompt, count(isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : 0) ?? 0);
+    into.inputTokens = prompt - cached;
+    into.cacheReadTokens = cached;
+  }
+  const output = count(usage.completion_tokens);
+  if (output !== undefined) into.outputTokens = output;
+}
+
+/** Messages usage (cumulative counts; a part that is absent keeps its earlier value): fresh input, cache reads and
+ *  writes (of which 1-hour ones) apart, output, and server tool uses (`web_search_requests` as `web_search`). */
+function messagesReported(usage: unknown, into: Reported): void {
+  if (!isObject(usage)) return;
+  const input = count(usage.input_tokens);
+  if (input !== undefined) {
+    into.inputTokens = input;
+    into.cacheReadTokens = count(usage.cache_read_input_tokens) ?? 0;
+    into.cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? 0;
+    into.cacheWrite1hTokens = count(isObject(usage.cache_creation) ? usage.cache_creation.ephemeral_1h_input_tokens : 0) ?? 0;
+  }
+  const output = count(usage.output_tokens);
+  if (output !== undefined) into.outputTokens = output;
+  if (isObject(usage.server_tool_use)) {
+    const uses: Record<string, number> = {};
+    for (const [field, value] of Object.entries(usage.server_tool_use)) {
+      const used = count(value);
+      if (used) uses[field.replace(/_requests$/, "")] = used;
+    }
+    if (Object.keys(uses).length) into.toolUses = uses;
+  }
+}
+
+/** The usage to settle: what the upstream reported, the gateway's own input count where it reported none, and the
+ *  output by the rules of lib/money/meter.ts. */
+function usageReport(call: TextCall, reported: Reported, metered: () => number, end: StreamEnd): UsageReport {
+  const output = chargeOutput({ complete: end.complete, reported: reported.outputTokens, metered, outputCap: call.outputCap });
+  return {
+    inputTokens: reported.inputTokens ?? call.inputTokens,
+    cacheReadTokens: reported.cacheReadTokens,
+    cacheWriteTokens: reported.cacheWriteTokens,
+    cacheWrite1hTokens: reported.cacheWrite1hTokens,
+    toolUses: reported.toolUses,
+    outputTokens: output.outputTokens,
+    rule: output.rule,
+    complete: end.complete,
+    error: end.error,
+    clientGone: end.clientGone,
+  };
+}
+
+/** An upstream that ended its stream cleanly without its terminal event: a cut all the same. */
+function missingEnd(upstream: TextDialect): GatewayError {
+  const last = upstream === "messages" ? "message_stop" : "a finish_reason and [DONE]";
+  return new GatewayError("upstream_error", `The upstream's stream ended before its last event (${last})`);
+}
+
+/** Relays an upstream's answer to a client of `client`'s dialect (see the top of this file). */
+export async function relayText(call: TextCall, upstream: TextDialect, client: TextDialect, answer: UpstreamAnswer): Promise<Outcome> {
+  const meter = new OutputMeter();
+  const reported: Reported = {};
+  if (!answer.stream) {
+    const read = await answer.read();
+    if (!read.ok) return read;
+    const body = read.value;
+    if (upstream === "chat") chatReported(body.usage, reported);
+    else messagesReported(body.usage, reported);
+    const out: Json =
+      upstream === client
+        ? body
+        : upstream === "messages"
+          ? (messagesResponseToChat(body as never, call.publicModel) as unknown as Json)
+          : (chatResponseToMessage(body as never, call.publicModel) as unknown as Json);
+    out.model = call.publicModel;
+    // Metered only when the rules need it (no usage reported): a whole answer is read once, here.
+    const metered = () => {
+      if (client === "chat") meter.chatCompletion(out);
+      else meter.message(out);
+      return meter.tokens();
+    };
+    const usage = usageReport(call, reported, metered, { complete: true });
+    return { ok: true, response: jsonText(JSON.stringify(out)), usage: Promise.resolve(usage) };
+  }
+
+  const stream = upstream === "chat" ? new ChatUpstream(reported) : new MessagesUpstream(reported);
+  const writer = clientWriter(call, upstream, client, meter);
+  return relayedOutcome({
+    body: answer.body,
+    abort: answer.abort,
+    dialect: client === "chat" ? "openai" : "anthropic",
+    onEvent(event) {
+      const data = stream.read(event);
+      return data === null ? "" : writer.write(data, event);
+    },
+    onEnd() {
+      if (!stream.complete) throw missingEnd(upstream);
+      return writer.end();
+    },
+    usage: (end) => usageReport(call, reported, () => meter.tokens(), { ...end, complete: end.complete && stream.complete }),
+  });
+}
+
+// ------------------------------------------------------------------------------------------ the upstream's dialect
+
+/** Reads a Chat Completions stream: usage when it comes; complete once a finish reason and then `[DONE]` arrived. */
+class ChatUpstream {
+  #finished = false;
+  complete = false;
+
+  constructor(private readonly reported: Reported) {}
+
+  /** The chunk, or null for `[DONE]`. */
+  read(event: SseEvent): Json | null {
+    if (event.data === "[DONE]") {
+      this.complete = this.#finished;
+      return null;
+    }
+    const chunk = JSON.parse(event.data) as unknown;
+    if (!isObject(chunk)) throw new GatewayError("upstream_error", "The upstream sent a malformed chat completion chunk.");
+    if (chunk.error !== undefined && chunk.error !== null) throw new GatewayError("upstream_error", "The upstream failed mid-stream.");
+    if (chunk.usage) chatReported(chunk.usage, this.reported);
+    if (Array.isArray(chunk.choices) && chunk.choices.some((choice) => isObject(choice) && choice.finish_reason)) this.#finished = true;
+    return chunk;
+  }
+}
+
+/** Reads a Messages stream: input from message_start, cumulative usage from message_delta; complete at message_stop. */
+class MessagesUpstream {
+  complete = false;
+
+  constructor(private readonly reported: Reported) {}
+
+  read(event: SseEvent): Json {
+    const data = JSON.parse(event.data) as unknown;
+    if (!isObject(data)) throw new GatewayError("upstream_error", "The upstream sent a malformed Messages event.");
+    if (data.type === "message_start" && isObject(data.message)) messagesReported(data.message.usage, this.reported);
+    else if (data.type === "message_delta") messagesReported(data.usage, this.reported);
+    else if (data.type === "message_stop") this.complete = true;
+    else if (data.type === "error") {
+      // Only the error's type is passed on: the upstream's words may carry details of the channel's account.
+      const type = isObject(data.error) && typeof data.error.type === "string" ? data.error.type : "api_error";
+      throw new GatewayError("upstream_error", `The upstream failed mid-stream (${type}).`, { vendor: { type } });
+    }
+    return data;
+  }
+}
+
+// -------------------------------------------------------------------------------------------- the client's dialect
+
+type ClientWriter = {
+  /** The SSE text to send for one upstream event (its parsed data, and the event as it came). */
+  write(data: Json, event: SseEvent): string | string[];
+  /** What to send after a complete upstream stream. */
+  end(): string | string[];
+};
+
+function chatSse(chunk: unknown): string {
+  return encodeSse({ data: JSON.stringify(chunk) });
+}
+
+function messagesSse(event: { type: string }): string {
+  return encodeSse({ event: event.type, data: JSON.stringify(event) });
+}
+
+function clientWriter(call: TextCall, upstream: TextDialect, client: TextDialect, meter: OutputMeter): ClientWriter {
+  if (upstream === "chat" && client === "chat") {
+    return {
+      write(chunk) {
+        meter.chatChunk(chunk);
+        if (!call.includeUsage) {
+          // Usage is always asked for upstream, for billing; a client that did not ask does not get the extra chunk.
+          if (chunk.usage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return "";
+          delete chunk.usage;
+        }
+        chunk.model = call.publicModel;
+        return chatSse(chunk);
+      },
+      end: () => encodeSse({ data: "[DONE]" }),
+    };
+  }
+  if (upstream === "messages" && client === "messages") {
+    return {
+      write(data, event) {
+        meter.messagesEvent(data);
+        if (data.type === "message_start" && isObject(data.message)) {
+          data.message.model = call.publicModel;
+          return encodeSse({ event: event.event ?? "message_start", data: JSON.stringify(data) });
+        }
+        // Other events go out byte for byte.
+        return encodeSse({ event: event.event, data: event.data });
+      },
+      end: () => "",
+    };
+  }
+  if (upstream === "messages") {
+    const converter = new MessagesStreamToChat({ publicModel: call.publicModel, includeUsage: call.includeUsage });
+    return {
+      write(data) {
+        return converter.push(data).map((chunk) => {
+          meter.chatChunk(chunk);
+          return chatSse(chunk);
+        });
+      },
+      end: () => encodeSse({ data: "[DONE]" }),
+    };
+  }
+  const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });
+  const send = (events: { type: string }[]) =>
+    events.map((event) => {
+      meter.messagesEvent(event);
+      return messagesSse(event);
+    });
+  return {
+    write: (chunk) => send(converter.push(chunk)),
+    end: () => send(converter.finish()),
+  };
+}
