@@ -38,6 +38,8 @@ export function relaySse(options: {
   onEvent: (event: SseEvent) => string | string[];
   /** Extra SSE text to send when the upstream ended cleanly; throws when the end is not a proper one. */
   onEnd?: () => string | string[];
+  /** True once the upstream's last event arrived: a failure of its connection after that is not a cut. */
+  completed?: () => boolean;
   onClose: (end: StreamEnd) => void;
   /** The client's dialect: when the upstream fails mid-stream, an error event in it ends the body (see `sseError`). */
   dialect?: "openai" | "anthropic";
@@ -80,18 +82,13 @@ class SseRelay implements AsyncIterableIterator<string> {
         const next = await this.#events.next();
         // The reader left while this read was waiting: return() has settled it already.
         if (this.#finished) return DONE;
-        if (next.done) {
-          // onEnd may refuse the end (an upstream that stopped before its terminal event): that is a failure below.
-          const tail = textOf(this.#options.onEnd?.() ?? "");
-          this.#finished = true;
-          this.#close({ complete: true });
-          return tail.length ? { done: false, value: tail } : DONE;
-        }
+        if (next.done) return this.#end();
         const out = textOf(this.#options.onEvent(next.value));
         if (out.length) return { done: false, value: out };
       }
     } catch (error) {
       if (this.#finished) return DONE;
+      if (this.#options.completed?.()) return this.#end();
       this.#finished = true;
       const message = streamFailure(error);
       this.#close({ complete: false, error: message });
@@ -100,6 +97,15 @@ class SseRelay implements AsyncIterableIterator<string> {
       if (!this.#options.dialect) throw error;
       return { done: false, value: sseError(this.#options.dialect, message, error) };
     }
+  }
+
+  /** The upstream's answer is over: what onEnd adds, then the end. onEnd may refuse the end (an upstream that
+   *  stopped before its last event): that throws, and next() ends the body as a failure. */
+  #end(): IteratorResult<string, undefined> {
+    const tail = textOf(this.#options.onEnd?.() ?? "");
+    this.#finished = true;
+    this.#close({ complete: true });
+    return tail.length ? { done: false, value: tail } : DONE;
   }
 
   async return(): Promise<IteratorResult<string, undefined>> {

@@ -62,8 +62,9 @@ function chatReported(usage: unknown, into: Reported): void {
 }
 
 /** Messages usage (cumulative counts; a part that is absent keeps its earlier value): fresh input, cache reads and
- *  writes (of which 1-hour ones) apart, output, and server tool uses (`web_search_requests` as `web_search`). */
-function messagesReported(usage: unknown, into: Reported): void {
+ *  writes (of which 1-hour ones) apart, output, and server tool uses (`web_search_requests` as `web_search`).
+ *  message_start's output count is a placeholder (a token or so) before anything was written: not a report. */
+function messagesReported(usage: unknown, into: Reported, withOutput = true): void {
   if (!isObject(usage)) return;
   const input = count(usage.input_tokens);
   if (input !== undefined) {
@@ -72,7 +73,7 @@ function messagesReported(usage: unknown, into: Reported): void {
     into.cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? 0;
     into.cacheWrite1hTokens = count(isObject(usage.cache_creation) ? usage.cache_creation.ephemeral_1h_input_tokens : 0) ?? 0;
   }
-  const output = count(usage.output_tokens);
+  const output = withOutput ? count(usage.output_tokens) : undefined;
   if (output !== undefined) into.outputTokens = output;
   if (isObject(usage.server_tool_use)) {
     const uses: Record<string, number> = {};
@@ -149,7 +150,9 @@ export async function relayText(call: TextCall, upstream: TextDialect, client: T
       if (!stream.complete) throw missingEnd(upstream);
       return writer.end();
     },
-    usage: (end) => usageReport(call, reported, () => meter.tokens(), { ...end, complete: end.complete && stream.complete }),
+    completed: () => stream.complete,
+    // Complete when the upstream's last event arrived, whatever happened after it (docs/billing.md).
+    usage: (end) => usageReport(call, reported, () => meter.tokens(), { ...end, complete: stream.complete }),
   });
 }
 
@@ -186,7 +189,7 @@ class MessagesUpstream {
   read(event: SseEvent): Json {
     const data = JSON.parse(event.data) as unknown;
     if (!isObject(data)) throw new GatewayError("upstream_error", "The upstream sent a malformed Messages event.");
-    if (data.type === "message_start" && isObject(data.message)) messagesReported(data.message.usage, this.reported);
+    if (data.type === "message_start" && isObject(data.message)) messagesReported(data.message.usage, this.reported, false);
     else if (data.type === "message_delta") messagesReported(data.usage, this.reported);
     else if (data.type === "message_stop") this.complete = true;
     else if (data.type === "error") {
@@ -257,7 +260,8 @@ function clientWriter(call: TextCall, upstream: TextDialect, client: TextDialect
       end: () => encodeSse({ data: "[DONE]" }),
     };
   }
-  const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens });
+  // message_stop only once the upstream's stream is complete ([DONE] after the finish reason), not on its usage.
+  const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens, holdEnd: true });
   const send = (events: { type: string }[]) =>
     events.map((event) => {
       meter.messagesEvent(event);

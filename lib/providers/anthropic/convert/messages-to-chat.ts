@@ -292,8 +292,12 @@ export class ChatStreamToMessages {
   /** Text and tool arguments generated, to count output tokens when the upstream reports none. */
   private generated = "";
 
-  constructor(options: { publicModel: string; inputTokens?: number; id?: string }) {
+  /** The closing events wait for `finish()` (the upstream's [DONE]) rather than going out with the usage. */
+  private readonly holdEnd: boolean;
+
+  constructor(options: { publicModel: string; inputTokens?: number; id?: string; holdEnd?: boolean }) {
     this.publicModel = options.publicModel;
+    this.holdEnd = options.holdEnd ?? false;
     this.estimatedInputTokens = options.inputTokens ?? 0;
     this.id = options.id ?? randomId("msg_");
   }
@@ -363,7 +367,7 @@ export class ChatStreamToMessages {
       this.finishReason = choice.finish_reason;
       this.closeBlock(events);
     }
-    if (this.finishReason !== null && this.outputTokens !== null) this.close(events);
+    if (this.finishReason !== null && this.outputTokens !== null && !this.holdEnd) this.close(events);
     return events;
   }
 
