@@ -26,6 +26,9 @@ const CHAT_TEXT_FIELDS = new Set(["content", "refusal", "reasoning_content", "re
 /** Chat Completions delta or message fields that are not output. */
 const CHAT_ENVELOPE_FIELDS = new Set(["role", "name"]);
 
+/** Responses delta events whose `delta` is encoded bytes (audio), not text: counted by size. */
+const RESPONSES_BYTES_DELTA = /\.audio\.delta$/;
+
 /** Messages content block types whose content is not model output (a server tool's results are read as input). */
 const NOT_OUTPUT_BLOCK = /_tool_result$/;
 
@@ -116,6 +119,24 @@ export class OutputMeter {
     this.text(inner.cited_text);
     this.text(inner.title);
     this.text(inner.url);
+  }
+
+  // --------------------------------------------------------------------------------------------------- Responses
+
+  /**
+   * One Responses event as the client receives it: every `*.delta` event (output text, refusals, function arguments,
+   * reasoning, and kinds added later) and an image call's rewritten prompt, which the text model wrote. The `*.done`
+   * events repeat what their deltas carried and are not counted again; images are billed as images.
+   */
+  responsesEvent(event: unknown): void {
+    if (!isObject(event) || typeof event.type !== "string") return;
+    if (event.type.endsWith(".delta")) {
+      if (typeof event.delta === "string" && !RESPONSES_BYTES_DELTA.test(event.type)) this.text(event.delta);
+      else this.unknown(event.delta);
+      return;
+    }
+    if (event.type === "response.output_item.done" && isObject(event.item) && event.item.type === "image_generation_call")
+      this.text(event.item.revised_prompt);
   }
 
   // ---------------------------------------------------------------------------------------------------- Messages

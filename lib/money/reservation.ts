@@ -6,7 +6,7 @@ import { GatewayError } from "@/lib/platform/errors";
 import { AUTO_SIZE } from "@/lib/images/size";
 import type { ImageInfo } from "@/lib/images/inspect";
 import type { ResponsesRequest } from "@/lib/wire/responses-request";
-import { imageUsageUpperBound } from "./image-usage";
+import { imageUsageUpperBound, PARTIAL_IMAGE_TOKENS } from "./image-usage";
 import { costOf, textReservation, type Price } from "./prices";
 import type { CountStats } from "./tokens";
 
@@ -120,8 +120,6 @@ export const RESPONSES_LIMITS = {
 const ROUND_INPUT_ALLOWANCE = 2_000;
 /** The most a rewritten image prompt is expected to cost as the image model's text input. */
 const REVISED_PROMPT_ALLOWANCE = 1_000;
-/** Image output tokens of each partial image a native upstream sends when `partial_images` is set (vendor pricing). */
-export const PARTIAL_IMAGE_TOKENS = 100;
 
 /**
  * The most this request can cost, reserved before anything goes upstream (docs/billing.md): every text model call at

@@ -28,13 +28,18 @@ export type ResponsesCall = {
   signal: AbortSignal;
 };
 
+/** What reached the client of a response's images: the finished ones, and the progress images of each item. */
+export type DeliveredImages = { images: ReadonlySet<string>; previews: ReadonlyMap<string, number> };
+
 /** What a response used so far, for the two-part settlement (docs/api.md §1: text model tokens + image tool tokens). */
 export type ResponsesUsage = {
   text: { inputTokens: number; outputTokens: number };
-  /** Only images that reached the client. */
+  /** Only images that reached the client: finished ones in full, and the progress images of one cut before it was
+   *  finished at the vendor's flat rate per progress image (docs/billing.md). */
   image: ImageUsage;
   imagesGenerated: number;
   imagesDelivered: number;
+  previewsDelivered: number;
   /** Extra facts for the ledger row (which path, how many rounds, the sizes). */
   detail: Record<string, unknown>;
 };
@@ -43,8 +48,8 @@ export type ResponsesSource = {
   /** The events in order, without sequence numbers; a throw after the start ends the stream with response.failed (or
    *  cuts it, in the middle of an event). A large event may come as its parts, sent as they arrive (lib/wire/raw-event.ts). */
   events: AsyncGenerator<ResponsesEvent | EventPart, void, undefined>;
-  /** What was used so far; `delivered` holds the ids of the image items whose image reached the client. */
-  usage(delivered: ReadonlySet<string>): ResponsesUsage;
+  /** What was used so far, given the images that reached the client. */
+  usage(delivered: DeliveredImages): ResponsesUsage;
 };
 
 export type ResponsesOutcome = { ok: true; source: ResponsesSource } | UpstreamFailure;

@@ -8,7 +8,7 @@ import { IMAGE_MODEL } from "@/lib/catalog/models";
 import type { ImageTool } from "./responses-request";
 
 /** One event as sent, without its `sequence_number`. */
-export type ResponsesEvent = { type: string; [field: string]: unknown };
+export type ResponsesEvent = { type: string; [field: string]: unknown; [PREVIEW]?: true };
 
 export const RESPONSE_EVENT = {
   created: "response.created",
@@ -28,6 +28,13 @@ export const RESPONSE_EVENT = {
   keepalive: "keepalive",
   error: "error",
 } as const;
+
+/**
+ * Marks a `partial_image` event that carries a progress image (the request asked for `partial_images`) rather than the
+ * finished image: the vendor bills each progress image at a flat rate, and an image whose stream was cut after its
+ * previews but before the finished image is billed for those previews only (docs/billing.md). Not serialised.
+ */
+export const PREVIEW: unique symbol = Symbol("progress image");
 
 /** Events after which nothing more is sent. */
 export const TERMINAL_EVENTS: ReadonlySet<string> = new Set([RESPONSE_EVENT.completed, RESPONSE_EVENT.failed, RESPONSE_EVENT.incomplete]);
@@ -150,6 +157,7 @@ export class ResponseBuilder {
       partial_image_b64: preview.b64,
       output_format: preview.outputFormat,
       size: preview.size,
+      [PREVIEW]: true,
     };
   }
 

@@ -224,4 +224,30 @@ describe("built-in simulator through the official client", () => {
       await simulator(FAST);
     }
   });
+  test("a client that leaves after a progress image, before the finished one, pays for that progress image only", async () => {
+    // The vendor bills 100 image output tokens per progress image; the finished image was never made (docs/billing.md).
+    await simulator({ responsesThinkMs: 0, responsesImageMs: 3_000 });
+    try {
+      const { data: stream, response } = await client()
+        .responses.create(ask("A lighthouse", { quality: "low", partial_images: 2 }) as never)
+        .withResponse();
+      for await (const event of stream as unknown as AsyncIterable<Event>) {
+        if (event.type === "response.image_generation_call.partial_image") {
+          assert.equal(event.partial_image_index, 0, "the first progress image");
+          break; // the SDK aborts the request
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const row = await ledgerFor(response.headers.get("x-request-id")!);
+      assert.equal(row.status, "cancelled");
+      assert.equal(row.detail.imagesDelivered, 0, "no finished image reached the client");
+      assert.equal(row.detail.imagesGenerated, 0);
+      assert.equal(row.detail.previewsDelivered, 1);
+      assert.equal(row.imageOutputTokens, 100, "one progress image, at the vendor's 100 tokens");
+      assert.equal(row.detail.parts[1].imageOutputTokens, 100);
+      assert.ok(row.detail.parts[1].textInputTokens > 0, "the image call's prompt was read");
+    } finally {
+      await simulator(FAST);
+    }
+  });
 });

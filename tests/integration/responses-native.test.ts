@@ -388,4 +388,59 @@ describe("native Responses relay", () => {
       assert.equal(upstream.aborted, 1, "the upstream's request was closed");
     });
   });
+  test("an upstream cut after a progress image, before the finished image: that progress image is billed, not the image", async () => {
+    const preview = await realImage(384, 256, "png");
+    const events = vendorEvents(preview, preview);
+    const partialAt = events.findIndex((event) => event.event === "response.image_generation_call.partial_image");
+    const upstream = await fake(async (_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const event of events.slice(0, partialAt + 1)) response.write(sseText(event));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      response.destroy();
+    });
+    await withNativeChannel("native (cut after a progress image)", upstream, {}, async () => {
+      const { events: received, requestId } = await run(ask("A storm", { quality: "high", size: "1536x1024", partial_images: 1 }));
+      assert.ok(
+        received.some((event) => event.type === "response.image_generation_call.partial_image"),
+        "the progress image arrived",
+      );
+      assert.equal(received.at(-1)!.type, "response.failed");
+      const row = await settledRow(requestId);
+      assert.equal(row.status, "error");
+      assert.equal(row.detail.imagesDelivered, 0, "the finished image never came");
+      assert.equal(row.detail.previewsDelivered, 1);
+      assert.equal(row.imageOutputTokens, 100, "one progress image at the vendor's 100 tokens, not a finished 1536x1024 high image");
+    });
+  });
+  test("an upstream cut after the model's text deltas: the text delivered is billed as output", async () => {
+    const words = Array.from({ length: 400 }, (_, index) => ` ${["harbor", "lantern", "meadow", "copper"][index % 4]}`);
+    const events = vendorEvents("", "").slice(0, 2);
+    const at = { item_id: "msg_up1", output_index: 0, content_index: 0 };
+    const upstream = await fake(async (_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const event of events) response.write(sseText(event));
+      response.write(
+        sseText({
+          event: "response.output_item.added",
+          data: {
+            type: "response.output_item.added",
+            output_index: 0,
+            item: { id: "msg_up1", type: "message", role: "assistant", content: [] },
+          },
+        }),
+      );
+      for (const word of words)
+        response.write(sseText({ event: "response.output_text.delta", data: { type: "response.output_text.delta", ...at, delta: word } }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      response.destroy();
+    });
+    await withNativeChannel("native (cut after text)", upstream, {}, async () => {
+      const { events: received, requestId } = await run(ask("Describe a storm", { quality: "low" }));
+      assert.equal(received.filter((event) => event.type === "response.output_text.delta").length, words.length, "the deltas arrived");
+      const row = await settledRow(requestId);
+      assert.equal(row.status, "error");
+      assert.ok(row.textOutputTokens >= words.length, `${row.textOutputTokens} output tokens billed for ${words.length} words delivered`);
+      assert.equal(row.detail.rule, "meter");
+    });
+  });
 });

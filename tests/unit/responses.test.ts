@@ -153,6 +153,7 @@ function source(generate: () => AsyncGenerator<ResponsesEvent, void, undefined>)
       image: { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
       imagesGenerated: 0,
       imagesDelivered: 0,
+      previewsDelivered: 0,
       detail: {},
     }),
   };
@@ -188,7 +189,7 @@ test("stream writer: sequence numbers, keepalives while the source is quiet, del
   const closed = end as ResponsesStreamEnd | null;
   assert.ok(closed);
   assert.equal(closed.complete, true);
-  assert.equal(closed.delivered.size, 1);
+  assert.equal(closed.delivered.images.size, 1);
   assert.equal(closed.keepalives, keepalives);
 });
 
@@ -240,7 +241,7 @@ test("stream writer: an image still unread when the reader cancels is not counte
   await reader.cancel();
   let closed = end as ResponsesStreamEnd | null;
   assert.equal(closed?.clientGone, true);
-  assert.equal(closed?.delivered.size, 0);
+  assert.equal(closed?.delivered.images.size, 0);
 
   // The same, but the next read came: now it counts.
   const again = builder();
@@ -264,7 +265,7 @@ test("stream writer: an image still unread when the reader cancels is not counte
   await secondReader.read(); // output_item.done: the partial image before it was written
   await secondReader.cancel();
   closed = end as ResponsesStreamEnd | null;
-  assert.equal(closed?.delivered.size, 1);
+  assert.equal(closed?.delivered.images.size, 1);
 });
 
 test("stream writer: a source silent past the idle timeout fails the response instead of sending keepalives forever", async () => {

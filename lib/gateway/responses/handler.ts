@@ -37,7 +37,8 @@ import { InputImageFiles } from "./files";
 import { responsesStream } from "./stream";
 import { startToolLoop } from "./tool-loop";
 import type { ResponsesCall, ResponsesOutcome } from "@/lib/providers/responses-types";
-import { responsesUpperBound } from "@/lib/money/reservation";
+import { RESPONSES_LIMITS, responsesUpperBound } from "@/lib/money/reservation";
+import { chargeOutput } from "@/lib/money/meter";
 import { providerOf } from "@/lib/providers";
 
 /** Heartbeat interval while nothing else is sent (docs/api.md §6 item 6). Channel setting `keepaliveMs` wins over the env. */
@@ -145,10 +146,18 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
       onClose(end) {
         stop();
         const used = source.usage(end.delivered);
+        // The text model's output: what the source reported, and for a response that did not complete at least what
+        // reached the client, up to the text output the reservation covers (docs/billing.md).
+        const text = chargeOutput({
+          complete: end.complete,
+          reported: used.text.outputTokens,
+          metered: () => end.metered,
+          outputCap: RESPONSES_LIMITS.turnOutputTokens * RESPONSES_LIMITS.rounds,
+        });
         reservation.settle({
           usage: {
             textInputTokens: used.text.inputTokens,
-            textOutputTokens: used.text.outputTokens,
+            textOutputTokens: text.outputTokens,
             imageInputTokens: 0,
             imageOutputTokens: 0,
           },
@@ -162,6 +171,8 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
             ...used.detail,
             imagesGenerated: used.imagesGenerated,
             imagesDelivered: used.imagesDelivered,
+            ...(used.previewsDelivered ? { previewsDelivered: used.previewsDelivered } : {}),
+            rule: text.rule,
             events: end.events,
             keepalives: end.keepalives,
           },

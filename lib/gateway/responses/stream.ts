@@ -14,8 +14,9 @@ import { GatewayError } from "@/lib/platform/errors";
 import { encodeSse } from "@/lib/platform/sse";
 import { log } from "@/lib/platform/log";
 import { streamStarted } from "@/lib/platform/metrics";
-import { failedEvent, keepaliveEvent, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
-import type { ResponsesSource } from "@/lib/providers/responses-types";
+import { failedEvent, keepaliveEvent, PREVIEW, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
+import type { DeliveredImages, ResponsesSource } from "@/lib/providers/responses-types";
+import { OutputMeter } from "@/lib/money/meter";
 import { isImageData, joinAroundRaw, RawString, stringifyAroundRaw } from "@/lib/wire/raw-json";
 import { isEventPart, type EventPart } from "@/lib/wire/raw-event";
 
@@ -26,8 +27,10 @@ export type ResponsesStreamEnd = {
   complete: boolean;
   clientGone: boolean;
   error: string | null;
-  /** Item ids of the images that reached the client. */
-  delivered: ReadonlySet<string>;
+  /** The finished images and progress images that reached the client. */
+  delivered: DeliveredImages;
+  /** The text model's output the client received, by the delivered-output meter (lib/money/meter.ts). */
+  metered: number;
   /** Events sent, keepalives included. */
   events: number;
   keepalives: number;
@@ -58,13 +61,17 @@ export function encodeEvent(event: ResponsesEvent): Uint8Array[] {
   return raws.length ? joinAroundRaw(sse, raws) : [encoder.encode(sse)];
 }
 
-/** The image item an event carries in full, if any: a partial_image (the whole image here) or the item's done event. */
-export function deliveredImageOf(event: ResponsesEvent): string | null {
+/**
+ * The image item an event carries, if any: the finished image (a partial_image that is the whole image, docs/api.md
+ * §2.5, or the item's done event with its result), or a progress image (a partial_image marked PREVIEW).
+ */
+export function deliveredImageOf(event: ResponsesEvent): { item: string; preview: boolean } | null {
   if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string" && isImageData(event.partial_image_b64))
-    return event.item_id;
+    return { item: event.item_id, preview: event[PREVIEW] === true };
   if (event.type === RESPONSE_EVENT.itemDone) {
     const item = event.item as { id?: unknown; type?: unknown; result?: unknown } | undefined;
-    if (item?.type === "image_generation_call" && typeof item.id === "string" && isImageData(item.result)) return item.id;
+    if (item?.type === "image_generation_call" && typeof item.id === "string" && isImageData(item.result))
+      return { item: item.id, preview: false };
   }
   return null;
 }
@@ -108,8 +115,9 @@ export function responsesStream(options: {
   const { source, keepaliveMs } = options;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   let lastEventAt = performance.now();
-  const delivered = new Set<string>();
-  let awaitingDelivery: string[] = [];
+  const delivered = { images: new Set<string>(), previews: new Map<string, number>() };
+  let awaitingDelivery: { item: string; preview: boolean }[] = [];
+  const meter = new OutputMeter();
   let pending: Promise<IteratorResult<ResponsesEvent | EventPart, void>> | null = null;
   /** An event is being sent as it arrives (lib/wire/raw-event.ts): nothing else may go out until its end. */
   let inEvent = false;
@@ -127,7 +135,7 @@ export function responsesStream(options: {
     ended();
     // The source may still hold an upstream body or a timer: end it (its signal was aborted by the caller if needed).
     void source.events.return(undefined).catch(() => undefined);
-    options.onClose({ ...end, delivered, events: sequence, keepalives });
+    options.onClose({ ...end, delivered, metered: meter.tokens(), events: sequence, keepalives });
   };
 
   /** Queues one event (its parts: an image is written as the pieces it arrived in). The next pull comes only once the
@@ -151,8 +159,9 @@ export function responsesStream(options: {
         failure = typeof error?.message === "string" ? error.message : `The response ended as ${event.type}`;
       }
     }
-    const item = deliveredImageOf(event);
-    if (item) awaitingDelivery.push(item);
+    const image = deliveredImageOf(event);
+    if (image) awaitingDelivery.push(image);
+    meter.responsesEvent(event);
   };
 
   /** The response fails: with a response.failed event, or, in the middle of an event that is going out as it arrives
@@ -169,7 +178,10 @@ export function responsesStream(options: {
     {
       async pull(controller) {
         // The previous chunk has been written: the images it carried reached the client.
-        for (const item of awaitingDelivery) delivered.add(item);
+        for (const { item, preview } of awaitingDelivery) {
+          if (!preview) delivered.images.add(item);
+          else delivered.previews.set(item, (delivered.previews.get(item) ?? 0) + 1);
+        }
         awaitingDelivery = [];
         if (closed) return;
         if (terminal) {

@@ -11,7 +11,7 @@ import { countChatRequestInputTokens } from "@/lib/money/tokens";
 import { IMAGE_MODEL } from "@/lib/catalog/models";
 import { checkPrompt } from "@/lib/moderation/store";
 import { AUTO_SIZE } from "@/lib/images/size";
-import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
+import { addImageUsage, imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { resolveQuality } from "@/lib/money/image-tokens";
 import { chatCompletionSchema, type ChatRequestMessage, type ChatToolCall } from "@/lib/wire/openai-chat";
 import type { Outcome, TextCall, UpstreamFailure } from "@/lib/providers/types";
@@ -199,16 +199,7 @@ export async function startToolLoop(
     return `Image ${images.length} was ${mode === "edit" ? "edited" : "generated"} (${result.size}, ${result.format}) and is shown to the user.`;
   }
 
-  const imageTotals = (items: Delivered[]): ImageUsage =>
-    items.reduce(
-      (total, item) => ({
-        textInputTokens: total.textInputTokens + item.usage.textInputTokens,
-        textOutputTokens: total.textOutputTokens + item.usage.textOutputTokens,
-        imageInputTokens: total.imageInputTokens + item.usage.imageInputTokens,
-        imageOutputTokens: total.imageOutputTokens + item.usage.imageOutputTokens,
-      }),
-      { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
-    );
+  const imageTotals = (items: Delivered[]): ImageUsage => addImageUsage(items.map((item) => item.usage));
 
   async function* events(): AsyncGenerator<ResponsesEvent, void, undefined> {
     yield* builder.start();
@@ -246,12 +237,14 @@ export async function startToolLoop(
   const source: ResponsesSource = {
     events: events(),
     usage(delivered): ResponsesUsage {
-      const billed = images.filter((image) => delivered.has(image.itemId));
+      // The tool loop asks for no progress images: an image is delivered whole or not at all.
+      const billed = images.filter((image) => delivered.images.has(image.itemId));
       return {
         text: { ...text },
         image: imageTotals(billed),
         imagesGenerated: images.length,
         imagesDelivered: billed.length,
+        previewsDelivered: 0,
         detail: { path: "tool_loop", rounds, toolCalls, ...(refused ? { refusedPrompts: refused } : {}) },
       };
     },

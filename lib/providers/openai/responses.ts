@@ -18,8 +18,8 @@ import { readSseRaw, TruncatedStreamError } from "@/lib/platform/sse";
 import { isImageData, parseWithRaw } from "@/lib/wire/raw-json";
 import { EventRewriter, RawEventError, type EventPart } from "@/lib/wire/raw-event";
 import { AUTO_SIZE, checkImageSize } from "@/lib/images/size";
-import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
-import { RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
+import { addImageUsage, imageUsage, previewsUsage, type ImageUsage } from "@/lib/money/image-usage";
+import { PREVIEW, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { discardUpstreamBody, joinUrl, upstreamBody, upstreamFetch } from "@/lib/providers/http";
 import { usageFromUpstream } from "./images";
 import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "@/lib/providers/responses-types";
@@ -148,6 +148,9 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
   /** What the gateway learns from an event (whole, or streamed and now complete); yields the partial image it adds. */
   function* observe(event: ResponsesEvent): Generator<ResponsesEvent, void, undefined> {
     if (event.type === RESPONSE_EVENT.partialImage && typeof event.item_id === "string") {
+      // The vendor's partial images are progress images (asked for with partial_images); the finished image comes in
+      // the item's done event, or in the partial image the gateway adds below.
+      event[PREVIEW] = true;
       withPartial.add(event.item_id);
       seen.set(event.item_id, { ...seen.get(event.item_id), size: event.size, quality: event.quality });
     }
@@ -245,24 +248,18 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
       image.quality === "low" || image.quality === "medium" || image.quality === "high" ? image.quality : request.tool.quality;
     return imageUsage({ prompt: image.revisedPrompt ?? "", width, height, quality });
   };
-  const sum = (items: ImageUsage[]): ImageUsage =>
-    items.reduce(
-      (total, item) => ({
-        textInputTokens: total.textInputTokens + item.textInputTokens,
-        textOutputTokens: total.textOutputTokens + item.textOutputTokens,
-        imageInputTokens: total.imageInputTokens + item.imageInputTokens,
-        imageOutputTokens: total.imageOutputTokens + item.imageOutputTokens,
-      }),
-      { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
-    );
-
   return {
     ok: true,
     source: {
       events: events(),
       usage(delivered): ResponsesUsage {
-        const billed = [...seen].filter(([id]) => delivered.has(id)).map(([, image]) => image);
-        const estimated = sum(billed.map(estimate));
+        const billed = [...seen].filter(([id]) => delivered.images.has(id)).map(([, image]) => image);
+        // Cut after its progress images, before the finished one: those progress images, not the image.
+        const previewed = [...seen].flatMap(([id, image]) => {
+          const count = delivered.images.has(id) ? 0 : (delivered.previews.get(id) ?? 0);
+          return count ? [previewsUsage(estimate(image), count)] : [];
+        });
+        const estimated = addImageUsage([...billed.map(estimate), ...previewed]);
         const final = completed as z.infer<typeof completedSchema> | null;
         const revisedTokens = billed.reduce((total, image) => total + countTextTokens(image.revisedPrompt ?? ""), 0);
         const reported = final
@@ -276,6 +273,7 @@ export async function openaiResponses(call: ResponsesCall): Promise<ResponsesOut
           image: reported.usage,
           imagesGenerated: seen.size,
           imagesDelivered: billed.length,
+          previewsDelivered: [...delivered.previews.values()].reduce((total, count) => total + count, 0),
           detail: { path: "native", usageSource: final?.usage ? "upstream" : "gateway", imageUsageSource: reported.source },
         };
       },

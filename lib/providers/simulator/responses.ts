@@ -14,12 +14,12 @@ import { mulberry32 } from "@/lib/platform/random";
 import { countTextTokens } from "@/lib/money/tokens";
 import { renderEdit, renderImage } from "./render";
 import { resolveQuality } from "@/lib/money/image-tokens";
-import { imageUsage, type ImageUsage } from "@/lib/money/image-usage";
+import { addImageUsage, imageUsage, PARTIAL_IMAGE_TOKENS, previewsUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { autoEditSize } from "@/lib/wire/image-request";
 import { ResponseBuilder, toolEcho, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { userText, type ImageAction } from "@/lib/wire/responses-request";
 import type { ResponsesCall, ResponsesSource, ResponsesUsage } from "@/lib/providers/responses-types";
-import { PARTIAL_IMAGE_TOKENS, RESPONSES_LIMITS } from "@/lib/money/reservation";
+import { RESPONSES_LIMITS } from "@/lib/money/reservation";
 import sharp from "sharp";
 
 export const DEFAULT_THINK_MS = 800;
@@ -188,16 +188,7 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
     outputTokens: reasoningTokens + started.reduce((total, image) => total + countTextTokens(image.prompt) + TOOL_CALL_TOKENS, 0),
     reasoningTokens,
   });
-  const imageTotals = (items: Planned[]) =>
-    items.reduce(
-      (total, image) => ({
-        textInputTokens: total.textInputTokens + image.usage.textInputTokens,
-        textOutputTokens: total.textOutputTokens + image.usage.textOutputTokens,
-        imageInputTokens: total.imageInputTokens + image.usage.imageInputTokens,
-        imageOutputTokens: total.imageOutputTokens + image.usage.imageOutputTokens,
-      }),
-      { textInputTokens: 0, textOutputTokens: 0, imageInputTokens: 0, imageOutputTokens: 0 },
-    );
+  const imageTotals = (items: Planned[]) => addImageUsage(items.map((image) => image.usage));
 
   async function render(prompt: string): Promise<Buffer> {
     const format = tool.outputFormat;
@@ -263,13 +254,19 @@ export function simulatorResponses(call: ResponsesCall): ResponsesSource {
   return {
     events: events(),
     usage(delivered): ResponsesUsage {
-      const billed = started.filter((image) => delivered.has(image.itemId));
+      const billed = started.filter((image) => delivered.images.has(image.itemId));
+      // Cut after its progress images, before the finished one: those progress images, not the image.
+      const previewed = started.flatMap((image) => {
+        const count = delivered.images.has(image.itemId) ? 0 : (delivered.previews.get(image.itemId) ?? 0);
+        return count ? [previewsUsage(image.usage, count)] : [];
+      });
       const counts = textCounts();
       return {
         text: { inputTokens: counts.inputTokens, outputTokens: counts.outputTokens },
-        image: imageTotals(billed),
+        image: addImageUsage([imageTotals(billed), ...previewed]),
         imagesGenerated: generated.size,
         imagesDelivered: billed.length,
+        previewsDelivered: [...delivered.previews.values()].reduce((total, count) => total + count, 0),
         detail: { path: "simulator", action, imagesRequested: count, size: `${width}x${height}`, quality, outputFormat: tool.outputFormat },
       };
     },
