@@ -5,7 +5,8 @@
 //                                             request: the operator never sees or sets the password)
 //   POST /api/admin/redeem-codes/void         {batch} or {ids}: unused codes become "disabled" (used ones stay)
 //   POST /api/admin/channels/{id}/fetch-models the upstream's own model list (GET …/v1/models), to pick from
-//   GET  /api/admin/overview?hours=24         per channel: requests, errors, revenue, latency; and per hour
+//   GET  /api/admin/overview?hours=24         per channel: requests, errors, revenue, latency; and per hour; the
+//                                             count of dead-lettered settlements (LedgerDeadLetter)
 import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
@@ -132,10 +133,13 @@ export const overview = adminRoute(async (request) => {
     point.revenue += Number(row.cost);
     series.set(bucket, point);
   }
+  // Settlements the ledger writer could not write (docs/billing.md, "The ledger writer"): any is for an operator to settle.
+  const deadLetters = await db().ledgerDeadLetter.count();
   return json({
     hours,
     since,
     truncated: rows.length === OVERVIEW_ROWS,
+    deadLetters,
     channels: [...channels.values()]
       .map(({ latencies, ...stats }) => ({
         ...stats,
