@@ -95,7 +95,9 @@ export class LedgerWriter {
         this.queue.unshift(...left);
         this.failures++;
         const wait = Math.min(this.options.retryMs * 2 ** (this.failures - 1), this.options.retryMaxMs);
-        if (!this.timer) this.timer = setTimeout(() => void this.flush(), wait);
+        // The backoff replaces any shorter timer an arrival set meanwhile.
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.flush(), wait);
         return;
       }
       this.failures = 0;

@@ -134,6 +134,31 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal((await gateway.admin("GET", "/api/admin/overview")).deadLetters, 0);
     });
 
+    test("an upstream refusing the channel's key with a NUL in its message: the channel is still disabled", { skip }, async () => {
+      const upstream = await startFakeUpstream((_request, response) =>
+        sendJson(response, 401, { error: { message: "invalid key \u0000 here", type: "invalid_request_error" } }),
+      );
+      upstreams.push(upstream);
+      const gateway = await startGateway({ database });
+      const { id } = await gateway.admin("POST", "/api/admin/channels", {
+        name: "refusing",
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "wrong",
+        models: ["std-5.5"],
+        priority: 90,
+      });
+      const payer = await createUserWithKey(gateway, { balance: BALANCE, quota: BALANCE });
+      // Served by the next channel (the built-in simulator), or refused when there is none: either way the first is off.
+      await chat(gateway, payer.key, { model: "std-5.5", messages: [{ role: "user", content: "hi" }] });
+      const channel = await eventually(
+        "the refusing channel",
+        async () => (await gateway.admin("GET", "/api/admin/channels")).data.find((row: { id: string }) => row.id === id),
+        (row) => row.status === "disabled",
+      );
+      assert.ok(channel.disabledReason.includes("invalid key \uFFFD here"), channel.disabledReason);
+    });
+
     test("a settlement refused even in its reduced form goes to LedgerDeadLetter; the others are written", { skip }, async () => {
       const gateway = await startGateway({ database });
       const payer = await createUserWithKey(gateway, { balance: BALANCE, quota: BALANCE });
