@@ -12,7 +12,7 @@ import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
 import { GatewayError } from "@/lib/platform/errors";
 import { decrypt } from "@/lib/platform/crypto";
-import { json, readBody } from "@/lib/platform/http/json";
+import { json, parseQuery, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
 import { flushLedger } from "@/lib/money/ledger";
 import { listCatalog } from "@/lib/catalog";
@@ -20,6 +20,7 @@ import { sendResetMail } from "@/lib/accounts/password-reset";
 import { providerOf, type ChannelType } from "@/lib/providers";
 import { auditDetail } from "./audit";
 import { adminRoute } from "./handlers";
+import { queryLimit } from "./query";
 
 export const resetUserTwoFactor = adminRoute(async (request, params) => {
   const user = await db().user.findUnique({ where: { id: params.id } });
@@ -105,8 +106,8 @@ function median(values: number[]): number | null {
 const OVERVIEW_ROWS = 200_000;
 
 export const overview = adminRoute(async (request) => {
+  const { hours } = parseQuery(request, z.object({ hours: queryLimit(24, 24 * 31) }));
   await flushLedger();
-  const hours = Math.min(Math.max(Number(new URL(request.url).searchParams.get("hours")) || 24, 1), 24 * 31);
   const since = new Date(Date.now() - hours * 3600_000);
   const rows = await db().usageLog.findMany({
     where: { kind: "request", createdAt: { gte: since } },
