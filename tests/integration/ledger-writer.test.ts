@@ -6,15 +6,17 @@
 //   forever: no later row was written and every reservation stayed held.
 // - on the real money store: a settlement the database refuses even in the reduced form goes to LedgerDeadLetter
 //   (money applied when the database takes it, else the reservation stays held) and the others are written.
+// - an upstream refusing a channel's key with a NUL in its message still gets the channel disabled.
+// - PostgreSQL refusing connections (SQLSTATE 57P01, 55000): the batch waits whole and is written once it is back.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
-import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
+import { createUserWithKey, POSTGRES_ADMIN_URL, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { withDatabase } from "../helpers/database";
 import { anthropicMessage, sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
 import { postgresConfig } from "@/lib/platform/db/client";
 import { openPostgresMoneyStore, openSqliteMoneyStore, type LedgerRow, type MoneyStore, type Settlement } from "@/lib/money/store";
-import { LedgerWriter } from "@/lib/money/ledger";
+import { LedgerWriter, type LedgerStore } from "@/lib/money/ledger";
 
 const upstreams: FakeUpstream[] = [];
 after(async () => {
@@ -237,6 +239,64 @@ for (const database of ["sqlite", "postgres"] as const) {
     });
   });
 }
+
+describe("the ledger writer while PostgreSQL refuses connections", async () => {
+  const skip = !(await postgresAvailable()) ? "PostgreSQL is not reachable at 127.0.0.1:5432" : false;
+
+  test("the batch waits whole (not split, nothing dead-lettered) and is written once the database is back", { skip }, async () => {
+    const gateway = await startGateway({ database: "postgres" });
+    const payer = await createUserWithKey(gateway, { balance: BALANCE, quota: BALANCE });
+    const name = new URL(gateway.databaseUrl).pathname.slice(1);
+    const pool = new pg.Pool({ ...postgresConfig(gateway.databaseUrl), max: 2 });
+    // Connections this test ends on purpose: the pool reports them here.
+    pool.on("error", () => undefined);
+    const store = openPostgresMoneyStore(pool);
+    const calls: number[] = [];
+    const counting: LedgerStore = {
+      settle: (settlements) => {
+        calls.push(settlements.length);
+        return store.settle(settlements);
+      },
+      deadLetter: (settlement, failure) => {
+        calls.push(-1);
+        return store.deadLetter(settlement, failure);
+      },
+    };
+    const admin = new pg.Client(postgresConfig(POSTGRES_ADMIN_URL));
+    await admin.connect();
+    try {
+      const writer = new LedgerWriter(() => counting, { delayMs: 60_000, retryMs: 60_000 });
+      for (const label of ["a", "b", "c"]) {
+        assert.equal(await store.reserve(payer.keyId, payer.userId, 1_000), "ok");
+        writer.enqueue({ keyId: payer.keyId, userId: payer.userId, unlimited: false, reserved: 1_000, row: ledgerRow(payer, label, 100) });
+      }
+      // The database goes away: no new connection is accepted and the open ones are ended (SQLSTATE 55000 and 57P01).
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      await writer.flush();
+      await writer.flush();
+      assert.deepEqual(calls, [3, 3], "one attempt per flush with the whole batch: a connection error is not split");
+      assert.equal(writer.waiting(), 3, "nothing is lost");
+
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await writer.flush();
+      assert.deepEqual(calls, [3, 3, 3]);
+      assert.equal(writer.waiting(), 0);
+      const rows = await withDatabase(gateway.databaseUrl, (query) =>
+        query(`SELECT "requestId" FROM "UsageLog" WHERE "keyId" = ? ORDER BY "requestId"`, [payer.keyId]),
+      );
+      assert.deepEqual(
+        rows.map((row) => row.requestId),
+        ["req-a", "req-b", "req-c"],
+      );
+      assert.deepEqual(await store.available(payer.keyId, payer.userId), { keyQuota: BALANCE - 300, balance: BALANCE - 300 });
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await admin.end();
+      await pool.end();
+    }
+  });
+});
 
 function ledgerRow(payer: { userId: string; keyId: string }, name: string, cost: number): LedgerRow {
   return {
