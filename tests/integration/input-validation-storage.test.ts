@@ -65,7 +65,14 @@ const CASES: Case[] = [
     param: "models[1]",
   },
   { name: "keys DELETE: a NUL id in the path", method: "DELETE", path: "/api/user/keys/%00", auth: "session", status: 404 },
-  { name: "keys PATCH: a NUL id in the path", method: "PATCH", path: "/api/user/keys/%00", auth: "session", body: { name: "x" }, status: 404 },
+  {
+    name: "keys PATCH: a NUL id in the path",
+    method: "PATCH",
+    path: "/api/user/keys/%00",
+    auth: "session",
+    body: { name: "x" },
+    status: 404,
+  },
   { name: "keys DELETE: a NUL ?id=", method: "DELETE", path: "/api/user/keys?id=%00", auth: "session", status: 400, param: "id" },
   {
     name: "keys DELETE: a NUL id in the body",
@@ -92,11 +99,25 @@ const CASES: Case[] = [
   { name: "usage: limit -5", method: "GET", path: "/api/admin/usage?limit=-5", auth: "master", status: 400, param: "limit" },
   { name: "usage: limit 2.5", method: "GET", path: "/api/admin/usage?limit=2.5", auth: "master", status: 400, param: "limit" },
   { name: "usage: a NUL user id", method: "GET", path: "/api/admin/usage?userId=%00", auth: "master", status: 400, param: "userId" },
-  { name: "usage: a NUL request id", method: "GET", path: "/api/admin/usage?requestId=a%00", auth: "master", status: 400, param: "requestId" },
+  {
+    name: "usage: a NUL request id",
+    method: "GET",
+    path: "/api/admin/usage?requestId=a%00",
+    auth: "master",
+    status: 400,
+    param: "requestId",
+  },
   { name: "users: a NUL search", method: "GET", path: "/api/admin/users?q=%00", auth: "master", status: 400, param: "q" },
   { name: "users: limit lots", method: "GET", path: "/api/admin/users?limit=lots", auth: "master", status: 400, param: "limit" },
   { name: "keys: a NUL user id", method: "GET", path: "/api/admin/keys?userId=%00", auth: "master", status: 400, param: "userId" },
-  { name: "redeem codes: a NUL batch", method: "GET", path: "/api/admin/redeem-codes?batch=%00", auth: "master", status: 400, param: "batch" },
+  {
+    name: "redeem codes: a NUL batch",
+    method: "GET",
+    path: "/api/admin/redeem-codes?batch=%00",
+    auth: "master",
+    status: 400,
+    param: "batch",
+  },
   { name: "outbox: a NUL address", method: "GET", path: "/api/admin/outbox?to=%00", auth: "master", status: 400, param: "to" },
   { name: "audit: a NUL target", method: "GET", path: "/api/admin/audit?targetId=%00", auth: "master", status: 400, param: "targetId" },
   { name: "audit: limit 1e400", method: "GET", path: "/api/admin/audit?limit=1e400", auth: "master", status: 400, param: "limit" },
@@ -276,7 +297,12 @@ for (const database of ["sqlite", "postgres"] as const) {
       );
       const keys = (await gateway.admin("GET", `/api/admin/keys?userId=${context.payer.userId}`)).data;
       const rows = (await gateway.admin("GET", `/api/admin/usage?userId=${context.payer.userId}&limit=1000`)).data;
-      return { balance: user.balance, keys: keys.length, quota: keys.map((key: { quotaRemaining: number }) => key.quotaRemaining), rows: rows.length };
+      return {
+        balance: user.balance,
+        keys: keys.length,
+        quota: keys.map((key: { quotaRemaining: number }) => key.quotaRemaining),
+        rows: rows.length,
+      };
     };
 
     test("(a gateway with a user, a key and a channel)", { skip }, async () => {
@@ -300,7 +326,10 @@ for (const database of ["sqlite", "postgres"] as const) {
         assert.equal(answer.body.error.code, kase.status === 404 ? "not_found" : "invalid_request");
         if (kase.param) {
           assert.equal(answer.body.error.param, kase.param, answer.text);
-          assert.ok(answer.body.error.message.includes(`'${kase.param}'`), `the message names '${kase.param}': ${answer.body.error.message}`);
+          assert.ok(
+            answer.body.error.message.includes(`'${kase.param}'`),
+            `the message names '${kase.param}': ${answer.body.error.message}`,
+          );
         }
       });
     }
