@@ -51,7 +51,8 @@ function cleanDetail(detail: unknown): unknown {
 /**
  * The row as the databases take it: every text column cleaned (NUL and unpaired surrogates replaced with U+FFFD) and
  * capped, every string and key of `detail` too (lib/platform/text.ts), the Int columns (token counts, price version,
- * HTTP status, latency) whole and within range. Money columns (`reserved`, `cost`, `overReservation`) are left
+ * HTTP status, latency) whole and within range, `stream` a boolean and `createdAt` a valid date (now when it is
+ * not). Money columns (`reserved`, `cost`, `overReservation`) are left
  * exactly as they are. Written out column by column: it runs for every request (0.4-0.6 µs for a row without detail,
  * 4-5 µs with a two-part detail, measured on this machine; a loop over the columns took 2 µs without detail).
  */
@@ -78,7 +79,9 @@ export function cleanLedgerRow<T extends Omit<LedgerRow, "cost"> & { cost?: numb
     priceVersion: cleanInt(row.priceVersion),
     httpStatus: cleanInt(row.httpStatus),
     latencyMs: cleanInt(row.latencyMs),
+    stream: row.stream === true,
     detail: cleanDetail(row.detail),
+    createdAt: row.createdAt instanceof Date && !Number.isNaN(row.createdAt.getTime()) ? row.createdAt : new Date(),
   };
 }
 

@@ -177,6 +177,7 @@ test("cleaning: NUL and unpaired surrogates replaced in every text column and in
     detail: { "k\u0000": ["v\uDC00", { nested: "\u0000" }], big: 10n },
     cost: 12.5,
     textInputTokens: 1e12,
+    createdAt: new Date(Number.NaN),
   });
   const clean = cleanSettlement(dirty);
   assert.equal(clean.row.requestId, "req-\uFFFD");
@@ -185,6 +186,7 @@ test("cleaning: NUL and unpaired surrogates replaced in every text column and in
   assert.equal(clean.row.error!.length, 2_000);
   assert.deepEqual(clean.row.detail, { "k\uFFFD": ["v\uFFFD", { nested: "\uFFFD" }], big: 10 });
   assert.equal(clean.row.textInputTokens, 2_147_483_647, "an Int column holds at most 2^31 - 1");
+  assert.ok(!Number.isNaN(clean.row.createdAt.getTime()), "an invalid date becomes now");
   assert.equal(clean.row.cost, 12.5, "money is never changed by cleaning");
   assert.equal(clean.reserved, 1_000);
   assert.equal(dirty.row.model, "m\u0000", "the caller's settlement is left as it was");
