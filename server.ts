@@ -12,7 +12,7 @@ import { guardConnections } from "@/lib/platform/http/connection-guard";
 import { signInBodyRefusal } from "@/lib/platform/http/sign-in-body";
 import { errorResponse, GatewayError, type Dialect } from "@/lib/platform/errors";
 import { log } from "@/lib/platform/log";
-import { flushLedger } from "@/lib/money/ledger";
+import { closeLedger } from "@/lib/money/ledger";
 import { loadTokenizer } from "@/lib/money/bpe";
 import { operationsRoute, startOperations, stopOperations } from "@/lib/server/operations";
 
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     server.closeAllConnections();
     guard.stop();
-    await flushLedger().catch((error) => log.error("final ledger flush failed", { error }));
+    await closeLedger().catch((error) => log.error("final ledger flush failed", { error }));
     await stopOperations();
     log.info("stopped", { unfinished: inFlight });
     process.exit(0);

@@ -6,7 +6,8 @@ import { db, type Prisma } from "@/lib/platform/db/client";
 import { Prisma as SqlHelpers } from "@/lib/generated/sqlite/client";
 import { env } from "@/lib/platform/env";
 import { GatewayError } from "@/lib/platform/errors";
-import { ACCOUNT_BODY_LIMIT_BYTES, json, parseWith, readBody, readText } from "@/lib/platform/http/json";
+import { ACCOUNT_BODY_LIMIT_BYTES, json, parseQuery, parseWith, readBody, readText } from "@/lib/platform/http/json";
+import { firstUnstorableText } from "@/lib/platform/text";
 import { publish } from "@/lib/platform/events";
 import { newApiKey } from "@/lib/keys/format";
 import { flushLedger } from "@/lib/money/ledger";
@@ -262,8 +263,8 @@ export const deleteKey = sessionRoute(async (_request, params, { user }) => {
 
 /** DELETE /api/user/keys with `?id=` or a JSON body `{id}`. */
 export const deleteKeyByQuery = sessionRoute(async (request, _params, { user }) => {
-  let id: unknown = new URL(request.url).searchParams.get("id");
-  if (id === null) {
+  let id: unknown = parseQuery(request, z.object({ id: z.string().optional() })).id;
+  if (id === undefined) {
     const text = await readText(request, ACCOUNT_BODY_LIMIT_BYTES);
     if (text.trim()) {
       let body: unknown;
@@ -277,6 +278,8 @@ export const deleteKeyByQuery = sessionRoute(async (request, _params, { user }) 
   }
   if (id === undefined || id === null)
     throw new GatewayError("invalid_request", 'Give the key\'s id: DELETE /api/user/keys/{id}, ?id=, or a body {"id": …}', { param: "id" });
+  if (firstUnstorableText(id) !== null)
+    throw new GatewayError("invalid_request", "Invalid 'id': a key id never holds NUL characters or unpaired surrogates", { param: "id" });
   return deleteOwnKey(user, parseWith(z.object({ id: keyId }), { id }).id);
 });
 
@@ -284,6 +287,10 @@ export const deleteKeyByQuery = sessionRoute(async (request, _params, { user }) 
 
 const dayStart = z.iso.date().transform((value) => new Date(`${value}T00:00:00.000Z`));
 const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+/** Neither database takes a date from year 10000 on (Prisma writes it as "+010000-…"), so a range ends before it. */
+const END_OF_DATES = Date.UTC(10000, 0, 1);
+const LAST_DAY = "9999-12-30";
+const beforeYear10000 = (value: Date) => value.getTime() < END_OF_DATES && value.getTime() >= Date.UTC(1, 0, 1);
 
 export const usageQuery = z
   .object({
@@ -294,8 +301,11 @@ export const usageQuery = z
     kind: z.enum(["request", "topup", "adjust"]).optional(),
     keyId: keyId.optional(),
     // from: inclusive. to: exclusive; a plain date means through the end of that day (UTC).
-    from: z.union([instant, dayStart]).optional(),
-    to: z.union([instant, dayStart.transform((value) => new Date(value.getTime() + 24 * HOUR_MS))]).optional(),
+    from: z.union([instant, dayStart]).refine(beforeYear10000, `must be a date from 0001-01-01 to ${LAST_DAY}`).optional(),
+    to: z
+      .union([instant, dayStart.transform((value) => new Date(value.getTime() + 24 * HOUR_MS))])
+      .refine(beforeYear10000, `must be a date from 0001-01-01 to ${LAST_DAY} (a plain date counts through the end of its day)`)
+      .optional(),
   })
   .refine((query) => !query.from || !query.to || query.from < query.to, { message: "must be after 'from'", path: ["to"] });
 
@@ -314,7 +324,7 @@ type DailyRow = {
 };
 
 export const usage = sessionRoute(async (request, _params, { user }) => {
-  const query = parseWith(usageQuery, Object.fromEntries(new URL(request.url).searchParams));
+  const query = parseQuery(request, usageQuery);
   if (query.keyId) {
     // Deleted keys still have history; another user's key is "not found", like everywhere else.
     const key = await db().apiKey.findFirst({ where: { id: query.keyId, userId: user.id }, select: { id: true } });

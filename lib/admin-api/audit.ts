@@ -2,10 +2,15 @@
 // records each successful non-GET call with who made it, the route, the object it concerned and the answer's
 // status; a handler may add details (never secrets: no passwords, keys or codes) with auditDetail().
 //   GET /api/admin/audit?targetId=&limit=&before=   newest first
+import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
-import { json } from "@/lib/platform/http/json";
+import { json, parseQuery } from "@/lib/platform/http/json";
 import { log } from "@/lib/platform/log";
 import type { AdminActor } from "@/lib/auth/admin";
+import { cappedText, storableJson } from "@/lib/platform/text";
+import { queryFilter, queryLimit } from "./query";
+
+const AUDIT_DETAIL_BOUNDS = { maxString: 1_000, maxDepth: 8, maxEntries: 100 };
 
 const details = new WeakMap<Request, Record<string, unknown>>();
 
@@ -24,6 +29,7 @@ function routeOf(pathname: string, params: Record<string, string>): string {
 
 export async function recordAudit(request: Request, params: Record<string, string>, actor: AdminActor, status: number): Promise<void> {
   const pathname = new URL(request.url).pathname;
+  const target = params.id ?? params.model;
   try {
     await db().auditLog.create({
       data: {
@@ -31,9 +37,11 @@ export async function recordAudit(request: Request, params: Record<string, strin
         actorId: actor.kind === "master" ? null : actor.user.id,
         action: `${request.method} ${routeOf(pathname, params)}`,
         path: pathname,
-        targetId: params.id ?? params.model ?? null,
+        targetId: target ? cappedText(target, 200) : null,
         status,
-        detail: (details.get(request) ?? {}) as object,
+        // Details are the handler's own values, mostly from a body readBody checked; cleaned all the same, so a
+        // string no database holds can never cost the audit row (lib/platform/text.ts).
+        detail: storableJson(details.get(request) ?? {}, AUDIT_DETAIL_BOUNDS) as object,
       },
     });
   } catch (error) {
@@ -43,9 +51,7 @@ export async function recordAudit(request: Request, params: Record<string, strin
 }
 
 export async function listAudit(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const targetId = url.searchParams.get("targetId") || undefined;
-  const limit = Math.min(Math.max(Number(url.searchParams.get("limit")) || 100, 1), 1000);
+  const { targetId, limit } = parseQuery(request, z.object({ targetId: queryFilter, limit: queryLimit(100, 1000) }));
   const rows = await db().auditLog.findMany({ where: targetId ? { targetId } : undefined, orderBy: { createdAt: "desc" }, take: limit });
   return json({ data: rows });
 }

@@ -2,11 +2,12 @@
 // Paths and fields are a contract other tools depend on (see README "Operator API").
 import { z } from "zod";
 import { auditDetail, recordAudit } from "./audit";
+import { queryFilter, queryLimit, queryOffset } from "./query";
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
 import { GatewayError, errorResponse } from "@/lib/platform/errors";
 import { encrypt, randomToken } from "@/lib/platform/crypto";
-import { json, readBody, requestIdOf } from "@/lib/platform/http/json";
+import { json, parseQuery, readBody, requestIdOf } from "@/lib/platform/http/json";
 import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { publish } from "@/lib/platform/events";
 import { log } from "@/lib/platform/log";
@@ -74,15 +75,17 @@ export const createUser = adminRoute(async (request) => {
   return json({ id: user.id, email: user.email, role: user.role, quota: Number(user.balance) }, 201);
 });
 
+const listUsersQuery = z.object({ q: queryFilter, limit: queryLimit(200, 1000) });
+
 export const listUsers = adminRoute(async (request) => {
+  const query = parseQuery(request, listUsersQuery);
   // Balances include settlements still in the batch writer.
   await flushLedger();
-  const url = new URL(request.url);
-  const search = url.searchParams.get("q")?.trim().toLowerCase();
+  const search = query.q?.trim().toLowerCase();
   const users = await db().user.findMany({
     where: search ? { email: { contains: search } } : undefined,
     orderBy: { createdAt: "desc" },
-    take: Math.min(Number(url.searchParams.get("limit")) || 200, 1000),
+    take: query.limit,
   });
   return json({
     data: users.map((user) => ({
@@ -190,9 +193,8 @@ export const createKey = adminRoute(async (request) => {
 });
 
 export const listKeys = adminRoute(async (request) => {
+  const { userId } = parseQuery(request, z.object({ userId: queryFilter }));
   await flushLedger();
-  const url = new URL(request.url);
-  const userId = url.searchParams.get("userId") ?? undefined;
   const keys = await db().apiKey.findMany({ where: { userId, deletedAt: null }, orderBy: { createdAt: "desc" }, take: 1000 });
   return json({ data: keys.map(publicKey) });
 });
@@ -464,7 +466,7 @@ export const createRedeemCodes = adminRoute(async (request) => {
 });
 
 export const listRedeemCodes = adminRoute(async (request) => {
-  const batch = new URL(request.url).searchParams.get("batch") ?? undefined;
+  const { batch } = parseQuery(request, z.object({ batch: queryFilter }));
   const rows = await db().redeemCode.findMany({ where: { batch }, orderBy: { createdAt: "desc" }, take: 5000 });
   return json({
     data: rows.map((row) => ({
@@ -483,27 +485,30 @@ export const listRedeemCodes = adminRoute(async (request) => {
 
 // ------------------------------------------------------------------------------------------- ledger and mail
 
+const listUsageQuery = z.object({
+  userId: queryFilter,
+  keyId: queryFilter,
+  model: queryFilter,
+  kind: queryFilter,
+  requestId: queryFilter,
+  limit: queryLimit(100, 1000),
+  offset: queryOffset,
+});
+
 export const listUsage = adminRoute(async (request) => {
+  const { limit, offset, ...where } = parseQuery(request, listUsageQuery);
   await flushLedger();
-  const url = new URL(request.url);
-  const limit = Math.min(Math.max(Number(url.searchParams.get("limit")) || 100, 1), 1000);
   const rows = await db().usageLog.findMany({
-    where: {
-      userId: url.searchParams.get("userId") || undefined,
-      keyId: url.searchParams.get("keyId") || undefined,
-      model: url.searchParams.get("model") || undefined,
-      kind: url.searchParams.get("kind") || undefined,
-      requestId: url.searchParams.get("requestId") || undefined,
-    },
+    where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,
-    skip: Math.max(Number(url.searchParams.get("offset")) || 0, 0),
+    skip: offset,
   });
   return json({ data: rows });
 });
 
 export const listOutbox = adminRoute(async (request) => {
-  const to = new URL(request.url).searchParams.get("to")?.toLowerCase() || undefined;
+  const to = parseQuery(request, z.object({ to: queryFilter })).to?.toLowerCase();
   const rows = await db().emailOutbox.findMany({ where: { to }, orderBy: { createdAt: "desc" }, take: 200 });
   return json({
     data: rows.map((row) => ({

@@ -5,13 +5,14 @@
 //                                             request: the operator never sees or sets the password)
 //   POST /api/admin/redeem-codes/void         {batch} or {ids}: unused codes become "disabled" (used ones stay)
 //   POST /api/admin/channels/{id}/fetch-models the upstream's own model list (GET …/v1/models), to pick from
-//   GET  /api/admin/overview?hours=24         per channel: requests, errors, revenue, latency; and per hour
+//   GET  /api/admin/overview?hours=24         per channel: requests, errors, revenue, latency; and per hour; the
+//                                             count of dead-lettered settlements (LedgerDeadLetter)
 import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
 import { GatewayError } from "@/lib/platform/errors";
 import { decrypt } from "@/lib/platform/crypto";
-import { json, readBody } from "@/lib/platform/http/json";
+import { json, parseQuery, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
 import { flushLedger } from "@/lib/money/ledger";
 import { listCatalog } from "@/lib/catalog";
@@ -19,6 +20,7 @@ import { sendResetMail } from "@/lib/accounts/password-reset";
 import { providerOf, type ChannelType } from "@/lib/providers";
 import { auditDetail } from "./audit";
 import { adminRoute } from "./handlers";
+import { queryLimit } from "./query";
 
 export const resetUserTwoFactor = adminRoute(async (request, params) => {
   const user = await db().user.findUnique({ where: { id: params.id } });
@@ -104,8 +106,8 @@ function median(values: number[]): number | null {
 const OVERVIEW_ROWS = 200_000;
 
 export const overview = adminRoute(async (request) => {
+  const { hours } = parseQuery(request, z.object({ hours: queryLimit(24, 24 * 31) }));
   await flushLedger();
-  const hours = Math.min(Math.max(Number(new URL(request.url).searchParams.get("hours")) || 24, 1), 24 * 31);
   const since = new Date(Date.now() - hours * 3600_000);
   const rows = await db().usageLog.findMany({
     where: { kind: "request", createdAt: { gte: since } },
@@ -132,10 +134,13 @@ export const overview = adminRoute(async (request) => {
     point.revenue += Number(row.cost);
     series.set(bucket, point);
   }
+  // Settlements the ledger writer could not write (docs/billing.md, "The ledger writer"): any is for an operator to settle.
+  const deadLetters = await db().ledgerDeadLetter.count();
   return json({
     hours,
     since,
     truncated: rows.length === OVERVIEW_ROWS,
+    deadLetters,
     channels: [...channels.values()]
       .map(({ latencies, ...stats }) => ({
         ...stats,

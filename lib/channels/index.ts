@@ -6,6 +6,7 @@ import { decrypt } from "@/lib/platform/crypto";
 import { cached } from "@/lib/platform/cached";
 import { publish } from "@/lib/platform/events";
 import { log } from "@/lib/platform/log";
+import { cappedText } from "@/lib/platform/text";
 
 import type { ChannelType } from "@/lib/providers";
 
@@ -80,7 +81,9 @@ export function upstreamModel(channel: Channel, publicModel: string, baseModel: 
 export async function disableChannel(channel: Channel, reason: string): Promise<void> {
   log.warn("disabling channel", { channel: channel.name, channelId: channel.id, reason });
   await db()
-    .channel.update({ where: { id: channel.id }, data: { status: "disabled", disabledReason: reason.slice(0, 500) } })
+    // The reason quotes the upstream's answer, which may hold text no database takes (a NUL): cleaned, so the channel
+    // is disabled whatever the upstream wrote.
+    .channel.update({ where: { id: channel.id }, data: { status: "disabled", disabledReason: cappedText(reason, 500) } })
     .catch((error) => log.error("could not disable channel", { error }));
   publish({ type: "channels.changed" });
 }

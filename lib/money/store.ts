@@ -2,10 +2,21 @@
 // These bypass Prisma on purpose: they run on every request, and Prisma's engine-less client costs ~1 ms per
 // query here (docs/architecture.md, "Platform notes"). Each operation is atomic: a conditional update, or one transaction.
 import Sqlite from "better-sqlite3";
-import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import { env } from "@/lib/platform/env";
 import { pgPool } from "@/lib/platform/db/client";
 import { singleton } from "@/lib/platform/singleton";
+import { cleanLedgerRow } from "./ledger-row";
+import {
+  DEAD_LETTER_COLUMNS,
+  deadLetterValues,
+  insertSql,
+  isDataError,
+  LEDGER_COLUMNS,
+  ledgerValues,
+  settlementDeltas,
+  topupRow,
+} from "./store-rows";
 
 export type ReserveResult = "ok" | "missing" | "key_quota" | "balance";
 
@@ -61,102 +72,21 @@ export interface MoneyStore {
   reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult>;
   /** What the key (null when unlimited) and its owner have left, for a refusal that says so. */
   available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }>;
-  /** Applies settlements and writes their ledger rows in one transaction; returns the rows as written. */
-  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]>;
+  /**
+   * Applies settlements and writes their ledger rows in one transaction (all or nothing), and sets each key's
+   * lastUsedAt; returns the rows as written. A row the database refuses fails the whole call (isDataError).
+   */
+  settle(settlements: Settlement[]): Promise<LedgerRow[]>;
+  /**
+   * Keeps a settlement whose row cannot be written in LedgerDeadLetter: with its money movement applied in the same
+   * transaction when the database takes that (`moneyApplied`), else alone, its reservation still held.
+   */
+  deadLetter(settlement: Settlement, failure: unknown): Promise<{ moneyApplied: boolean }>;
   redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult>;
   /** Adds (or, negative, removes down to zero) balance; returns the new balance. */
   credit(userId: string, amount: number, row: Omit<LedgerRow, "cost">): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
-}
-
-const LEDGER_COLUMNS = [
-  "id",
-  "kind",
-  "requestId",
-  "userId",
-  "keyId",
-  "keyPrefix",
-  "endpoint",
-  "model",
-  "channelId",
-  "channelName",
-  "textInputTokens",
-  "textOutputTokens",
-  "imageInputTokens",
-  "imageOutputTokens",
-  "cacheReadTokens",
-  "cacheWriteTokens",
-  "reserved",
-  "cost",
-  "overReservation",
-  "priceVersion",
-  "status",
-  "httpStatus",
-  "error",
-  "latencyMs",
-  "stream",
-  "detail",
-  "createdAt",
-] as const;
-
-function ledgerValues(row: LedgerRow, date: (value: Date) => unknown, bool: (value: boolean) => unknown): unknown[] {
-  return [
-    randomUUID(),
-    row.kind,
-    row.requestId,
-    row.userId,
-    row.keyId,
-    row.keyPrefix,
-    row.endpoint,
-    row.model,
-    row.channelId,
-    row.channelName,
-    row.textInputTokens,
-    row.textOutputTokens,
-    row.imageInputTokens,
-    row.imageOutputTokens,
-    row.cacheReadTokens,
-    row.cacheWriteTokens,
-    Math.round(row.reserved),
-    Math.round(row.cost),
-    Math.round(row.overReservation),
-    row.priceVersion,
-    row.status,
-    row.httpStatus,
-    row.error,
-    row.latencyMs,
-    bool(row.stream),
-    row.detail === undefined || row.detail === null ? null : JSON.stringify(row.detail),
-    date(row.createdAt),
-  ];
-}
-
-/**
- * What a batch of settlements moves, for either database: per key and per user, what goes back (the reservation
- * beyond the cost) or is taken in full beyond it (the row then carries `overReservation`: never written off), and
- * the rows to write (not those refused for their own input, `record: false`).
- */
-function settlementDeltas(settlements: Settlement[]): {
-  keyDelta: Map<string, number>;
-  userDelta: Map<string, number>;
-  written: LedgerRow[];
-} {
-  const keyDelta = new Map<string, number>();
-  const userDelta = new Map<string, number>();
-  const add = (deltas: Map<string, number>, id: string, amount: number) => deltas.set(id, (deltas.get(id) ?? 0) + amount);
-  const written: LedgerRow[] = [];
-  for (const settlement of settlements) {
-    const row = { ...settlement.row };
-    const difference = settlement.reserved - row.cost;
-    if (difference !== 0) {
-      if (!settlement.unlimited) add(keyDelta, settlement.keyId, difference);
-      add(userDelta, settlement.userId, difference);
-    }
-    if (difference < 0) row.overReservation = -difference;
-    if (settlement.record !== false) written.push(row);
-  }
-  return { keyDelta, userDelta, written };
 }
 
 // ---------------------------------------------------------------------------------------------------- SQLite
@@ -197,6 +127,8 @@ class ReserveGatherer {
 
 /** Prisma's SQLite adapter stores DateTime as ISO 8601 text with an explicit offset. */
 const sqliteDate = (value: Date) => value.toISOString().replace("Z", "+00:00");
+/** SQLite has no boolean: 1 and 0 (other values pass unchanged). */
+const sqliteBool = (value: unknown) => (typeof value === "boolean" ? (value ? 1 : 0) : value);
 
 class SqliteMoneyStore implements MoneyStore {
   readonly kind = "sqlite" as const;
@@ -222,9 +154,8 @@ class SqliteMoneyStore implements MoneyStore {
       keyQuota: prepare(`SELECT "quotaRemaining" FROM "ApiKey" WHERE "id" = ?`).pluck(),
       userBalance: prepare(`SELECT "balance" FROM "User" WHERE "id" = ?`).pluck(),
       touchKey: prepare(`UPDATE "ApiKey" SET "lastUsedAt" = ? WHERE "id" = ?`),
-      insertLedger: prepare(
-        `INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map(() => "?").join(", ")})`,
-      ),
+      insertLedger: prepare(insertSql("UsageLog", LEDGER_COLUMNS, () => "?")),
+      insertDeadLetter: prepare(insertSql("LedgerDeadLetter", DEAD_LETTER_COLUMNS, () => "?")),
       findCode: prepare(`SELECT "id", "quota", "status", "expiresAt" FROM "RedeemCode" WHERE "codeHash" = ?`),
       claimCode: prepare(
         `UPDATE "RedeemCode" SET "status" = 'used', "redeemedById" = ?, "redeemedAt" = ? WHERE "id" = ? AND "status" = 'unused'`,
@@ -284,18 +215,36 @@ class SqliteMoneyStore implements MoneyStore {
     return { keyQuota: unlimited ? null : Number(s.keyQuota.get(keyId) ?? 0), balance: Number(s.userBalance.get(userId) ?? 0) };
   }
 
-  settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
+  settle(settlements: Settlement[]): Promise<LedgerRow[]> {
+    return this.run(() => this.settleInTransaction(settlements));
+  }
+
+  private settleInTransaction(settlements: Settlement[]): LedgerRow[] {
     const s = this.statements;
-    return this.run(() => {
-      // Written as one update per key and per user (a batch is mostly one key's requests: one UPDATE instead of two
-      // per row). Inside the transaction nothing else moves the rows.
-      const { keyDelta, userDelta, written } = settlementDeltas(settlements);
-      for (const row of written) s.insertLedger.run(...ledgerValues(row, sqliteDate, (value) => (value ? 1 : 0)));
-      for (const [keyId, delta] of keyDelta) if (delta) s.giveKey.run(delta, keyId);
-      for (const [userId, delta] of userDelta) if (delta) s.giveUser.run(delta, userId);
-      for (const [keyId, at] of touchedKeys) s.touchKey.run(sqliteDate(at), keyId);
-      return written;
-    });
+    // Written as one update per key and per user (a batch is mostly one key's requests: one UPDATE instead of two
+    // per row). Inside the transaction nothing else moves the rows.
+    const { keyDelta, userDelta, touched, written } = settlementDeltas(settlements);
+    for (const row of written) s.insertLedger.run(...ledgerValues(row, sqliteDate, sqliteBool));
+    for (const [keyId, delta] of keyDelta) if (delta) s.giveKey.run(delta, keyId);
+    for (const [userId, delta] of userDelta) if (delta) s.giveUser.run(delta, userId);
+    for (const [keyId, at] of touched) s.touchKey.run(sqliteDate(at), keyId);
+    return written;
+  }
+
+  async deadLetter(settlement: Settlement, failure: unknown): Promise<{ moneyApplied: boolean }> {
+    const insert = (applied: boolean) =>
+      this.statements.insertDeadLetter.run(...deadLetterValues(settlement, failure, applied, sqliteDate).map(sqliteBool));
+    try {
+      await this.run(() => {
+        this.settleInTransaction([{ ...settlement, record: false }]);
+        insert(true);
+      });
+      return { moneyApplied: true };
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      await this.run(() => insert(false));
+      return { moneyApplied: false };
+    }
   }
 
   redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
@@ -309,7 +258,7 @@ class SqliteMoneyStore implements MoneyStore {
       const now = new Date();
       if (s.claimCode.run(userId, sqliteDate(now), code.id).changes === 0) return { status: "used" };
       s.giveUser.run(code.quota, userId);
-      s.insertLedger.run(...ledgerValues(topupRow(userId, requestId, code.quota, now), sqliteDate, (value) => (value ? 1 : 0)));
+      s.insertLedger.run(...ledgerValues(cleanLedgerRow(topupRow(userId, requestId, code.quota, now)), sqliteDate, sqliteBool));
       return { status: "ok", quota: Number(code.quota), balance: Number(s.userBalance.get(userId)) };
     });
   }
@@ -320,7 +269,7 @@ class SqliteMoneyStore implements MoneyStore {
       const balance = Number(s.userBalance.get(userId) ?? 0);
       const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
       s.giveUser.run(applied, userId);
-      s.insertLedger.run(...ledgerValues({ ...row, cost: -applied }, sqliteDate, (value) => (value ? 1 : 0)));
+      s.insertLedger.run(...ledgerValues(cleanLedgerRow({ ...row, cost: -applied }), sqliteDate, sqliteBool));
       return balance + applied;
     });
   }
@@ -342,6 +291,9 @@ const RESERVE_BATCH = 200;
 class PostgresMoneyStore implements MoneyStore {
   readonly kind = "postgres" as const;
 
+  /** `pool`: the server's own (lib/platform/db/client.ts) unless given. */
+  constructor(private readonly pool: () => pg.Pool = pgPool) {}
+
   /**
    * Reservations that arrive together go to PostgreSQL as one call of gateway_reserve_many, one round trip for all
    * of them (at most RESERVE_BATCH a call); each one is still atomic on its own (migration 0003). Under load this
@@ -356,7 +308,7 @@ class PostgresMoneyStore implements MoneyStore {
   }
 
   async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
-    const { rows } = await pgPool().query(
+    const { rows } = await this.pool().query(
       `SELECT (SELECT CASE WHEN "unlimited" THEN NULL ELSE "quotaRemaining" END FROM "ApiKey" WHERE "id" = $1) AS "keyQuota", (SELECT "balance" FROM "User" WHERE "id" = $2) AS "balance"`,
       [keyId, userId],
     );
@@ -369,7 +321,7 @@ class PostgresMoneyStore implements MoneyStore {
 
   private async reserveMany(batch: ReserveRequest[]): Promise<void> {
     try {
-      const { rows } = await pgPool().query<{ results: ReserveResult[] }>(
+      const { rows } = await this.pool().query<{ results: ReserveResult[] }>(
         "SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results",
         [batch.map((entry) => entry.keyId), batch.map((entry) => entry.userId), batch.map((entry) => entry.amount)],
       );
@@ -383,7 +335,7 @@ class PostgresMoneyStore implements MoneyStore {
   private async transaction<T>(
     work: (query: (sql: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>) => Promise<T>,
   ): Promise<T> {
-    const client = await pgPool().connect();
+    const client = await this.pool().connect();
     try {
       await client.query("BEGIN");
       const result = await work((sql, values) => client.query(sql, values));
@@ -401,32 +353,27 @@ class PostgresMoneyStore implements MoneyStore {
    * One round trip: gateway_settle_many (migration 0007) locks every key of the batch by id, then every user (the
    * reservation's lock order), applies the deltas computed here and inserts the rows, in one statement's transaction.
    */
-  async settle(settlements: Settlement[], touchedKeys: Map<string, Date>): Promise<LedgerRow[]> {
-    const { keyDelta, userDelta, written } = settlementDeltas(settlements);
-    const keyIds = [...new Set([...settlements.map((settlement) => settlement.keyId), ...touchedKeys.keys()])].sort();
-    const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
-    const rows = written.map((row) => {
-      const values = ledgerValues(
-        row,
-        (value) => value.toISOString(),
-        (value) => value,
-      );
-      const record: Record<string, unknown> = {};
-      LEDGER_COLUMNS.forEach((name, index) => {
-        record[name] = values[index];
-      });
-      record.detail = row.detail ?? null;
-      return record;
-    });
-    await pgPool().query("SELECT gateway_settle_many($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::jsonb)", [
-      keyIds,
-      keyIds.map((id) => keyDelta.get(id) ?? 0),
-      keyIds.map((id) => touchedKeys.get(id)?.toISOString() ?? null),
-      userIds,
-      userIds.map((id) => userDelta.get(id) ?? 0),
-      JSON.stringify(rows),
-    ]);
+  async settle(settlements: Settlement[]): Promise<LedgerRow[]> {
+    const { sql, values, written } = settleManyCall(settlements);
+    await this.pool().query(sql, values);
     return written;
+  }
+
+  async deadLetter(settlement: Settlement, failure: unknown): Promise<{ moneyApplied: boolean }> {
+    const insert = insertSql("LedgerDeadLetter", DEAD_LETTER_COLUMNS, (index) => `$${index + 1}`);
+    const values = (applied: boolean) => deadLetterValues(settlement, failure, applied, (value) => value.toISOString());
+    try {
+      await this.transaction(async (query) => {
+        const { sql, values: settleValues } = settleManyCall([{ ...settlement, record: false }]);
+        await query(sql, settleValues);
+        await query(insert, values(true));
+      });
+      return { moneyApplied: true };
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      await this.pool().query(insert, values(false));
+      return { moneyApplied: false };
+    }
   }
 
   redeem(codeHash: string, userId: string, requestId: string): Promise<RedeemResult> {
@@ -446,7 +393,7 @@ class PostgresMoneyStore implements MoneyStore {
       if (claimed.rowCount === 0) return { status: "used" };
       const quota = Number(code.quota);
       const updated = await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2 RETURNING "balance"`, [quota, userId]);
-      await insertLedgerRow(query, topupRow(userId, requestId, quota, now));
+      await insertLedgerRow(query, cleanLedgerRow(topupRow(userId, requestId, quota, now)));
       return { status: "ok", quota, balance: Number(updated.rows[0].balance) };
     });
   }
@@ -457,7 +404,7 @@ class PostgresMoneyStore implements MoneyStore {
       const balance = Number(user.rows[0]?.balance ?? 0);
       const applied = amount >= 0 ? amount : -Math.min(Math.max(0, balance), -amount);
       await query(`UPDATE "User" SET "balance" = "balance" + $1 WHERE "id" = $2`, [applied, userId]);
-      await insertLedgerRow(query, { ...row, cost: -applied });
+      await insertLedgerRow(query, cleanLedgerRow({ ...row, cost: -applied }));
       return balance + applied;
     });
   }
@@ -471,6 +418,38 @@ class PostgresMoneyStore implements MoneyStore {
   }
 }
 
+/** The call of gateway_settle_many (migration 0007) for a batch: keys and users in lock order, one JSON array of rows. */
+function settleManyCall(settlements: Settlement[]): { sql: string; values: unknown[]; written: LedgerRow[] } {
+  const { keyDelta, userDelta, touched, written } = settlementDeltas(settlements);
+  const keyIds = [...new Set(settlements.map((settlement) => settlement.keyId))].sort();
+  const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
+  const rows = written.map((row) => {
+    const values = ledgerValues(
+      row,
+      (value) => value.toISOString(),
+      (value) => value,
+    );
+    const record: Record<string, unknown> = {};
+    LEDGER_COLUMNS.forEach((name, index) => {
+      record[name] = values[index];
+    });
+    record.detail = row.detail ?? null;
+    return record;
+  });
+  return {
+    sql: "SELECT gateway_settle_many($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::jsonb)",
+    values: [
+      keyIds,
+      keyIds.map((id) => keyDelta.get(id) ?? 0),
+      keyIds.map((id) => touched.get(id)?.toISOString() ?? null),
+      userIds,
+      userIds.map((id) => userDelta.get(id) ?? 0),
+      JSON.stringify(rows),
+    ],
+    written,
+  };
+}
+
 /** The ledger row of a top-up or an adjustment, inside its transaction (settlements go through gateway_settle_many). */
 async function insertLedgerRow(query: (sql: string, values?: unknown[]) => Promise<unknown>, row: LedgerRow): Promise<void> {
   const values = ledgerValues(
@@ -479,45 +458,19 @@ async function insertLedgerRow(query: (sql: string, values?: unknown[]) => Promi
     (value) => value,
   );
   await query(
-    `INSERT INTO "UsageLog" (${LEDGER_COLUMNS.map((name) => `"${name}"`).join(", ")}) VALUES (${LEDGER_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")})`,
+    insertSql("UsageLog", LEDGER_COLUMNS, (index) => `$${index + 1}`),
     values,
   );
-}
-
-function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
-  return {
-    kind: "topup",
-    requestId,
-    userId,
-    keyId: null,
-    keyPrefix: null,
-    endpoint: "/api/user/topup",
-    model: "",
-    channelId: null,
-    channelName: null,
-    textInputTokens: 0,
-    textOutputTokens: 0,
-    imageInputTokens: 0,
-    imageOutputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    reserved: 0,
-    cost: -quota,
-    overReservation: 0,
-    priceVersion: 0,
-    status: "success",
-    httpStatus: 200,
-    error: null,
-    latencyMs: 0,
-    stream: false,
-    detail: null,
-    createdAt: at,
-  };
 }
 
 /** A SQLite money store on a database file of the gateway's schema (the server's own is moneyStore()). */
 export function openSqliteMoneyStore(file: string): MoneyStore {
   return new SqliteMoneyStore(file);
+}
+
+/** A PostgreSQL money store on a pool of the gateway's schema (tests; the server's own is moneyStore()). */
+export function openPostgresMoneyStore(pool: pg.Pool): MoneyStore {
+  return new PostgresMoneyStore(() => pool);
 }
 
 export function moneyStore(): MoneyStore {

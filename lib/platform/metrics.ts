@@ -1,11 +1,16 @@
 // Prometheus metrics (prom-client): requests and latency per endpoint, upstream errors per channel, tokens and
-// cost per model (counted from ledger rows as they are committed), active streams.
+// cost per model (counted from ledger rows as they are committed), active streams, and the ledger writer's health
+// (settlements waiting, write failures, rows written reduced, dead letters: docs/billing.md, "The ledger writer").
 import client from "prom-client";
 import { singleton } from "./singleton";
+
+/** Where the waiting-settlements gauge reads its value when scraped (set by lib/money/ledger.ts). */
+type LedgerProbe = { waiting: () => number };
 
 function metrics() {
   return singleton("metrics", () => {
     const registry = new client.Registry();
+    const ledger: LedgerProbe = { waiting: () => 0 };
     client.collectDefaultMetrics({ register: registry, prefix: "gateway_process_" });
     return {
       registry,
@@ -58,6 +63,31 @@ function metrics() {
         registers: [registry],
       }),
       activeStreams: new client.Gauge({ name: "gateway_active_streams", help: "Streaming responses in progress", registers: [registry] }),
+      ledger,
+      ledgerWaiting: new client.Gauge({
+        name: "gateway_ledger_settlements_waiting",
+        help: "Settlements not yet written to the ledger (queued, or in a write under way); stays above 0 while the database is unreachable",
+        registers: [registry],
+        collect() {
+          this.set(ledger.waiting());
+        },
+      }),
+      ledgerWriteFailures: new client.Counter({
+        name: "gateway_ledger_write_failures_total",
+        help: "Failed ledger writes, by cause: 'data' (the database refused a row: the batch is split to find it) or 'unavailable' (retried with backoff)",
+        labelNames: ["cause"],
+        registers: [registry],
+      }),
+      ledgerReducedRows: new client.Counter({
+        name: "gateway_ledger_reduced_rows_total",
+        help: "Ledger rows the database refused as they were and took in a reduced form (ASCII text, detail dropped; money intact)",
+        registers: [registry],
+      }),
+      ledgerDeadLetters: new client.Counter({
+        name: "gateway_ledger_dead_letters_total",
+        help: "Settlements the database refused even in a reduced form, kept in the LedgerDeadLetter table for an operator (alert on any)",
+        registers: [registry],
+      }),
     };
   });
 }
@@ -112,6 +142,23 @@ export function streamStarted(): () => void {
     ended = true;
     gauge.dec();
   };
+}
+
+/** Tells the waiting-settlements gauge how to count them (lib/money/ledger.ts; read at each scrape, not per request). */
+export function reportLedgerWaiting(waiting: () => number): void {
+  metrics().ledger.waiting = waiting;
+}
+
+export function observeLedgerWriteFailure(cause: "data" | "unavailable"): void {
+  metrics().ledgerWriteFailures.inc({ cause });
+}
+
+export function observeLedgerReducedRow(): void {
+  metrics().ledgerReducedRows.inc();
+}
+
+export function observeLedgerDeadLetter(): void {
+  metrics().ledgerDeadLetters.inc();
 }
 
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {

@@ -6,6 +6,7 @@ import { getSettings, updateSettings } from "@/lib/admin-api/settings";
 import * as tools from "@/lib/admin-api/operator-tools";
 import { listAudit } from "@/lib/admin-api/audit";
 import { adminRoute } from "@/lib/admin-api/handlers";
+import { isStorableText } from "@/lib/platform/text";
 
 const audit = adminRoute((request) => listAudit(request));
 import * as moderation from "@/lib/admin-api/moderation";
@@ -125,12 +126,15 @@ export function matchRoute(method: string, pathname: string): Match {
       continue;
     }
     const params: Record<string, string> = {};
-    // A parameter that does not decode ("%ZZ") is kept as sent: it names no object, so the handler answers 404.
+    // A parameter that does not decode ("%ZZ"), or decodes to text no database holds ("%00": PostgreSQL refuses NUL
+    // even in a lookup), is kept as sent: it names no object, so the handler answers 404.
     entry.names.forEach((name, index) => {
+      const sent = found[index + 1]!;
       try {
-        params[name] = decodeURIComponent(found[index + 1]!);
+        const decoded = decodeURIComponent(sent);
+        params[name] = isStorableText(decoded) ? decoded : sent;
       } catch {
-        params[name] = found[index + 1]!;
+        params[name] = sent;
       }
     });
     return { handler: entry.handler, params };

@@ -1,6 +1,7 @@
 // JSON in and out for the plain handlers: bodies read with a size cap, validated with zod, errors as GatewayError.
 import type { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
+import { firstUnstorableText } from "@/lib/platform/text";
 import { randomUUID } from "node:crypto";
 import { textResponse } from "./direct-body";
 import { readNodeBody } from "./node-adapter";
@@ -158,6 +159,38 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.inf
   return result.data;
 }
 
+/** The refusal of text a database cannot hold (lib/platform/text.ts), naming where it is. */
+function unstorableRefusal(param: string): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    `Invalid '${param}': text here may not contain NUL (\\u0000) characters or unpaired UTF-16 surrogates`,
+    { param },
+  );
+}
+
+/**
+ * A body of the account and operator APIs, validated with `schema`. Their strings are stored (names, emails,
+ * settings, notes) or looked up in the database, so any string or key holding NUL or an unpaired surrogate is
+ * refused with a 400 naming the field before the schema runs (PostgreSQL refuses such text: a 500 otherwise).
+ * /v1 bodies are read with readJsonObject: what they carry goes upstream, not into the database.
+ */
 export async function readBody<T extends z.ZodType>(request: Request, schema: T, limit = JSON_LIMIT_BYTES): Promise<z.infer<T>> {
-  return parseWith(schema, await readJsonObject(request, limit));
+  const body = await readJsonObject(request, limit);
+  const unstorable = firstUnstorableText(body);
+  if (unstorable !== null) throw unstorableRefusal(unstorable);
+  return parseWith(schema, body);
+}
+
+/**
+ * The query string of an account or operator API request, validated with `schema` (each parameter as a string; the
+ * last one wins when a name repeats; names the schema does not know are ignored). A value holding NUL is refused
+ * with a 400 naming the parameter, as in readBody (a query string decodes no unpaired surrogate: bad UTF-8 becomes
+ * U+FFFD).
+ */
+export function parseQuery<T extends z.ZodType>(request: Request, schema: T): z.infer<T> {
+  const query = Object.fromEntries(new URL(request.url).searchParams);
+  for (const [name, value] of Object.entries(query)) {
+    if (firstUnstorableText(value) !== null) throw unstorableRefusal(name);
+  }
+  return parseWith(schema, query);
 }
