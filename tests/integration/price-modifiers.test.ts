@@ -114,6 +114,8 @@ for (const database of ["sqlite", "postgres"] as const) {
     });
 
     test("service_tier priority without a price: 400 naming the field, nothing upstream, no charge", { skip }, async () => {
+      const seeded = (await gateway.admin("GET", "/api/admin/prices")).data.find((row: { model: string }) => row.model === "std-5.5");
+      assert.deepEqual(seeded.modifiers, { "service_tier:flex": 0.5 }, "seeded: flex's discount, no dearer modifier");
       const before = upstream.bills.length;
       const balance = await balanceOf(gateway, user.userId);
       const refused = await post(gateway, "/v1/chat/completions", user.key, chat({ service_tier: "priority" }));
@@ -137,7 +139,10 @@ for (const database of ["sqlite", "postgres"] as const) {
       const standardRow = await row(gateway, standard.requestId);
       assert.equal(standardRow.cost, costAt(upstream.bills.at(-1)!, STD));
 
-      await gateway.admin("POST", "/api/admin/prices", { model: "std-5.5", modifiers: { "service_tier:priority": 2 } });
+      await gateway.admin("POST", "/api/admin/prices", {
+        model: "std-5.5",
+        modifiers: { "service_tier:flex": 0.5, "service_tier:priority": 2 },
+      });
       const served = await post(gateway, "/v1/chat/completions", user.key, chat({ service_tier: "priority" }));
       assert.equal(served.status, 200);
       const bill = upstream.bills.at(-1)!;
@@ -158,7 +163,8 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal((await post(gateway, "/v1/chat/completions", short.key, chat())).status, 200, "the standard request fits");
     });
 
-    test("flex passes without a price (charged at the standard rate) and at its discount once set", { skip }, async () => {
+    test("flex passes without a price (charged at the standard rate) and at its discount once set (seeded: half)", { skip }, async () => {
+      await gateway.admin("POST", "/api/admin/prices", { model: "std-5.5", modifiers: { "service_tier:priority": 2 } });
       const unpriced = await post(gateway, "/v1/chat/completions", user.key, chat({ service_tier: "flex" }));
       assert.equal(unpriced.status, 200);
       const bill = upstream.bills.at(-1)!;
