@@ -407,11 +407,17 @@ export const priceSchema = z
     // (service_tier:priority, speed:fast, inference_geo:us), an operator's field name, or `anthropic-beta:<beta>`.
     // The whole map is replaced; a modifier left out is refused again (or, for flex, charged at the standard rate).
     modifiers: z
-      .record(
-        z.string().regex(MODIFIER_KEY, "each key is field:value (service_tier:priority), a field name, or anthropic-beta:<beta>"),
-        z.number().positive("must be above 0").max(100, "must be at most 100"),
-      )
-      .refine((modifiers) => Object.keys(modifiers).length <= 100, "at most 100 modifiers")
+      .record(z.string(), z.number().positive("must be above 0").max(100, "must be at most 100"))
+      .superRefine((modifiers, context) => {
+        const keys = Object.keys(modifiers);
+        if (keys.length > 100) context.addIssue({ code: "custom", message: "at most 100 modifiers" });
+        for (const key of keys.filter((key) => !MODIFIER_KEY.test(key)))
+          context.addIssue({
+            code: "custom",
+            path: [key],
+            message: `'${key.slice(0, 120)}' is not a modifier: write field:value (service_tier:priority), a field name, or anthropic-beta:<beta>`,
+          });
+      })
       .optional(),
   })
   .refine(

@@ -306,6 +306,15 @@ for (const database of ["sqlite", "postgres"] as const) {
         body: JSON.stringify({ model: "std-5.5", modifiers: { "service_tier:priority": 0 } }),
       });
       assert.equal(response.status, 400);
+      const badKey = await fetch(`${gateway.url}/api/admin/prices`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "std-5.5", modifiers: { "bad key!": 2 } }),
+      });
+      assert.equal(badKey.status, 400);
+      const refusal = await badKey.json();
+      assert.equal(refusal.error.param, "modifiers.bad key!");
+      assert.match(refusal.error.message, /'bad key!' is not a modifier: write field:value/);
       const settings = await fetch(`${gateway.url}/api/admin/settings`, {
         method: "POST",
         headers: { authorization: `Bearer ${gateway.masterKey}`, "content-type": "application/json" },
