@@ -37,6 +37,8 @@ export const BUILT_IN_MODIFIERS: Readonly<Record<string, BuiltIn>> = {
   inference_geo: { standard: ["global"], cheaper: [] },
 };
 
+const BUILT_IN_ENTRIES = Object.entries(BUILT_IN_MODIFIERS);
+
 /** Names an operator may not add: the fields every request carries or the gateway itself sets. */
 export const RESERVED_FIELDS: readonly string[] = ["model", "messages", "max_tokens", "max_completion_tokens", "stream", "stream_options"];
 
@@ -86,7 +88,7 @@ export function priceModifiersOf(
   extra: readonly string[],
 ): PriceModifiers {
   const applied: AppliedModifier[] = [];
-  for (const [name, rule] of Object.entries(BUILT_IN_MODIFIERS)) {
+  for (const [name, rule] of BUILT_IN_ENTRIES) {
     const found = builtInModifier(name, rule, body, price);
     if (found) applied.push(found);
   }
@@ -103,7 +105,7 @@ function builtInModifier(name: string, rule: BuiltIn, body: Record<string, unkno
   const value = Object.hasOwn(body, name) ? body[name] : undefined;
   if (value === undefined || value === null) return null;
   if (typeof value !== "string") {
-    throw new GatewayError("invalid_request", `Invalid '${name}': must be a string; got ${describe(value)}`, { param: name });
+    throw new GatewayError("invalid_request", `Invalid '${name}': must be a string; got ${describeValue(value)}`, { param: name });
   }
   if (rule.standard.includes(value)) return null;
   const key = `${name}:${value}`;
@@ -149,7 +151,7 @@ function unpriced(param: string, what: string, key: string, model: string): Gate
   );
 }
 
-function describe(value: unknown): string {
+function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : JSON.stringify(value);
 }
