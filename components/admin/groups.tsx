@@ -1,5 +1,6 @@
 "use client";
-// Operator: groups (which models a key may call, and a rate limit) and prices (USD per 1M tokens, by kind).
+// Operator: groups (which models a key may call, and a rate limit) and prices (USD per 1M tokens, by kind, and the
+// multipliers of the request fields that change what the vendor bills: docs/billing.md, "Price modifiers").
 import { useState, type FormEvent } from "react";
 import {
   ActionIcon,
@@ -21,7 +22,7 @@ import {
   Tooltip,
 } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { IconCurrencyDollar, IconEdit, IconPlus, IconUsersGroup } from "@tabler/icons-react";
+import { IconCurrencyDollar, IconEdit, IconPlus, IconTrash, IconUsersGroup } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
 import type { AdminGroup, AdminPrice } from "@/lib/portal/types";
@@ -96,6 +97,11 @@ function GroupForm({ group, onDone }: { group: AdminGroup | null; onDone: () => 
   );
 }
 
+/** The vendors' own price modifiers, offered as keys (the values that cost more, and flex's discount). */
+const MODIFIER_SUGGESTIONS = ["service_tier:priority", "service_tier:scale", "service_tier:flex", "speed:fast", "inference_geo:us"];
+
+type ModifierRow = { id: number; key: string; multiplier: number | string };
+
 function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone: () => void }) {
   const [model, setModel] = useState(price?.model ?? "");
   const [values, setValues] = useState<Record<string, number | string>>({
@@ -104,21 +110,37 @@ function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone: () => 
     imageInput: price?.imageInput ?? 0,
     imageOutput: price?.imageOutput ?? 0,
   });
+  const [modifiers, setModifiers] = useState<ModifierRow[]>(() =>
+    Object.entries(price?.modifiers ?? {}).map(([key, multiplier], index) => ({ id: index, key, multiplier })),
+  );
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
+  const editModifier = (id: number, change: Partial<ModifierRow>) =>
+    setModifiers((rows) => rows.map((row) => (row.id === id ? { ...row, ...change } : row)));
+
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setSaving(true);
     setErrors(NO_ERRORS);
+    const filled = modifiers.filter((row) => row.key.trim() !== "");
+    const unpriced = filled.find((row) => typeof row.multiplier !== "number" || row.multiplier <= 0);
+    if (unpriced) {
+      setErrors({ fields: { modifiers: `Give ${unpriced.key.trim()} a multiplier above 0, or remove it.` }, form: null });
+      return;
+    }
+    setSaving(true);
     try {
       await api("/api/admin/prices", {
-        body: { model: model.trim(), ...Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Number(value) || 0])) },
+        body: {
+          model: model.trim(),
+          ...Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Number(value) || 0])),
+          modifiers: Object.fromEntries(filled.map((row) => [row.key.trim(), row.multiplier])),
+        },
       });
       notifications.show({ color: "teal", title: "Price saved", message: `${model}: new requests use it at once.` });
       onDone();
     } catch (error) {
-      setErrors(formErrors(error, ["model", "textInput", "textOutput", "imageInput", "imageOutput"]));
+      setErrors(formErrors(error, ["model", "textInput", "textOutput", "imageInput", "imageOutput", "modifiers"]));
     } finally {
       setSaving(false);
     }
@@ -158,6 +180,66 @@ function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone: () => 
           {field("imageInput", "Image input")}
           {field("imageOutput", "Image output")}
         </SimpleGrid>
+        <Stack gap={6} role="group" aria-labelledby="price-modifiers-label">
+          <Text size="sm" fw={500} id="price-modifiers-label">
+            Price modifiers
+          </Text>
+          <Text size="xs" c="dimmed">
+            A request field that makes the vendor bill more (or less) for the same tokens, as field:value (service_tier:priority,
+            speed:fast, inference_geo:us) or a name from Settings: every token rate times the multiplier. A dearer value without a
+            multiplier here is refused; flex without one is charged at the standard rates.
+          </Text>
+          {modifiers.map((row, index) => (
+            <Group key={row.id} gap="xs" wrap="nowrap" align="flex-start" data-testid="price-modifier">
+              <Autocomplete
+                aria-label={`Modifier ${index + 1}`}
+                placeholder="service_tier:priority"
+                data={MODIFIER_SUGGESTIONS}
+                value={row.key}
+                onChange={(key) => editModifier(row.id, { key })}
+                style={{ flex: 1, minWidth: 0 }}
+                name={`modifier-${index}`}
+              />
+              <NumberInput
+                aria-label={`Multiplier of modifier ${index + 1}`}
+                prefix="×"
+                min={0}
+                max={100}
+                decimalScale={4}
+                value={row.multiplier}
+                onChange={(multiplier) => editModifier(row.id, { multiplier })}
+                w={104}
+                name={`multiplier-${index}`}
+              />
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                size="lg"
+                aria-label={`Remove modifier ${row.key || index + 1}`}
+                onClick={() => setModifiers((rows) => rows.filter((other) => other.id !== row.id))}
+              >
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Group>
+          ))}
+          {errors.fields.modifiers ? (
+            <Text size="xs" c="red" role="alert">
+              {errors.fields.modifiers}
+            </Text>
+          ) : null}
+          <Group>
+            <Button
+              variant="light"
+              size="xs"
+              leftSection={<IconPlus size={14} />}
+              onClick={() =>
+                setModifiers((rows) => [...rows, { id: Math.max(-1, ...rows.map((other) => other.id)) + 1, key: "", multiplier: "" }])
+              }
+            >
+              Add modifier
+            </Button>
+          </Group>
+        </Stack>
         <Group justify="flex-end">
           <Button type="submit" loading={saving}>
             Save price
@@ -281,7 +363,7 @@ export function GroupsAdmin() {
             ) : null
           ) : (
             <Card withBorder radius="lg" p={0}>
-              <DataTable minWidth={720} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+              <DataTable minWidth={880} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>Model</Table.Th>
@@ -289,6 +371,7 @@ export function GroupsAdmin() {
                     <Table.Th ta="right">Text out</Table.Th>
                     <Table.Th ta="right">Image in</Table.Th>
                     <Table.Th ta="right">Image out</Table.Th>
+                    <Table.Th>Modifiers</Table.Th>
                     <Table.Th ta="center">Version</Table.Th>
                     <Table.Th w={60}>
                       <span className="visually-hidden">Actions</span>
@@ -305,6 +388,21 @@ export function GroupsAdmin() {
                       <Table.Td ta="right">{money(entry.textOutput)}</Table.Td>
                       <Table.Td ta="right">{money(entry.imageInput)}</Table.Td>
                       <Table.Td ta="right">{money(entry.imageOutput)}</Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="wrap">
+                          {Object.keys(entry.modifiers ?? {}).length ? (
+                            Object.entries(entry.modifiers ?? {}).map(([key, multiplier]) => (
+                              <Badge key={key} variant="outline" color="gray" size="xs" tt="none">
+                                {key} ×{multiplier}
+                              </Badge>
+                            ))
+                          ) : (
+                            <Text size="sm" c="dimmed">
+                              none
+                            </Text>
+                          )}
+                        </Group>
+                      </Table.Td>
                       <Table.Td ta="center">v{entry.version}</Table.Td>
                       <Table.Td>
                         <Tooltip label="Edit">

@@ -1,6 +1,7 @@
 "use client";
 // Operator: settings kept in the database (GET/POST /api/admin/settings; lib/admin-api/settings.ts): whether people may
-// sign up, whether a new account confirms its email first, which groups users may pick for their own keys, and the
+// sign up, whether a new account confirms its email first, which groups users may pick for their own keys, the request
+// fields that change what the vendor bills beyond the built-in ones (docs/billing.md, "Price modifiers"), and the
 // content policy's terms (moderation-card.tsx).
 import { useEffect, useState } from "react";
 import { Alert, Button, Card, Group, SegmentedControl, Stack, Switch, TagsInput, Text, Title } from "@mantine/core";
@@ -15,6 +16,8 @@ type Settings = {
   signupEnabled: boolean;
   signupForcedOffByEnvironment: boolean;
   userGroups: string[];
+  priceModifierFields: string[];
+  builtInPriceModifierFields: string[];
   verifyEmail: boolean;
   verifyEmailSource: "setting" | "mail";
   mailConfigured: boolean;
@@ -28,6 +31,7 @@ export function SettingsAdmin() {
   const [signup, setSignup] = useState(true);
   const [verify, setVerify] = useState<VerifyChoice>("default");
   const [userGroups, setUserGroups] = useState<string[]>([]);
+  const [modifierFields, setModifierFields] = useState<string[]>([]);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
@@ -36,6 +40,7 @@ export function SettingsAdmin() {
     setSignup(settings.data.signupEnabled);
     setVerify(settings.data.verifyEmailSource === "mail" ? "default" : settings.data.verifyEmail ? "on" : "off");
     setUserGroups(settings.data.userGroups);
+    setModifierFields(settings.data.priceModifierFields);
   }, [settings.data]);
 
   if (settings.error) return <LoadError error={settings.error} onRetry={settings.reload} />;
@@ -47,12 +52,17 @@ export function SettingsAdmin() {
     setErrors(NO_ERRORS);
     try {
       await api("/api/admin/settings", {
-        body: { signupEnabled: signup, verifyEmail: verify === "default" ? null : verify === "on", userGroups },
+        body: {
+          signupEnabled: signup,
+          verifyEmail: verify === "default" ? null : verify === "on",
+          userGroups,
+          priceModifierFields: modifierFields,
+        },
       });
       notifications.show({ color: "teal", title: "Settings saved", message: "Every instance uses them from now on." });
       await settings.reload();
     } catch (error) {
-      setErrors(formErrors(error, ["userGroups"]));
+      setErrors(formErrors(error, ["userGroups", "priceModifierFields"]));
     } finally {
       setSaving(false);
     }
@@ -122,6 +132,27 @@ export function SettingsAdmin() {
               onChange={setUserGroups}
               error={errors.fields.userGroups}
               name="userGroups"
+            />
+          </Stack>
+        </Card>
+        <Card withBorder radius="md" padding="lg">
+          <Stack gap="md">
+            <Title order={2} fz="lg">
+              Price modifiers
+            </Title>
+            <Text size="sm" c="dimmed">
+              Request fields that make the vendor bill more for the same tokens. Built in: {current.builtInPriceModifierFields.join(", ")}.
+              A field named here is refused, whatever its value (but null), unless the model&apos;s price sets its multiplier (Groups &amp;
+              prices › Prices); other fields the gateway does not know are passed on as sent.
+            </Text>
+            <TagsInput
+              label="Further fields"
+              description="Body field names such as reasoning_mode, or anthropic-beta:<beta> for a beta header value. Press Enter after each."
+              value={modifierFields}
+              onChange={setModifierFields}
+              error={errors.fields.priceModifierFields}
+              clearable
+              name="priceModifierFields"
             />
           </Stack>
         </Card>

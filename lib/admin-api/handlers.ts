@@ -18,6 +18,7 @@ import { CHANNEL_TYPES, providerOf } from "@/lib/providers";
 import { applyKeyChange, publicKey } from "@/lib/keys/store";
 import { flushLedger } from "@/lib/money/ledger";
 import { moneyStore } from "@/lib/money/store";
+import { MODIFIER_KEY } from "@/lib/money/price-modifiers";
 import { newRedeemCode, redeemCodeHash } from "@/lib/accounts/redeem-format";
 
 type Params = Record<string, string>;
@@ -403,6 +404,22 @@ export const priceSchema = z
         z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names are lowercase words such as web_search"),
         z.number().int().min(0).max(100_000_000),
       )
+      .optional(),
+    // Price modifiers (docs/billing.md): the multiplier of every token rate for a request carrying `field:value`
+    // (service_tier:priority, speed:fast, inference_geo:us), an operator's field name, or `anthropic-beta:<beta>`.
+    // The whole map is replaced; a modifier left out is refused again (or, for flex, charged at the standard rate).
+    modifiers: z
+      .record(z.string(), z.number().positive("must be above 0").max(100, "must be at most 100"))
+      .superRefine((modifiers, context) => {
+        const keys = Object.keys(modifiers);
+        if (keys.length > 100) context.addIssue({ code: "custom", message: "at most 100 modifiers" });
+        for (const key of keys.filter((key) => !MODIFIER_KEY.test(key)))
+          context.addIssue({
+            code: "custom",
+            path: [key],
+            message: `'${key.slice(0, 120)}' is not a modifier: write field:value (service_tier:priority), a field name, or anthropic-beta:<beta>`,
+          });
+      })
       .optional(),
   })
   .refine(

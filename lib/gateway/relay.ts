@@ -40,7 +40,8 @@ async function tryChannels<T extends { ok: true }>(
   attempt: Attempt<T>,
   chosen: Channel[] | undefined,
 ): Promise<{ channel: Channel; result: T }> {
-  const candidates = chosen ?? (await channelsFor(model));
+  // A reservation made for some channels only (price modifiers that only they pass on) is tried on those.
+  const candidates = chosen ?? reservation.channels ?? (await channelsFor(model));
   if (!candidates.length) {
     reservation.release({ status: "error", httpStatus: 503, error: "no enabled channel" });
     throw new GatewayError("no_channel", `No enabled channel serves the model '${model}'`);

@@ -27,6 +27,7 @@ import { isLongContextBeta, splitBetas } from "@/lib/providers/anthropic/betas";
 import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
 import { requirePrice, reserve } from "@/lib/money/reserve";
 import { settleWhenDone, withFailover } from "./relay";
+import { modifiedPrice } from "./modified-price";
 import { upstreamModel } from "@/lib/channels";
 import type { TextCall } from "@/lib/providers/types";
 import { providerOf } from "@/lib/providers";
@@ -137,6 +138,9 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
   }
 
   const price = await requirePrice(model);
+  // Price modifiers (service_tier, speed, inference_geo, the operator's own): refused unless priced, else reserved and
+  // charged at the multiplied rates, served by the channels that pass them on (lib/gateway/modified-price.ts).
+  const modified = await modifiedPrice(kind, body, context.request.headers.get("anthropic-beta"), price);
   const tools = kind === "messages" ? planServerTools(body.tools, price, model) : chatServerTools(body, price, model);
   const items = (Array.isArray(body.messages) ? body.messages.length : 0) + (Array.isArray(body.tools) ? body.tools.length : 0);
   const inputBound =
@@ -150,9 +154,14 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
     inputMultiplier: inputMultiplier(price, request.stats),
     toolUses: tools.uses,
   };
-  const fixed = textReservation(price, { ...bound, outputTokens: prediction });
-  const reservation = await reserve(context, model, price, textReservation(price, bound), (left) =>
-    outputCapHint(capField, left, fixed, textRates(price, inputBound).output),
+  const fixed = textReservation(modified.reservePrice, { ...bound, outputTokens: prediction });
+  const reservation = await reserve(
+    context,
+    model,
+    modified.chargePrice,
+    textReservation(modified.reservePrice, bound),
+    (left) => outputCapHint(capField, left, fixed, textRates(modified.reservePrice, inputBound).output),
+    modified.held,
   );
 
   const countInput = countForCharge(request.inputTokens, request.stats, () =>

@@ -17,6 +17,8 @@ export type Price = {
   tier: { threshold: number; textInput: number; textOutput: number } | null;
   /** Server tools billed per use, micro-USD per use by tool name (`web_search`). */
   toolPrices: Record<string, number>;
+  /** Price modifiers (lib/money/price-modifiers.ts): the multiplier of every token rate by `field:value` or name. */
+  modifiers: Record<string, number>;
   version: number;
 };
 export type Usage = {
@@ -67,6 +69,7 @@ type PriceRow = {
   tierTextInput: number | null;
   tierTextOutput: number | null;
   toolPrices: unknown;
+  modifiers?: unknown;
   version: number;
 };
 
@@ -75,6 +78,11 @@ export function priceFromRow(row: PriceRow): Price {
   if (row.toolPrices && typeof row.toolPrices === "object") {
     for (const [name, value] of Object.entries(row.toolPrices as Record<string, unknown>))
       if (typeof value === "number" && value >= 0) toolPrices[name] = value;
+  }
+  const modifiers: Record<string, number> = {};
+  if (row.modifiers && typeof row.modifiers === "object") {
+    for (const [key, value] of Object.entries(row.modifiers as Record<string, unknown>))
+      if (key !== "__proto__" && typeof value === "number" && value > 0) modifiers[key] = value;
   }
   return {
     model: row.model,
@@ -90,6 +98,7 @@ export function priceFromRow(row: PriceRow): Price {
         ? { threshold: row.tierThreshold, textInput: row.tierTextInput, textOutput: row.tierTextOutput }
         : null,
     toolPrices,
+    modifiers,
     version: row.version,
   };
 }
@@ -148,5 +157,5 @@ export function plainPrice(rates: {
   imageOutput: number;
   version?: number;
 }): Price {
-  return { cacheRead: 1, cacheWrite: 1, cacheWrite1h: 1, tier: null, toolPrices: {}, version: 1, ...rates };
+  return { cacheRead: 1, cacheWrite: 1, cacheWrite1h: 1, tier: null, toolPrices: {}, modifiers: {}, version: 1, ...rates };
 }

@@ -8,6 +8,7 @@ import { observeOverReservation } from "@/lib/platform/metrics";
 import { moneyStore, type LedgerRow } from "./store";
 import { enqueueSettlement } from "./ledger";
 import { costOf, priceOf, NO_USAGE, type Price, type Usage } from "./prices";
+import type { Channel } from "@/lib/channels";
 
 /** Who pays and for what: the part of an endpoint's request context the money steps read. */
 export type Payer = {
@@ -33,6 +34,9 @@ export type SettleInput = {
 export type Reservation = {
   amount: number;
   price: Price;
+  /** The only channels the amount and price hold for (a request whose price modifiers only some channels pass on);
+   * undefined for every channel of the model. */
+  channels: readonly Channel[] | undefined;
   /** Settles once: later calls are ignored, so every exit path may call it. */
   settle: (input: SettleInput) => number;
   /** Nothing was used: refund everything (a row is still written when there was an upstream error). */
@@ -53,14 +57,21 @@ export async function requirePrice(model: string): Promise<Price> {
  * (docs/billing.md). 403 when either does not cover it, saying what the request reserves, what is left and, through
  * `hint`, how to make the request fit. The returned handle settles to real usage.
  */
-export async function reserve(context: Payer, model: string, price: Price, amount: number, hint?: RefusalHint): Promise<Reservation> {
+export async function reserve(
+  context: Payer,
+  model: string,
+  price: Price,
+  amount: number,
+  hint?: RefusalHint,
+  held: HeldFor = {},
+): Promise<Reservation> {
   const { principal } = context;
   // At least one micro-dollar: a balance that a past request took below zero refuses even a free request.
   const whole = Math.max(1, Math.ceil(amount));
   const result = await moneyStore().reserve(principal.keyId, principal.userId, whole);
   if (result === "missing") throw new GatewayError("invalid_api_key", "This API key was deleted");
   if (result !== "ok") throw await refusal(context, result, whole, hint);
-  return new HeldReservation(context, model, price, whole);
+  return new HeldReservation(context, model, price, whole, held.detail, held.channels);
 }
 
 /**
@@ -77,6 +88,8 @@ class HeldReservation implements Reservation {
     private readonly model: string,
     readonly price: Price,
     readonly amount: number,
+    private readonly detail: Record<string, unknown> | undefined,
+    readonly channels: readonly Channel[] | undefined,
   ) {}
 
   settle(input: SettleInput): number {
@@ -88,6 +101,7 @@ class HeldReservation implements Reservation {
     const extraCost = input.extra ? costOf(input.extra.usage, input.extra.price) : 0;
     const cost = mainCost + extraCost;
     const usage = input.extra ? addUsage(input.usage, input.extra.usage) : input.usage;
+    const given = this.detail ? { ...this.detail, ...input.detail } : input.detail;
     const row: LedgerRow = {
       kind: "request",
       requestId: context.requestId,
@@ -116,11 +130,11 @@ class HeldReservation implements Reservation {
       detail:
         input.extra || usage.toolUses || usage.cacheWrite1hTokens
           ? {
-              ...input.detail,
+              ...given,
               ...(usage.toolUses ? { toolUses: usage.toolUses } : {}),
               ...(usage.cacheWrite1hTokens ? { cacheWrite1hTokens: usage.cacheWrite1hTokens } : {}),
             }
-          : (input.detail ?? null),
+          : (given ?? null),
       createdAt: new Date(),
     };
     if (input.extra) {
@@ -203,6 +217,14 @@ export async function requireFundsBeforeBody(context: Payer, minimum = 1): Promi
     );
   }
 }
+
+/** What a reservation holds beyond its amount and price. */
+export type HeldFor = {
+  /** Written into the ledger row's `detail` however the request ends (the price modifiers charged). */
+  detail?: Record<string, unknown>;
+  /** The channels that may serve the request: those the amount and price hold for (Reservation.channels). */
+  channels?: readonly Channel[];
+};
 
 /** How a refused request could fit in `left` micro-USD, e.g. "Set max_tokens to 812 or less"; null when nothing would. */
 export type RefusalHint = (left: number) => string | null;

@@ -147,6 +147,8 @@ export type AdminPrice = {
   textOutput: number;
   imageInput: number;
   imageOutput: number;
+  /** Price modifiers: multiplier by `field:value`, an operator's field name or `anthropic-beta:<beta>`. */
+  modifiers?: Record<string, number>;
   version: number;
   updatedAt?: string;
 };

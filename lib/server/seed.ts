@@ -18,6 +18,7 @@ type SeedPrice = {
   tierTextInput: number | null;
   tierTextOutput: number | null;
   toolPrices: Record<string, number>;
+  modifiers: Record<string, number>;
 };
 
 const NO_EXTRAS = {
@@ -28,6 +29,7 @@ const NO_EXTRAS = {
   tierTextInput: null,
   tierTextOutput: null,
   toolPrices: {},
+  modifiers: {},
 };
 /** The messages models' prompt caching (reads 0.1x, writes 1.25x for 5 minutes, 2x for 1 hour) and web tools:
  * web search $10 per 1,000 uses (10,000 micro-USD each), web fetch free beyond its tokens. */
@@ -36,6 +38,7 @@ const MESSAGE_EXTRAS = {
   cacheWriteMultiplier: 1.25,
   cacheWrite1hMultiplier: 2,
   toolPrices: { web_search: 10_000, web_fetch: 0 },
+  modifiers: {},
 };
 
 function messagePrices(input: number, output: number): [SeedPrice, SeedPrice] {
@@ -55,7 +58,17 @@ const [opus, opus1m] = messagePrices(5, 25);
 /** USD per 1M tokens. Image output at $32/1M puts a low-quality 1024x1024 image (~196 tokens) at ~$0.006 (docs/api.md §8). */
 export const DEFAULT_PRICES: Record<string, SeedPrice> = {
   [IMAGE_MODEL]: { textInput: 5, textOutput: 10, imageInput: 8, imageOutput: 32, ...NO_EXTRAS },
-  [TEXT_MODEL]: { textInput: 1.25, textOutput: 10, imageInput: 1.25, imageOutput: 0, ...NO_EXTRAS, cacheReadMultiplier: 0.1 },
+  // OpenAI's flex processing bills at Batch rates, half the standard ones (docs/billing.md, "Price modifiers"); no
+  // dearer modifier is seeded: service_tier priority is refused until an operator prices it.
+  [TEXT_MODEL]: {
+    textInput: 1.25,
+    textOutput: 10,
+    imageInput: 1.25,
+    imageOutput: 0,
+    ...NO_EXTRAS,
+    cacheReadMultiplier: 0.1,
+    modifiers: { "service_tier:flex": 0.5 },
+  },
   "msg-haiku-4-5-20251001": haiku,
   "msg-sonnet-4-6": sonnet,
   "msg-opus-4-6": opus,
@@ -66,10 +79,10 @@ export const DEFAULT_PRICES: Record<string, SeedPrice> = {
 
 /**
  * Version of the seeded data. A database seeded at an older version gets the steps since: version 2 brought prompt
- * caching, the long-context tier and server tool prices; seeded price rows the operator never edited take the new
- * defaults, edited ones are left alone and named in the log.
+ * caching, the long-context tier and server tool prices, version 3 the flex discount of the text model; seeded price
+ * rows the operator never edited take the new defaults, edited ones are left alone and named in the log.
  */
-export const SEED_VERSION = 2;
+export const SEED_VERSION = 3;
 export const ADMIN_STARTING_BALANCE = 100_000_000n; // $100 of micro-USD, to try the playground
 
 export type SeedResult = {
@@ -109,7 +122,7 @@ export async function seed(database: Database, options: { adminEmail?: string; a
   return { seeded: true, admin: { email, password, generated } };
 }
 
-/** The price step of seed version 2: seeded rows take the new defaults, rows an operator edited stay as they are. */
+/** The price steps since version 1: seeded rows take the new defaults, rows an operator edited stay as they are. */
 async function upgradePrices(database: Database): Promise<{ updated: string[]; keptEdited: string[] }> {
   const rows = await database.modelPrice.findMany();
   const byModel = new Map(rows.map((row) => [row.model, row]));

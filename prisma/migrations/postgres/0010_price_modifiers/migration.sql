@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ModelPrice" ADD COLUMN     "modifiers" JSONB NOT NULL DEFAULT '{}';
+

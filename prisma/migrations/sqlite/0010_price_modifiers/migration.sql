@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ModelPrice" ADD COLUMN "modifiers" JSONB NOT NULL DEFAULT '{}';
