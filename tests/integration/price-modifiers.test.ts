@@ -149,7 +149,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal(bill.body.service_tier, "priority", "the tier went upstream");
       const ledger = await row(gateway, served.requestId);
       assert.equal(ledger.cost, costAt(bill, STD, 2), "charged the bill at twice the rates");
-      assert.deepEqual(ledger.detail, { priceModifiers: { "service_tier:priority": 2 } });
+      assert.deepEqual(ledger.detail.priceModifiers, { "service_tier:priority": 2 });
       assert.ok(ledger.reserved >= ledger.cost && ledger.overReservation === 0);
       // The same request without the tier reserves half as much (give or take the field's own bytes).
       assert.ok(ledger.reserved > 1.9 * standardRow.reserved, `reserved ${ledger.reserved} vs ${standardRow.reserved} at standard`);
@@ -181,7 +181,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       const ledger = await row(gateway, discounted.requestId);
       assert.equal(ledger.cost, costAt(flexBill, STD, 0.5), "charged what the vendor bills for flex: half");
       assert.ok(ledger.reserved >= costAt(flexBill, STD), "reserved at the standard rates, an upper bound");
-      assert.deepEqual(ledger.detail, { priceModifiers: { "service_tier:flex": 0.5 } });
+      assert.deepEqual(ledger.detail.priceModifiers, { "service_tier:flex": 0.5 });
       for (const tier of ["auto", null]) {
         const standard = await post(gateway, "/v1/chat/completions", user.key, chat({ service_tier: tier }));
         assert.equal(standard.status, 200, `service_tier ${tier} is the standard price`);
@@ -223,7 +223,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal(bill.body.speed, "fast");
       let ledger = await row(gateway, served.requestId);
       assert.equal(ledger.cost, costAt(bill, OPUS, 6));
-      assert.deepEqual(ledger.detail, { priceModifiers: { "speed:fast": 6 } });
+      assert.deepEqual(ledger.detail.priceModifiers, { "speed:fast": 6 });
 
       const both = await post(gateway, "/v1/messages", user.key, message({ speed: "fast", inference_geo: "us", stream: true }));
       assert.equal(both.status, 200);
@@ -231,7 +231,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.deepEqual([bill.body.speed, bill.body.inference_geo], ["fast", "us"]);
       ledger = await row(gateway, both.requestId);
       assert.equal(ledger.cost, costAt(bill, OPUS, 6 * 1.1), "the multipliers stack");
-      assert.deepEqual(ledger.detail, { priceModifiers: { "speed:fast": 6, "inference_geo:us": 1.1 } });
+      assert.deepEqual(ledger.detail.priceModifiers, { "speed:fast": 6, "inference_geo:us": 1.1 });
       assert.ok(ledger.reserved >= ledger.cost);
     });
 
@@ -294,7 +294,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal(bill.headers["anthropic-beta"], "premium-lane-2026-01-01");
       const ledger = await row(gateway, betaServed.requestId);
       assert.equal(ledger.cost, costAt(bill, OPUS, 1.5));
-      assert.deepEqual(ledger.detail, { priceModifiers: { "anthropic-beta:premium-lane-2026-01-01": 1.5 } });
+      assert.deepEqual(ledger.detail.priceModifiers, { "anthropic-beta:premium-lane-2026-01-01": 1.5 });
 
       await gateway.admin("POST", "/api/admin/settings", { priceModifierFields: [] });
     });
