@@ -7,7 +7,7 @@ import { SSE_HEADERS } from "@/lib/providers/sse-relay";
 import { encodeSse } from "@/lib/platform/sse";
 import { streamStarted } from "@/lib/platform/metrics";
 import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulatorMessageEvents } from "./text";
-import { contextRefusal } from "./agent";
+import { contextRefusal, withSchemaLimits } from "./agent";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
 import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
 import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
@@ -97,7 +97,8 @@ function outputSoFar(texts: string[], delivered: number, total: number): number 
   return all.length ? Math.min(total, Math.ceil((total * sent.length) / all.length)) : 0;
 }
 
-export const simulatorAdapter: TextAdapter = {
+// A schema past the simulator's limits (schema-value.ts, SCHEMA_LIMITS) is refused as the upstream's 400.
+export const simulatorAdapter: TextAdapter = withSchemaLimits({
   async chat(call): Promise<Outcome> {
     const refused = await outsideWindow(call, "chat");
     if (refused) return refused;
@@ -166,4 +167,4 @@ export const simulatorAdapter: TextAdapter = {
       })),
     };
   },
-};
+});
