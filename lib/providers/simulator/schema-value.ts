@@ -40,7 +40,7 @@ export const SCHEMA_LIMITS = {
   /** `$ref`, `anyOf`/`oneOf` and `allOf` steps followed in a row without a value between them. */
   hops: 32,
   /** Characters of the value written as JSON (counted as it is built; an upper bound of the written length). */
-  characters: 65_536,
+  characters: 32_768,
   /** Schema nodes, properties and `required` entries visited while building. */
   steps: 20_000,
 } as const;
