@@ -1,8 +1,11 @@
-// `npm start`: build the portal if the sources changed since the last build, then run the production server.
-import { spawn, spawnSync } from "node:child_process";
+// `npm start`: build the portal if the sources changed since the last build, then run the production server under
+// a supervisor that restarts it if it dies (scripts/supervise.mjs). With GATEWAY_DISABLE_NEXT=1 the portal is off,
+// so nothing is built.
+import { spawnSync } from "node:child_process";
 import { SERVER_NODE_FLAGS } from "./server-flags.mjs";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { sourceHash } from "./source-hash.mjs";
+import { logLine, supervise } from "./supervise.mjs";
 
 export function ensureBuild({ quiet = false } = {}) {
   const stamp = ".next/gateway-source-hash";
@@ -23,11 +26,11 @@ export function ensureBuild({ quiet = false } = {}) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  ensureBuild();
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", "server.ts"], {
-    stdio: "inherit",
+  if (process.env.GATEWAY_DISABLE_NEXT === "1") logLine("info", "the portal is off (GATEWAY_DISABLE_NEXT=1): not building it");
+  else ensureBuild();
+  const supervisor = supervise(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", "server.ts"], {
     env: { ...process.env, NODE_ENV: "production" },
   });
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void supervisor.stop(signal));
+  process.exit(await supervisor.done);
 }

@@ -86,7 +86,46 @@ export const TINY_PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 
 export const CHAT_USAGE = { prompt_tokens: 11, completion_tokens: 7 };
 export const MESSAGES_USAGE = { input_tokens: 13, output_tokens: 9 };
-export const IMAGE_USAGE = { input_tokens: 30, input_tokens_details: { text_tokens: 20, image_tokens: 10 }, output_tokens: 196 };
+/** What an image answer reports for its input (its output tokens depend on the size and quality asked: imageTokens). */
+export const IMAGE_INPUT_USAGE = { input_tokens: 30, input_tokens_details: { text_tokens: 20, image_tokens: 10 } };
+
+type ImageQuality = "low" | "medium" | "high";
+const QUALITY_AXIS: Record<ImageQuality, number> = { low: 16, medium: 48, high: 96 };
+
+/**
+ * The image output tokens the vendor bills for one image of `width` x `height` at `quality` (gpt-image-2), worked
+ * out here on its own rather than taken from the gateway (lib/money/image-tokens.ts), so that a test can tell when
+ * the gateway's reservation falls short of a real bill. The vendor publishes no formula, only a calculator on its
+ * image generation guide (https://developers.openai.com/api/docs/guides/image-generation#size-and-quality-options);
+ * this is the calculator's arithmetic as written out in the vendor's developer forum
+ * (https://community.openai.com/t/gpt-image-2-output-pricing-calculator-online-and-in-your-code/1382699): a quality
+ * factor per axis (16, 48, 96), scaled along the short side by short/long (rounded), times the area plus 2 M pixels,
+ * over 4 M, rounded up. It reproduces the spec's observed 196 tokens for 1024x1024 low and, at $30 per 1M image
+ * output tokens, every cell of its reference cost table (docs/api.md §8): tests/unit/fault-upstream-image-tokens.test.ts.
+ */
+export function imageTokens(width: number, height: number, quality: ImageQuality): number {
+  const axis = QUALITY_AXIS[quality];
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  const shortAxis = Math.floor((2 * axis * short + long) / (2 * long));
+  return Math.ceil((axis * shortAxis * (2_000_000 + width * height)) / 4_000_000);
+}
+
+/** The size and quality an image request asks for; `auto` (or none) as the most the vendor may pick: 1024x1024, high. */
+function imageRequest(body: any): { width: number; height: number; quality: ImageQuality } {
+  const size = /^(\d+)x(\d+)$/.exec(String(body?.size ?? ""));
+  const quality = ["low", "medium", "high"].includes(body?.quality) ? (body.quality as ImageQuality) : "high";
+  return size ? { width: Number(size[1]), height: Number(size[2]), quality } : { width: 1024, height: 1024, quality };
+}
+
+/** A text field of a multipart body (an edit's size and quality), found without decoding the files around it. */
+function multipartField(raw: Buffer, name: string): string | undefined {
+  const at = raw.indexOf(`name="${name}"`);
+  if (at === -1) return undefined;
+  const start = raw.indexOf("\r\n\r\n", at);
+  const end = start === -1 ? -1 : raw.indexOf("\r\n", start + 4);
+  return end === -1 ? undefined : raw.subarray(start + 4, end).toString("utf8");
+}
 
 const DEFAULTS: FaultOptions = {
   chatUsage: CHAT_USAGE,
@@ -174,7 +213,7 @@ export async function startFaultUpstream(mode: FaultUpstream["mode"] = "ok", opt
           body = null;
         }
       } else {
-        body = { multipartBytes: raw.length };
+        body = { multipartBytes: raw.length, size: multipartField(raw, "size"), quality: multipartField(raw, "quality") };
       }
       if (!kind) {
         outgoing.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "no such path" } }));
@@ -260,20 +299,22 @@ function normalAnswer(
       usage: { input: MESSAGES_USAGE.input_tokens, output: MESSAGES_USAGE.output_tokens },
     };
   }
+  const { width, height, quality } = imageRequest(record.body);
+  const output = imageTokens(width, height, quality);
   return {
     json: {
       created: 1_700_000_000,
       data: [{ b64_json: TINY_PNG_B64 }],
-      usage: IMAGE_USAGE,
-      size: "1024x1024",
-      quality: "low",
+      usage: { ...IMAGE_INPUT_USAGE, output_tokens: output, total_tokens: IMAGE_INPUT_USAGE.input_tokens + output },
+      size: `${width}x${height}`,
+      quality,
       output_format: "png",
     },
     text: [],
     usage: {
-      input: IMAGE_USAGE.input_tokens_details.text_tokens,
-      imageInput: IMAGE_USAGE.input_tokens_details.image_tokens,
-      output: IMAGE_USAGE.output_tokens,
+      input: IMAGE_INPUT_USAGE.input_tokens_details.text_tokens,
+      imageInput: IMAGE_INPUT_USAGE.input_tokens_details.image_tokens,
+      output,
     },
   };
 }

@@ -35,6 +35,8 @@ export type GatewayOptions = {
   env?: Record<string, string | undefined>;
   portal?: boolean;
   timeoutMs?: number;
+  /** Start it as `npm start` does (scripts/start.mjs: the server under its supervisor); `process` is the supervisor. */
+  supervised?: boolean;
 };
 
 /** A fresh database on the PostgreSQL server at `baseUrl`, dropped by `drop()` (tests and the benchmark). */
@@ -114,7 +116,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (value === undefined) delete environment[name];
     else environment[name] = value;
   }
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const child = spawn(process.execPath, options.supervised ? ["scripts/start.mjs"] : ["--import", "tsx", "server.ts"], {
     cwd: process.cwd(),
     env: environment as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,115 +1,40 @@
-// What makes the offline simulator usable for agents and structured output (issue "real clients", item 8):
+// What makes the offline simulator usable for agents and structured output (docs/simulator.md):
 // - a tool call when the request forces one (tool_choice) or the last user turn names a tool, with arguments that
 //   are a minimal valid instance of the tool's JSON schema; once a tool result came back, the answer is text again;
 // - structured output: a JSON schema response format is answered with a minimal valid instance of the schema;
 // - each model's context window (lib/catalog/index.ts) is enforced with the vendors' own refusal.
 // All deterministic: the same request gives the same call.
 import { createHash } from "node:crypto";
-import type { UpstreamFailure } from "@/lib/providers/types";
+import type { TextAdapter, UpstreamFailure } from "@/lib/providers/types";
+import { instanceOf, SchemaLimitError, type Schema } from "./schema-value";
 
-type Schema = {
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema | Schema[];
-  prefixItems?: Schema[];
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  minItems?: number;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  exclusiveMinimum?: number;
-  maximum?: number;
-  format?: string;
-  pattern?: string;
-  default?: unknown;
-  $ref?: string;
-  $defs?: Record<string, Schema>;
-  definitions?: Record<string, Schema>;
-};
+export { instanceOf } from "./schema-value";
 
-/** Deepest nesting followed; below it, a nullable-friendly empty value. */
-const MAX_DEPTH = 12;
-
-function resolveRef(ref: string, root: Schema): Schema | undefined {
-  const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
-  if (!match) return undefined;
-  return (match[1] === "$defs" ? root.$defs : root.definitions)?.[decodeURIComponent(match[2]!)];
+/** The simulator's refusal of a schema past its limits, in the endpoint's dialect (as contextRefusal below). */
+export function schemaRefusal(dialect: "chat" | "messages", error: unknown): UpstreamFailure {
+  if (!(error instanceof SchemaLimitError)) throw error;
+  return {
+    ok: false,
+    retryable: false,
+    status: 400,
+    message: error.message,
+    cause: "schema_too_large",
+    vendor: dialect === "messages" ? { type: "invalid_request_error" } : { type: "invalid_request_error", code: "invalid_schema" },
+  };
 }
 
-function stringFor(schema: Schema, name: string): string {
-  switch (schema.format) {
-    case "date-time":
-      return "2026-01-01T00:00:00Z";
-    case "date":
-      return "2026-01-01";
-    case "time":
-      return "00:00:00";
-    case "email":
-      return "someone@example.com";
-    case "uri":
-    case "url":
-      return "https://example.com/";
-    case "uuid":
-      return "00000000-0000-4000-8000-000000000000";
-  }
-  let value = name === "city" || name === "location" ? "Paris" : `${name || "value"} (simulated)`;
-  if (schema.maxLength !== undefined && value.length > schema.maxLength) value = value.slice(0, schema.maxLength);
-  if (schema.minLength !== undefined && value.length < schema.minLength) value = value.padEnd(schema.minLength, "x");
-  return value;
-}
-
-/** A small value valid against `schema`: required properties filled, enums and consts honoured, bounds respected. */
-export function instanceOf(schema: Schema | undefined, name = "value", root: Schema | undefined = schema, depth = 0): unknown {
-  if (!schema || typeof schema !== "object" || depth > MAX_DEPTH) return null;
-  if (schema.$ref) return instanceOf(resolveRef(schema.$ref, root ?? schema), name, root, depth + 1);
-  if ("const" in schema) return schema.const;
-  if (schema.enum?.length) return schema.enum[0];
-  if (schema.default !== undefined) return schema.default;
-  const choices = schema.anyOf ?? schema.oneOf;
-  if (choices?.length) return instanceOf(choices.find((option) => option.type !== "null") ?? choices[0], name, root, depth + 1);
-  if (schema.allOf?.length) {
-    const merged: Schema = { type: "object", properties: {}, required: [] };
-    for (const part of schema.allOf) {
-      const resolved = part.$ref ? (resolveRef(part.$ref, root ?? schema) ?? part) : part;
-      Object.assign(merged.properties!, resolved.properties ?? {});
-      merged.required!.push(...(resolved.required ?? []));
-    }
-    return instanceOf(merged, name, root, depth + 1);
-  }
-  const type = Array.isArray(schema.type) ? (schema.type.find((entry) => entry !== "null") ?? "null") : schema.type;
-  if (type === "object" || (!type && schema.properties)) {
-    const value: Record<string, unknown> = {};
-    const properties = schema.properties ?? {};
-    // Every property the schema lists (strict schemas require all of them), required or not.
-    for (const [key, property] of Object.entries(properties)) value[key] = instanceOf(property, key, root, depth + 1);
-    for (const key of schema.required ?? []) if (!(key in value)) value[key] = `${key} (simulated)`;
-    return value;
-  }
-  if (type === "array") {
-    const items = Array.isArray(schema.items) ? schema.items : schema.prefixItems;
-    if (items) return items.map((item, index) => instanceOf(item, `${name}${index}`, root, depth + 1));
-    const count = Math.max(1, schema.minItems ?? 1);
-    return Array.from({ length: count }, () => instanceOf(schema.items as Schema | undefined, name, root, depth + 1));
-  }
-  if (type === "integer" || type === "number") {
-    const low = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : undefined);
-    const value = low !== undefined ? Math.max(low, 1) : 1;
-    const bounded = schema.maximum !== undefined ? Math.min(value, schema.maximum) : value;
-    return type === "integer" ? Math.ceil(bounded) : bounded;
-  }
-  if (type === "boolean") return true;
-  if (type === "null") return null;
-  return stringFor(schema, name);
+/** The adapter, with each schema past the simulator's limits answered as the upstream's 400 (never a thrown error). */
+export function withSchemaLimits(adapter: TextAdapter): TextAdapter {
+  return {
+    chat: (call) => adapter.chat(call).catch((error: unknown) => schemaRefusal("chat", error)),
+    messages: (call) => adapter.messages(call).catch((error: unknown) => schemaRefusal("messages", error)),
+  };
 }
 
 export type SimulatedToolCall = { id: string; name: string; arguments: Record<string, unknown> };
 
-type ToolLike = { name: string; schema: Schema | undefined };
+/** A tool the request offers; `where` names its schema in the request, for the simulator's refusals. */
+type ToolLike = { name: string; schema: Schema | undefined; where: string };
 
 /** A call id that is stable for the request (so a retried request reads the same), in the vendor's shape. */
 export function toolCallId(prefix: "call_" | "toolu_", seed: string): string {
@@ -153,8 +78,11 @@ type ChatBody = {
 };
 
 export function chatTools(body: ChatBody): ToolLike[] {
-  const tools = (body.tools ?? []).filter((tool) => tool?.type === "function" && typeof tool.function?.name === "string");
-  return tools.map((tool) => ({ name: tool.function!.name!, schema: tool.function!.parameters }));
+  return (body.tools ?? []).flatMap((tool, index) =>
+    tool?.type === "function" && typeof tool.function?.name === "string"
+      ? [{ name: tool.function.name, schema: tool.function.parameters, where: `tools[${index}].function.parameters` }]
+      : [],
+  );
 }
 
 export function chatForcedTool(body: ChatBody): string | "first" | "none" | null {
@@ -176,7 +104,8 @@ export function chatEndsWithToolResult(body: ChatBody): boolean {
 /** The content a JSON response format asks for, as text; null when the request asks for plain text. */
 export function chatStructuredContent(body: ChatBody, answer: string): string | null {
   const format = body.response_format;
-  if (format?.type === "json_schema") return JSON.stringify(instanceOf(format.json_schema?.schema ?? { type: "object" }));
+  if (format?.type === "json_schema")
+    return JSON.stringify(instanceOf(format.json_schema?.schema ?? { type: "object" }, "value", "response_format.json_schema.schema"));
   if (format?.type === "json_object") return JSON.stringify({ answer, simulated: true });
   return null;
 }
@@ -192,9 +121,11 @@ type MessagesBody = {
 
 export function messagesTools(body: MessagesBody): ToolLike[] {
   // Custom tools only: server tools (web search, code execution) have a `type` and no input schema.
-  return (body.tools ?? [])
-    .filter((tool) => typeof tool?.name === "string" && tool.input_schema)
-    .map((tool) => ({ name: tool.name!, schema: tool.input_schema }));
+  return (body.tools ?? []).flatMap((tool, index) =>
+    typeof tool?.name === "string" && tool.input_schema
+      ? [{ name: tool.name, schema: tool.input_schema, where: `tools[${index}].input_schema` }]
+      : [],
+  );
 }
 
 export function messagesForcedTool(body: MessagesBody): string | "first" | "none" | null {
@@ -212,7 +143,9 @@ export function messagesEndsWithToolResult(body: MessagesBody): boolean {
 }
 
 export function messagesStructuredContent(body: MessagesBody): string | null {
-  return body.output_format?.type === "json_schema" ? JSON.stringify(instanceOf(body.output_format.schema ?? { type: "object" })) : null;
+  return body.output_format?.type === "json_schema"
+    ? JSON.stringify(instanceOf(body.output_format.schema ?? { type: "object" }, "value", "output_format.schema"))
+    : null;
 }
 
 // ------------------------------------------------------------------------------------------ context window

@@ -5,7 +5,7 @@ import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
 import { relayText, type UpstreamAnswer } from "@/lib/providers/text-relay";
 import { encodeSse } from "@/lib/platform/sse";
 import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulatorMessageEvents } from "./text";
-import { contextRefusal } from "./agent";
+import { contextRefusal, withSchemaLimits } from "./agent";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
 import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
 import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
@@ -63,7 +63,8 @@ function simulatedAnswer(call: TextCall, answer: Record<string, unknown> | strin
   return { stream: true, body, abort };
 }
 
-export const simulatorAdapter: TextAdapter = {
+// A schema past the simulator's limits (schema-value.ts, SCHEMA_LIMITS) is refused as the upstream's 400.
+export const simulatorAdapter: TextAdapter = withSchemaLimits({
   async chat(call): Promise<Outcome> {
     const refused = await outsideWindow(call, "chat");
     if (refused) return refused;
@@ -90,4 +91,4 @@ export const simulatorAdapter: TextAdapter = {
     );
     return relayText(call, "messages", "messages", simulatedAnswer(call, events));
   },
-};
+});

@@ -252,7 +252,7 @@ function simulateChat(body: SimulatorChatRequest, publicModel: string): Simulate
     const call = {
       id: toolCallId("call_", `${publicModel}\n${promptText}\n${tool.name}`),
       name: tool.name,
-      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown>,
+      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name, tool.where) ?? {}) as Record<string, unknown>,
     };
     return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
   }
@@ -274,7 +274,7 @@ function simulateMessages(body: SimulatorMessagesRequest, publicModel: string): 
     const call = {
       id: toolCallId("toolu_", `${publicModel}\n${promptText}\n${tool.name}`),
       name: tool.name,
-      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name) ?? {}) as Record<string, unknown>,
+      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name, tool.where) ?? {}) as Record<string, unknown>,
     };
     return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
   }
