@@ -204,3 +204,46 @@ test("simulatorMessageEvents: Anthropic's streaming order, read back by the Anth
   assert.equal(final.usage.output_tokens, 40);
   assert.equal(final.usage.input_tokens, countMessagesInputTokens(body));
 });
+
+test("a tool call stops at the output cap as a vendor's does: never more output than max_tokens, finish reason length", () => {
+  const parameters = {
+    type: "object",
+    properties: Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`field_${index}`, { type: "string" }])),
+  };
+  const chat = {
+    messages: [{ role: "user", content: "fill the form" }],
+    max_completion_tokens: 40,
+    tools: [{ type: "function", function: { name: "fill", parameters } }],
+    tool_choice: "required",
+  };
+  const completion = simulatorChatCompletion(chat as never, "std-5.5");
+  assert.ok(completion.usage.completion_tokens <= 40, `${completion.usage.completion_tokens} tokens`);
+  assert.equal(completion.choices[0]!.finish_reason, "length");
+  const written = completion.choices[0]!.message.tool_calls![0]!.function.arguments;
+  assert.ok(written.startsWith('{"field_0"') && !written.endsWith("}"), "the arguments end where the cap stopped them");
+  const chunks = simulatorChatChunks({ ...chat, stream_options: { include_usage: true } } as never, "std-5.5");
+  assert.ok(chunks.at(-1)!.usage!.completion_tokens <= 40);
+  assert.equal(chunks.at(-2)!.choices[0]!.finish_reason, "length");
+
+  const messages = {
+    max_tokens: 40,
+    messages: [{ role: "user", content: "fill the form" }],
+    tools: [{ name: "fill", input_schema: parameters }],
+    tool_choice: { type: "any" },
+  };
+  const message = simulatorMessage(messages as never, "msg-sonnet-4-6");
+  assert.ok(message.usage.output_tokens <= 40);
+  assert.equal(message.stop_reason, "max_tokens");
+  const events = simulatorMessageEvents(messages as never, "msg-sonnet-4-6");
+  const delta = events.find((event) => event.event === "message_delta")!.data as {
+    usage: { output_tokens: number };
+    delta: { stop_reason: string };
+  };
+  assert.ok(delta.usage.output_tokens <= 40);
+  assert.equal(delta.delta.stop_reason, "max_tokens");
+
+  // Within the cap, the whole call as before.
+  const roomy = simulatorChatCompletion({ ...chat, max_completion_tokens: 4000 } as never, "std-5.5");
+  assert.equal(roomy.choices[0]!.finish_reason, "tool_calls");
+  assert.equal(Object.keys(JSON.parse(roomy.choices[0]!.message.tool_calls![0]!.function.arguments)).length, 60);
+});

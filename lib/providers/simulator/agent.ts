@@ -31,7 +31,8 @@ export function withSchemaLimits(adapter: TextAdapter): TextAdapter {
   };
 }
 
-export type SimulatedToolCall = { id: string; name: string; arguments: Record<string, unknown> };
+/** A tool call the simulator makes: its arguments, and their JSON as written (cut at the output cap when it is reached). */
+export type SimulatedToolCall = { id: string; name: string; arguments: Record<string, unknown>; json: string };
 
 /** A tool the request offers; `where` names its schema in the request, for the simulator's refusals. */
 type ToolLike = { name: string; schema: Schema | undefined; where: string };

@@ -225,9 +225,22 @@ function lastUserText(messages: readonly { role?: string; content?: unknown }[])
 
 type Simulated = SimulatedText & { toolCall: SimulatedToolCall | null };
 
-/** A tool call's output tokens: its name and arguments as the model would write them. */
-function toolCallTokens(call: SimulatedToolCall): number {
-  return countTextTokens(`${call.name}${JSON.stringify(call.arguments)}`) + 3;
+/**
+ * A tool call as the model writes it: its name and arguments, stopped at the output cap as a vendor stops it (finish
+ * reason "length", stop reason "max_tokens"; the arguments then end mid-JSON), so it never costs more than the cap.
+ */
+function writeToolCall(id: string, name: string, args: Record<string, unknown>, maxTokens: number): Simulated {
+  const overhead = countTextTokens(name) + 3;
+  const cut = truncateToTokens(JSON.stringify(args), Math.max(0, maxTokens - overhead));
+  const call: SimulatedToolCall = { id, name, arguments: cut.truncated ? {} : args, json: cut.text };
+  return {
+    text: "",
+    inputTokens: 0,
+    outputTokens: Math.min(maxTokens, overhead + cut.tokens),
+    truncated: cut.truncated,
+    stopSequence: null,
+    toolCall: call,
+  };
 }
 
 /** The JSON a response format asks for, as the whole answer (cut to max tokens like any text). */
@@ -249,12 +262,9 @@ function simulateChat(body: SimulatorChatRequest, publicModel: string): Simulate
     endsWithToolResult: chatEndsWithToolResult(body as never),
   });
   if (tool) {
-    const call = {
-      id: toolCallId("call_", `${publicModel}\n${promptText}\n${tool.name}`),
-      name: tool.name,
-      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name, tool.where) ?? {}) as Record<string, unknown>,
-    };
-    return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
+    const args = (instanceOf(tool.schema ?? { type: "object" }, tool.name, tool.where) ?? {}) as Record<string, unknown>;
+    const id = toolCallId("call_", `${publicModel}\n${promptText}\n${tool.name}`);
+    return { ...writeToolCall(id, tool.name, args, maxTokens), inputTokens };
   }
   const text = simulateText({ model: publicModel, promptText, maxTokens, inputTokens, stop });
   return { ...structured(text, chatStructuredContent(body as never, text.text), maxTokens), toolCall: null };
@@ -271,12 +281,9 @@ function simulateMessages(body: SimulatorMessagesRequest, publicModel: string): 
     endsWithToolResult: messagesEndsWithToolResult(body as never),
   });
   if (tool) {
-    const call = {
-      id: toolCallId("toolu_", `${publicModel}\n${promptText}\n${tool.name}`),
-      name: tool.name,
-      arguments: (instanceOf(tool.schema ?? { type: "object" }, tool.name, tool.where) ?? {}) as Record<string, unknown>,
-    };
-    return { text: "", inputTokens, outputTokens: toolCallTokens(call), truncated: false, stopSequence: null, toolCall: call };
+    const args = (instanceOf(tool.schema ?? { type: "object" }, tool.name, tool.where) ?? {}) as Record<string, unknown>;
+    const id = toolCallId("toolu_", `${publicModel}\n${promptText}\n${tool.name}`);
+    return { ...writeToolCall(id, tool.name, args, maxTokens), inputTokens };
   }
   const text = simulateText({ model: publicModel, promptText, maxTokens, inputTokens, stop: body.stop_sequences ?? [] });
   return { ...structured(text, messagesStructuredContent(body as never), maxTokens), toolCall: null };
@@ -319,7 +326,7 @@ function textPieces(text: string): string[] {
 /** A non-streamed `chat.completion`, with `system_fingerprint: "simulator"`. */
 export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel: string): ChatCompletion {
   const result = simulateChat(body, publicModel);
-  const finishReason: ChatFinishReason = result.toolCall ? "tool_calls" : result.truncated ? "length" : "stop";
+  const finishReason: ChatFinishReason = result.truncated ? "length" : result.toolCall ? "tool_calls" : "stop";
   const message = result.toolCall
     ? {
         role: "assistant" as const,
@@ -329,7 +336,7 @@ export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel:
           {
             id: result.toolCall.id,
             type: "function" as const,
-            function: { name: result.toolCall.name, arguments: JSON.stringify(result.toolCall.arguments) },
+            function: { name: result.toolCall.name, arguments: result.toolCall.json },
           },
         ],
         annotations: [],
@@ -373,10 +380,8 @@ export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: str
         // As OpenAI streams a call: the id and name first, then the arguments in pieces.
         chunk({ role: "assistant", content: null, refusal: null }, null),
         chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, null),
-        ...jsonPieces(JSON.stringify(call.arguments)).map((piece) =>
-          chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null),
-        ),
-        chunk({}, "tool_calls"),
+        ...jsonPieces(call.json).map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null)),
+        chunk({}, result.truncated ? "length" : "tool_calls"),
       ]
     : [
         chunk({ role: "assistant", content: "", refusal: null }, null),
@@ -391,8 +396,8 @@ export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: str
 // Anthropic Messages
 
 function stopReasonOf(result: Simulated): MessagesStopReason {
-  if (result.toolCall) return "tool_use";
   if (result.truncated) return "max_tokens";
+  if (result.toolCall) return "tool_use";
   return result.stopSequence !== null ? "stop_sequence" : "end_turn";
 }
 
@@ -458,7 +463,7 @@ export function simulatorMessageEvents(
             content_block: { type: "tool_use", id: result.toolCall.id, name: result.toolCall.name, input: {} },
           } as MessagesStreamEvent,
           { type: "ping" } as MessagesStreamEvent,
-          ...jsonPieces(JSON.stringify(result.toolCall.arguments)).map(
+          ...jsonPieces(result.toolCall.json).map(
             (partial_json): MessagesStreamEvent => ({
               type: "content_block_delta",
               index: 0,
