@@ -62,7 +62,7 @@ export type KeyWrite = {
   where: { quotaByOperator?: boolean; unlimited?: boolean; quotaRemaining?: { gte: bigint }; operatorExpiresAt?: Date | null };
 };
 
-export const OPERATOR_DISABLED_MESSAGE =
+const OPERATOR_DISABLED_MESSAGE =
   "An operator disabled this key: only an operator can enable it again. Pausing and resuming here is your own switch and does not lift theirs";
 
 /** The owner's change, or a 403 that says which of the operator's controls it would undo. */
