@@ -1,11 +1,13 @@
 "use client";
-// Operator: one user at a glance, in a drawer from the Users page: their keys (with what each has left), their latest
+// Operator: one user at a glance, in a drawer from the Users page: their keys (with what each has left, who stopped
+// it: an operator, its owner or both, and which limits an operator set), their latest
 // ledger rows, and what operators did to the account (the audit trail, lib/admin-api/audit.ts).
 import { Badge, Drawer, Stack, Table, Text, Title } from "@mantine/core";
 import { useApi } from "@/lib/portal/api";
-import { dateTime, usd, usdPrecise } from "@/lib/portal/format";
+import { dateOnly, dateTime, usd, usdPrecise } from "@/lib/portal/format";
 import type { AdminUsageRow, AdminUser, ApiKey } from "@/lib/portal/types";
 import { LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { KeyStatus, SetByOperator } from "@/components/key-state";
 
 type AuditRow = { id: string; createdAt: string; actor: string; action: string; status: number };
 
@@ -55,9 +57,20 @@ function Details({ user }: { user: AdminUser }) {
                       ) : null}
                     </Text>
                   </Table.Td>
-                  <Table.Td>{key.unlimited ? "no cap" : `${usd(key.quotaRemaining)} left`}</Table.Td>
                   <Table.Td>
-                    <StatusBadge status={key.status} />
+                    <Text size="sm">{key.unlimited ? "no cap" : `${usd(key.quotaRemaining)} left`}</Text>
+                    {key.quotaByOperator && key.purpose !== "playground" ? (
+                      <SetByOperator viewer="operator" testId="key-quota-by-operator" />
+                    ) : null}
+                    {key.operatorExpiresAt ? (
+                      <SetByOperator
+                        viewer="operator"
+                        testId="key-expiry-by-operator"
+                      >{`expiry set by an operator: ${dateOnly(key.operatorExpiresAt)}`}</SetByOperator>
+                    ) : null}
+                  </Table.Td>
+                  <Table.Td>
+                    <KeyStatus apiKey={key} viewer="operator" />
                   </Table.Td>
                 </Table.Tr>
               ))}

@@ -30,7 +30,8 @@ import { dateOnly, relative, usd, usdPrecise, usdToMicros } from "@/lib/portal/f
 import type { ApiKey, CreatedKey, Self } from "@/lib/portal/types";
 import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { PageHeader } from "@/components/page-header";
-import { CopyField, FormError, LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { CopyField, FormError, LoadError, Loading } from "@/components/feedback";
+import { KeyStatus, SetByOperator } from "@/components/key-state";
 import { EditKeyModal } from "./edit-key";
 import { DataTable } from "@/components/data-table";
 
@@ -280,6 +281,12 @@ export function KeysPage() {
         actions={createButton}
       />
       {keys.error ? <LoadError error={keys.error} onRetry={keys.reload} /> : null}
+      {list.some((key) => key.status === "disabled" && key.disabledByOperator) ? (
+        <Alert color="gray" variant="light" mb="md" icon={<IconAlertTriangle size={18} />} data-testid="operator-disabled-note">
+          The gateway&apos;s operator disabled a key of yours: it is refused until an operator enables it again, and pausing or resuming it
+          here does not change that.
+        </Alert>
+      ) : null}
       {keys.loading && !keys.data ? (
         <Loading label="Loading your keys…" />
       ) : keys.data && list.length === 0 ? (
@@ -354,11 +361,21 @@ export function KeysPage() {
                     ) : (
                       usd(key.quotaRemaining)
                     )}
+                    {key.quotaByOperator && key.purpose !== "playground" ? (
+                      <SetByOperator viewer="owner" testId="key-quota-by-operator" />
+                    ) : null}
                   </Table.Td>
                   <Table.Td>
                     <Tooltip label={key.expiresAt ? new Date(key.expiresAt).toLocaleString() : "Never expires"} disabled={!key.expiresAt}>
                       <Text size="sm">{key.expiresAt ? dateOnly(key.expiresAt) : "Never"}</Text>
                     </Tooltip>
+                    {key.operatorExpiresAt ? (
+                      <SetByOperator viewer="owner" testId="key-expiry-by-operator">
+                        {key.expiresAt === key.operatorExpiresAt
+                          ? "set by the operator"
+                          : `the operator's: ${dateOnly(key.operatorExpiresAt)}`}
+                      </SetByOperator>
+                    ) : null}
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" c={key.lastUsedAt ? undefined : "dimmed"}>
@@ -366,7 +383,7 @@ export function KeysPage() {
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <StatusBadge status={key.status} />
+                    <KeyStatus apiKey={key} viewer="owner" />
                   </Table.Td>
                   <Table.Td>
                     <Group gap={2} wrap="nowrap">
@@ -377,15 +394,28 @@ export function KeysPage() {
                               <IconPencil size={16} />
                             </ActionIcon>
                           </Tooltip>
-                          <Tooltip label={key.status === "active" ? "Pause: refused until resumed" : "Resume"}>
-                            <ActionIcon
-                              variant="subtle"
-                              aria-label={`${key.status === "active" ? "Pause" : "Resume"} key ${key.name || key.prefix}`}
-                              onClick={() => void setPaused(key, key.status === "active")}
-                            >
-                              {key.status === "active" ? <IconPlayerPause size={16} /> : <IconPlayerPlay size={16} />}
-                            </ActionIcon>
-                          </Tooltip>
+                          {/* Pause and resume are the owner's own switch: a resume cannot lift the operator's disable, so it is not offered then. */}
+                          {!key.pausedByOwner ? (
+                            <Tooltip label="Pause: refused until resumed">
+                              <ActionIcon
+                                variant="subtle"
+                                aria-label={`Pause key ${key.name || key.prefix}`}
+                                onClick={() => void setPaused(key, true)}
+                              >
+                                <IconPlayerPause size={16} />
+                              </ActionIcon>
+                            </Tooltip>
+                          ) : !key.disabledByOperator ? (
+                            <Tooltip label="Resume">
+                              <ActionIcon
+                                variant="subtle"
+                                aria-label={`Resume key ${key.name || key.prefix}`}
+                                onClick={() => void setPaused(key, false)}
+                              >
+                                <IconPlayerPlay size={16} />
+                              </ActionIcon>
+                            </Tooltip>
+                          ) : null}
                         </>
                       ) : null}
                       <Tooltip label="Revoke key">

@@ -14,6 +14,7 @@ import { flushLedger } from "@/lib/money/ledger";
 import { groupOf } from "@/lib/money/prices";
 import { moneyStore } from "@/lib/money/store";
 import { applyKeyChange, publicKey } from "@/lib/keys/store";
+import { ownerKeyWrite } from "@/lib/keys/controls";
 import { redeemLookupHashes } from "@/lib/accounts/redeem-format";
 import { checkPasswordStrength, hashPassword, verifyPassword } from "@/lib/accounts/password";
 import {
@@ -216,29 +217,38 @@ export const updateOwnKeySchema = z
     /** Micro-USD the key may still spend (its owner's balance bounds it too). */
     quota: quota.optional(),
     unlimited: z.boolean().optional(),
-    /** Pause ("disabled") and resume ("active"). */
+    /** Pause ("disabled") and resume ("active") the owner's own pause; an operator's disable stays (403). */
     status: z.enum(["active", "disabled"]).optional(),
     /** The models the key may call, within its group; [] for every model the group allows. */
     models: z.array(z.string().trim().min(1).max(200)).max(200).optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: "send at least one of name, expiresAt, quota, unlimited, status, models" });
 
-/** PATCH /api/user/keys/{id}: the owner renames, pauses, resumes, re-dates or re-caps one of their keys. */
+/**
+ * PATCH /api/user/keys/{id}: the owner renames, pauses, resumes, re-dates or re-caps one of their keys, within what
+ * the operator left them (lib/keys/controls.ts): a 403 says which of the operator's controls the change would undo.
+ */
 export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
   const body = await readBody(request, updateOwnKeySchema, ACCOUNT_BODY_LIMIT_BYTES);
-  // One lookup with both conditions: another user's key and a missing key answer the same 404.
-  const key = await db().apiKey.findFirst({ where: { id: params.id ?? "", userId: user.id, deletedAt: null } });
-  if (!key) throw new GatewayError("not_found", "No key with this id");
-  if (key.purpose === "playground")
-    throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
-  if (body.models?.length) {
-    const group = await groupOf(key.group);
-    const outside = [...new Set(body.models)].filter((model) => !group?.models.has(model));
-    if (outside.length)
-      throw new GatewayError("invalid_request", `Not in this key's group '${key.group}': ${outside.join(", ")}`, { param: "models" });
-    body.models = [...new Set(body.models)];
+  // A write whose checks no longer hold (requests spent the quota meanwhile, an operator changed the key) is
+  // checked again on the row as it is now.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    // One lookup with both conditions: another user's key and a missing key answer the same 404.
+    const key = await db().apiKey.findFirst({ where: { id: params.id ?? "", userId: user.id, deletedAt: null } });
+    if (!key) throw new GatewayError("not_found", "No key with this id");
+    if (key.purpose === "playground")
+      throw new GatewayError("conflict", "The playground's key is managed by the playground: renew it there, or delete it here");
+    if (body.models?.length) {
+      const group = await groupOf(key.group);
+      const outside = [...new Set(body.models)].filter((model) => !group?.models.has(model));
+      if (outside.length)
+        throw new GatewayError("invalid_request", `Not in this key's group '${key.group}': ${outside.join(", ")}`, { param: "models" });
+      body.models = [...new Set(body.models)];
+    }
+    const updated = await applyKeyChange(key, ownerKeyWrite(key, body));
+    if (updated) return json(publicKey(updated));
   }
-  return json(publicKey(await applyKeyChange(key, body)));
+  throw new GatewayError("conflict", "The key changed while this change was being saved; look at it again and retry");
 });
 
 async function deleteOwnKey(user: UserRow, id: string): Promise<Response> {

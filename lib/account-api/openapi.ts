@@ -50,7 +50,8 @@ export const documentedRoutes: Documented[] = [
   {
     method: "patch",
     path: "/api/user/keys/{id}",
-    summary: "Rename, pause or resume, re-date or re-cap one of the user's keys, or keep it to some of its group's models",
+    summary:
+      "Rename, pause or resume, re-date or re-cap one of the user's keys, or keep it to some of its group's models; 403 for a change that would undo an operator's disable, quota or expiry (docs/api.md)",
     tag: "Account",
     security: "session",
     body: updateOwnKeySchema,

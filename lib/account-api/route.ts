@@ -12,6 +12,7 @@ import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { log } from "@/lib/platform/log";
 import { KEY_PATTERN } from "@/lib/keys/format";
 import { findKey } from "@/lib/keys/lookup";
+import { STOPPED_KEY_MESSAGE } from "@/lib/keys/controls";
 import { clientAddressFrom, readSessionRecord } from "@/lib/auth/session";
 import { lockedMessage, type ThrottleDecision } from "@/lib/accounts/throttle";
 
@@ -86,8 +87,8 @@ export function sessionOrKeyRoute(handler: (request: Request, params: Params, ca
       }
       const principal = await findKey(sha256(match[1]!));
       if (!principal || principal.deleted) throw new GatewayError("invalid_api_key", "Invalid API key");
-      if (principal.status !== "active" || principal.userStatus !== "active")
-        throw new GatewayError("disabled_api_key", "This API key is disabled");
+      if (principal.status !== "active") throw new GatewayError("disabled_api_key", STOPPED_KEY_MESSAGE[principal.status]);
+      if (principal.userStatus !== "active") throw new GatewayError("disabled_api_key", "The account that owns this API key is disabled");
       if (principal.expiresAt !== null && principal.expiresAt <= Date.now())
         throw new GatewayError("expired_api_key", "This API key has expired");
       return handler(request, params, {

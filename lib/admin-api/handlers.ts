@@ -16,6 +16,7 @@ import { hashPassword, checkPasswordStrength } from "@/lib/accounts/password";
 import { newApiKey } from "@/lib/keys/format";
 import { CHANNEL_TYPES, providerOf } from "@/lib/providers";
 import { applyKeyChange, publicKey } from "@/lib/keys/store";
+import { operatorKeyWrite } from "@/lib/keys/controls";
 import { flushLedger } from "@/lib/money/ledger";
 import { moneyStore } from "@/lib/money/store";
 import { MODIFIER_KEY } from "@/lib/money/price-modifiers";
@@ -165,6 +166,8 @@ export const createKeySchema = z.object({
   unlimited: z.boolean().default(false),
   expiresAt: date.nullable().optional(),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  /** The quota is the operator's (the owner may only lower it); false lets the owner set it freely. */
+  quotaByOperator: z.boolean().default(true),
 });
 
 export const createKey = adminRoute(async (request) => {
@@ -184,13 +187,13 @@ export const createKey = adminRoute(async (request) => {
       quotaRemaining: BigInt(body.quota),
       unlimited: body.unlimited,
       expiresAt: body.expiresAt ?? null,
+      // The operator chose these limits (lib/keys/controls.ts): the owner may tighten them, not loosen them.
+      quotaByOperator: body.quotaByOperator,
+      operatorExpiresAt: body.expiresAt ?? null,
       rateLimitPerMinute: body.rateLimitPerMinute ?? null,
     },
   });
-  return json(
-    { id: row.id, key, prefix, name: row.name, group: row.group, quota: body.quota, unlimited: row.unlimited, expiresAt: row.expiresAt },
-    201,
-  );
+  return json({ ...publicKey(row), key, quota: body.quota }, 201);
 });
 
 export const listKeys = adminRoute(async (request) => {
@@ -208,8 +211,14 @@ export const updateKeySchema = z.object({
   unlimited: z.boolean().optional(),
   expiresAt: date.nullable().optional(),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  /** false hands the quota back to the owner; a quota or unlimited sent here makes it the operator's again. */
+  quotaByOperator: z.boolean().optional(),
 });
 
+/**
+ * PATCH /api/admin/keys/{id}: `status` is the operator's switch (the owner's pause is theirs and stays); a quota,
+ * unlimited or expiry sent here becomes the operator's, which the owner may tighten, not loosen (lib/keys/controls.ts).
+ */
 export const updateKey = adminRoute(async (request, params) => {
   const body = await readBody(request, updateKeySchema);
   const key = await db().apiKey.findUnique({ where: { id: params.id } });
@@ -217,7 +226,11 @@ export const updateKey = adminRoute(async (request, params) => {
   if (body.group && !(await db().group.findUnique({ where: { name: body.group } }))) {
     throw new GatewayError("invalid_request", `Group '${body.group}' does not exist`, { param: "group" });
   }
-  return json(publicKey(await applyKeyChange(key, body)));
+  // Which fields changed, so the trail can tell a disable from a new quota (never the values of secrets: keys have none here).
+  auditDetail(request, { fields: Object.keys(body) });
+  const updated = await applyKeyChange(key, { data: operatorKeyWrite(body), where: {} });
+  if (!updated) throw new GatewayError("not_found", "No key with this id");
+  return json(publicKey(updated));
 });
 
 export const deleteKey = adminRoute(async (_request, params) => {

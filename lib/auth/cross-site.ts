@@ -20,15 +20,21 @@ export function checkCookieWrite(request: Request, options: { allowMultipart?: b
   const origin = request.headers.get("origin");
   const fetchSite = request.headers.get("sec-fetch-site");
   if (origin !== null) {
-    let host: string;
+    let sent: URL;
     try {
-      host = new URL(origin).host;
+      sent = new URL(origin);
     } catch {
       throw refused();
     }
-    // The configured public address, or (when none is configured) the host the request was sent to.
-    const allowed = env().APP_URL ? new URL(env().appUrl).host : (request.headers.get("host") ?? "");
-    if (host !== allowed) throw refused();
+    if (env().APP_URL) {
+      // The configured public address, scheme and port included: a page at http://app.example is another origin
+      // than https://app.example (anyone on the network path can write one), not the portal.
+      if (sent.origin !== new URL(env().appUrl).origin) throw refused();
+    } else if ((sent.protocol !== "http:" && sent.protocol !== "https:") || sent.host !== (request.headers.get("host") ?? "")) {
+      // Without APP_URL the server cannot know the scheme the portal is served with (TLS may end before it): the
+      // host the request was sent to, over http or https.
+      throw refused();
+    }
   } else if (fetchSite !== null && fetchSite !== "same-origin" && fetchSite !== "none") {
     throw refused();
   }

@@ -14,6 +14,7 @@ import {
 import { signInWithPassword } from "@/lib/accounts/sign-in";
 import { db } from "@/lib/platform/db/client";
 import { log } from "@/lib/platform/log";
+import { sameOriginRedirect } from "./redirect";
 
 /** Thrown from the jwt callback for a session that has ended; next-auth then clears the cookie. */
 class SessionEnded extends Error {
@@ -80,6 +81,11 @@ export function authOptions(): NextAuthOptions {
       },
     },
     callbacks: {
+      // Where next-auth's own answers send the browser (the callbackUrl of a sign-out form, of a sign-in POST): the
+      // same check as the sign-in page's, on the URL as the browser will resolve it (lib/auth/redirect.ts).
+      async redirect({ url, baseUrl }) {
+        return sameOriginRedirect(url, baseUrl);
+      },
       async jwt({ token, user }) {
         if (user) {
           const signedIn = user as unknown as { id: string; role: string; sessionVersion: number; sessionId: string };

@@ -15,7 +15,11 @@ export type KeyPrincipal = {
   group: string;
   unlimited: boolean;
   expiresAt: number | null;
-  status: string;
+  /**
+   * "active" only when neither side has stopped the key: "disabled" by the operator's switch, else "paused" by its
+   * owner (lib/keys/controls.ts). Whoever reads it refuses anything but "active"; `stoppedReason` says why for people.
+   */
+  status: "active" | "paused" | "disabled";
   deleted: boolean;
   userStatus: string;
   rateLimitPerMinute: number | null;
@@ -74,7 +78,7 @@ async function load(keyHash: string): Promise<KeyPrincipal | null> {
     group: row.group,
     unlimited: row.unlimited,
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
-    status: row.status,
+    status: row.status !== "active" ? "disabled" : row.pausedByOwner ? "paused" : "active",
     deleted: row.deletedAt !== null,
     userStatus: row.user.status,
     rateLimitPerMinute: row.rateLimitPerMinute,

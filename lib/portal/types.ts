@@ -23,7 +23,14 @@ export type ApiKey = {
   quotaRemaining: number;
   unlimited: boolean;
   expiresAt: string | null;
+  /** "disabled" when the operator disabled it or its owner paused it; the two fields below say which. */
   status: "active" | "disabled" | "expired" | "deleted";
+  disabledByOperator: boolean;
+  pausedByOwner: boolean;
+  /** The operator set the quota (or made it unlimited): the owner may lower it, not raise it. */
+  quotaByOperator: boolean;
+  /** The expiry the operator set: the owner may bring the key's expiry forward, never past this. */
+  operatorExpiresAt: string | null;
   lastUsedAt: string | null;
   rateLimitPerMinute: number | null;
   createdAt: string;

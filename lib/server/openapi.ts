@@ -102,7 +102,8 @@ const operator: Documented[] = [
   {
     method: "patch",
     path: "/api/admin/keys/{id}",
-    summary: "Change a key",
+    summary:
+      "Change a key: status is the operator's switch (the owner cannot lift it); a quota or expiry set here the owner may only tighten",
     tag: "Operator",
     security: "operator",
     body: admin.updateKeySchema,

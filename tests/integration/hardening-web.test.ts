@@ -1,7 +1,7 @@
-// Hardening items 1, 6 and 7 (SECURITY.md): writes with a session cookie only from the portal's own origin and as
-// JSON; a cookie or path parameter that does not decode is not a 500; a body nested thousands of levels deep is a
-// 400 in the endpoint's dialect. Items 5 and 12 have their own files (tests/unit/callback.test.ts,
-// tests/integration/backup-code-migration.test.ts).
+// Hardening items 1, 6 and 7 (SECURITY.md): writes with a session cookie only from the portal's own origin (scheme,
+// host and port) and as JSON; a cookie or path parameter that does not decode is not a 500; a body nested thousands
+// of levels deep is a 400 in the endpoint's dialect. Item 5 over HTTP (the check itself: tests/unit/callback.test.ts),
+// item 11 for the portal's pages and next-auth's own; item 12 has its own file (tests/integration/backup-code-migration.test.ts).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
@@ -10,6 +10,10 @@ import { signIn } from "../helpers/session";
 let gateway: Gateway;
 let adminCookie: string;
 let key: string;
+
+/** A second gateway whose APP_URL is https, started once for the tests that need it. */
+let secure: Promise<Gateway> | undefined;
+const secureGateway = () => (secure ??= startGateway({ portal: true, env: { APP_URL: "https://gateway.example" } }));
 
 before(async () => {
   gateway = await startGateway({ portal: true });
@@ -80,6 +84,31 @@ describe("hardening item 1: cross-site writes", () => {
     assert.equal(reads.status, 200, "reads are not writes");
   });
 
+  test("with APP_URL https://gateway.example, an Origin of another scheme or port is another site: refused; the exact origin passes", async () => {
+    const site = await secureGateway();
+    const signedIn = await signIn(site.url, "admin@example.com", "admin-password-123");
+    assert.ok(signedIn.ok);
+    const write = (origin: string) =>
+      fetch(`${site.url}/api/admin/redeem-codes`, {
+        method: "POST",
+        headers: { cookie: signedIn.cookie, origin, "content-type": "application/json" },
+        body: JSON.stringify({ quota: 1_000, count: 1 }),
+      });
+    const before = (await site.admin("GET", "/api/admin/redeem-codes")).data.length;
+    for (const origin of [
+      "http://gateway.example",
+      "https://gateway.example:8443",
+      "http://gateway.example:443",
+      "wss://gateway.example",
+    ]) {
+      const response = await write(origin);
+      assert.equal(response.status, 403, origin);
+      assert.match((await response.json()).error.message, /Cross-site request refused/);
+    }
+    assert.equal((await site.admin("GET", "/api/admin/redeem-codes")).data.length, before, "nothing was created");
+    assert.equal((await write("https://gateway.example")).status, 201, "the portal's own origin");
+  });
+
   test("/v1 is not a cookie route: no 415 for its bodies", async () => {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: "POST",
@@ -88,6 +117,50 @@ describe("hardening item 1: cross-site writes", () => {
     });
     assert.equal(response.status, 200);
     await response.text();
+  });
+});
+
+describe("hardening item 5: the page after sign-in, over HTTP", () => {
+  // The reproduced URLs: each path normalizes to "//evil.example/phish", a host to the browser.
+  const tricks = ["%2F.%2F%2Fevil.example%2Fphish", "%2F%252e%2F%2Fevil.example%2Fphish", "%2Fx%2F..%2F%2Fevil.example%2Fphish"];
+
+  test("signed in, /sign-in?callbackUrl=<a dot-segment trick> redirects to a page of this site", async () => {
+    for (const trick of tricks) {
+      const response = await fetch(`${gateway.url}/sign-in?callbackUrl=${trick}`, { headers: { cookie: adminCookie }, redirect: "manual" });
+      assert.ok(response.status >= 300 && response.status < 400, `${trick}: ${response.status}`);
+      const location = response.headers.get("location") ?? "";
+      assert.equal(new URL(location, gateway.url).origin, new URL(gateway.url).origin, `${trick} -> ${location}`);
+      assert.equal(new URL(location, gateway.url).pathname, "/dashboard", `${trick} -> ${location}`);
+    }
+    const kept = await fetch(`${gateway.url}/sign-in?callbackUrl=%2Fkeys%3Ftab%3Dnew`, {
+      headers: { cookie: adminCookie },
+      redirect: "manual",
+    });
+    assert.equal(new URL(kept.headers.get("location") ?? "", gateway.url).pathname, "/keys", "a page of the site is kept");
+  });
+
+  test("next-auth's own redirects (a sign-out form's callbackUrl) are normalized the same way: no path that names a host", async () => {
+    const fresh = await signIn(gateway.url, "admin@example.com", "admin-password-123");
+    assert.ok(fresh.ok);
+    const csrf = await fetch(`${gateway.url}/api/auth/csrf`, { headers: { cookie: fresh.cookie } });
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const csrfCookie = csrf.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0])
+      .join("; ");
+    const response = await fetch(`${gateway.url}/api/auth/signout`, {
+      method: "POST",
+      headers: { cookie: [fresh.cookie, csrfCookie].filter(Boolean).join("; "), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken, callbackUrl: decodeURIComponent(tricks[0]!) }),
+      redirect: "manual",
+    });
+    assert.equal(response.status, 302);
+    const location = response.headers.get("location") ?? "";
+    const landing = new URL(location, gateway.url);
+    // Before, next-auth answered the callbackUrl appended to its base URL: "..././/evil.example/phish", whose path,
+    // once normalized, is a network-path reference that names a host wherever it is handed on as a path.
+    assert.ok(!landing.pathname.startsWith("//"), `${location}: its path would be read as a host`);
+    assert.equal(new URL(`${landing.pathname}${landing.search}`, "http://elsewhere.invalid").host, "elsewhere.invalid", location);
   });
 });
 
@@ -179,8 +252,29 @@ describe("hardening item 11: framing", () => {
     const api = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(api.headers.get("x-frame-options"), null);
     assert.equal(api.headers.get("content-security-policy"), null, "no page policy on /v1");
-    const secure = await startGateway({ portal: true, env: { APP_URL: "https://gateway.example" } });
-    const securePage = await fetch(`${secure.url}/`);
+    const securePage = await fetch(`${(await secureGateway()).url}/`);
     assert.match(securePage.headers.get("strict-transport-security") ?? "", /max-age=\d+/);
+  });
+
+  test("next-auth's own pages and answers (/api/auth/*) refuse framing: a policy of their own, no scripts", async () => {
+    for (const path of ["/api/auth/signout", "/api/auth/error", "/api/auth/error?error=Verification", "/api/auth/verify-request"]) {
+      const page = await fetch(`${gateway.url}${path}`, { headers: { cookie: adminCookie } });
+      assert.match(page.headers.get("content-type") ?? "", /text\/html/, path);
+      const policy = page.headers.get("content-security-policy") ?? "";
+      assert.match(policy, /frame-ancestors 'none'/, `${path}: ${policy}`);
+      assert.match(policy, /default-src 'none'/, path);
+      assert.match(policy, /form-action 'self'/, path);
+      assert.equal(page.headers.get("x-frame-options"), "DENY", path);
+      assert.equal(page.headers.get("x-content-type-options"), "nosniff", path);
+      assert.doesNotMatch(await page.text(), /<script\b/i, `${path}: the policy allows no script, and the page has none`);
+    }
+    // Its redirects and JSON carry the same headers (the sign-in page of its own redirects to the portal's).
+    const signin = await fetch(`${gateway.url}/api/auth/signin`, { redirect: "manual" });
+    assert.ok(signin.status >= 300 && signin.status < 400);
+    assert.equal(signin.headers.get("x-frame-options"), "DENY");
+    const session = await fetch(`${gateway.url}/api/auth/session`, { headers: { cookie: adminCookie } });
+    assert.equal(session.status, 200);
+    assert.match(session.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+    assert.ok(((await session.json()) as { user?: unknown }).user, "the session still reads");
   });
 });

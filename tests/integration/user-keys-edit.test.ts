@@ -1,5 +1,6 @@
 // The owner edits their keys (portal round 2, item 7): rename, pause and resume, change the expiry and the cap.
 // A paused key is refused at once on /v1; resumed, it works again. The playground's own key is not edited here.
+// What the owner may not undo of the operator's controls: tests/integration/key-controls.test.ts.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
@@ -13,6 +14,10 @@ before(async () => {
   gateway = await startGateway({ portal: true });
   user = await createUserWithKey(gateway, { balance: 50_000_000 });
   browser = await signedIn(gateway.url, user.email, user.password);
+  // A key the owner made: its limits are the owner's to set either way (an operator's key: tests/integration/key-controls.test.ts).
+  const own = await browser.call("POST", "/api/user/keys", { name: "own", unlimited: true });
+  assert.equal(own.status, 201);
+  user = { ...user, key: own.body.key, keyId: own.body.id };
 });
 after(stopAllGateways);
 

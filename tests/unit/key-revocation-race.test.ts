@@ -29,6 +29,7 @@ type Row = {
   unlimited: boolean;
   expiresAt: null;
   status: string;
+  pausedByOwner: boolean;
   deletedAt: Date | null;
   rateLimitPerMinute: null;
   user: { status: string };
@@ -44,6 +45,7 @@ const row = (keyHash: string, status: string): Row => ({
   unlimited: false,
   expiresAt: null,
   status,
+  pausedByOwner: false,
   deletedAt: null,
   rateLimitPerMinute: null,
   user: { status: "active" },
