@@ -4,6 +4,7 @@
 import { GatewayError, errorResponse, type Dialect } from "@/lib/platform/errors";
 import { hashApiKey, KEY_PATTERN } from "@/lib/keys/format";
 import { findKey, type KeyPrincipal } from "@/lib/keys/lookup";
+import { STOPPED_KEY_MESSAGE } from "@/lib/keys/controls";
 import { requestIdOf } from "@/lib/platform/http/json";
 import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { log } from "@/lib/platform/log";
@@ -78,7 +79,8 @@ export async function authenticate(request: Request, scheme: Scheme): Promise<Ke
 /** The checks after the lookup: deleted, disabled, expired, owner disabled. */
 export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
   if (principal.deleted) throw new GatewayError("invalid_api_key", "This API key was deleted");
-  if (principal.status !== "active") throw new GatewayError("disabled_api_key", "This API key is disabled");
+  // Who stopped it (docs/api.md, "Keys: the owner and the operator"): the owner can resume a pause, not a disable.
+  if (principal.status !== "active") throw new GatewayError("disabled_api_key", STOPPED_KEY_MESSAGE[principal.status]);
   if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) {
     throw new GatewayError("expired_api_key", `This API key expired at ${new Date(principal.expiresAt).toISOString()}`);
   }

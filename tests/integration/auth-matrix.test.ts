@@ -133,7 +133,7 @@ const CASES: Case[] = [
     headers: () => bearer(keys.disabled!),
     status: 401,
     code: "disabled_api_key",
-    message: () => "This API key is disabled",
+    message: () => "This API key was disabled by the gateway's operator; only an operator can enable it again",
   },
   {
     cause: "a deleted key",

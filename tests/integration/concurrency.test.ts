@@ -116,7 +116,10 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal((await refusedAtOnce.json()).error.message, "This API key was deleted");
       const disabledAtOnce = await chat(gateway, disabled.key);
       assert.equal(disabledAtOnce.status, 401);
-      assert.equal((await disabledAtOnce.json()).error.message, "This API key is disabled");
+      assert.equal(
+        (await disabledAtOnce.json()).error.message,
+        "This API key was disabled by the gateway's operator; only an operator can enable it again",
+      );
 
       for (const [who, response] of [
         [revoked, first],

@@ -64,7 +64,7 @@ function keyControlTests(database: "sqlite" | "postgres") {
     assert.equal(openai.status, 401, what);
     const error = (await openai.json()).error;
     assert.equal(error.code, "disabled_api_key", what);
-    assert.match(error.message, /disabled/, what);
+    assert.match(error.message, /disabled by the gateway.s operator|paused by its owner/, what);
     const anthropic = await messages(key);
     assert.equal(anthropic.status, 401, what);
     const body = await anthropic.json();
@@ -113,6 +113,7 @@ function keyControlTests(database: "sqlite" | "postgres") {
       [200, "disabled", true, false],
     );
     await refused(key, "paused by its owner");
+    assert.match((await (await chat(key)).json()).error.message, /paused by its owner/, "/v1 says which switch");
     const topup = await callApi(gateway.url, "POST", "/api/user/topup", {
       body: { key: "GW-AAAAA-BBBBB-CCCCC-DDDDD" },
       headers: { authorization: `Bearer ${key}` },
