@@ -36,7 +36,7 @@ test("rename, pause (refused at once), resume (works again), re-cap and re-date 
   assert.equal(paused.body.status, "disabled");
   const refused = await chat();
   assert.equal(refused.status, 401);
-  assert.match((await refused.json()).error.message, /disabled/);
+  assert.match((await refused.json()).error.message, /paused by its owner/);
   await browser.call("PATCH", `/api/user/keys/${user.keyId}`, { status: "active" });
   assert.equal((await chat()).status, 200, "resumed");
   const capped = await browser.call("PATCH", `/api/user/keys/${user.keyId}`, { quota: 1, unlimited: false });
