@@ -3,52 +3,62 @@
 
 export type ImageQuality = "low" | "medium" | "high";
 
-/** Output tokens of a 1024x1024 image per quality; 196 for low is the spec's observed value. */
-export const OUTPUT_TOKENS_1024: Readonly<Record<ImageQuality, number>> = { low: 196, medium: 1656, high: 6594 };
-
 /**
- * Non-square images cost less per pixel than their area alone suggests: the spec's reference table prices 1024x1536
- * at about 0.78x of 1024x1024, not 1.5x. (short/long)^1.61 on top of the area factor gives 0.781x, which reproduces
- * every cell of the table to the three decimals shown at the seeded $32/1M (tests/unit/image-cost-table.test.ts;
- * the window that fits all three qualities is 0.7796x to 0.7831x).
+ * The vendor's quality factor per axis (gpt-image-2). Output tokens are counted by the vendor's own arithmetic, not
+ * fitted to a table: the vendor publishes no formula, only a calculator in its image generation guide
+ * (https://developers.openai.com/api/docs/guides/image-generation#size-and-quality-options), whose arithmetic is
+ * written out in the vendor's developer forum
+ * (https://community.openai.com/t/gpt-image-2-output-pricing-calculator-online-and-in-your-code/1382699). It gives the
+ * spec's observed 196 tokens for 1024x1024 low, the calculator's figures quoted on the forum (1024x1024 high 7,024,
+ * 1536x1024 high 5,488, 1792x1024 high 5,063, 3584x2048 high 12,329) and, at the vendor's $30 per 1M image output
+ * tokens, every cell of the spec's reference cost table (tests/unit/image-cost-table.test.ts, docs/billing.md).
  */
-const ASPECT_EXPONENT = 1.61;
+const QUALITY_AXIS: Readonly<Record<ImageQuality, bigint>> = { low: 16n, medium: 48n, high: 96n };
+/** Pixels added to the image's area, and the area that makes one quality-axis unit of tokens. */
+const AREA_OFFSET = 2_000_000n;
+const AREA_SCALE = 4_000_000n;
 
 /** Input images are always processed at high fidelity (docs/api.md §2.1), which adds a fixed amount per image. */
 export const HIGH_FIDELITY_SURCHARGE = { square: 4160, other: 6240 } as const;
-/** Below this long:short ratio an input counts as square for the surcharge. */
-export const SQUARE_ASPECT_LIMIT = 1.25;
 
 export function resolveQuality(quality: ImageQuality | "auto"): ImageQuality {
   // The simulator and the estimate must agree on what auto means; medium is the middle of the price range.
   return quality === "auto" ? "medium" : quality;
 }
 
+/**
+ * Image output tokens of one `width` x `height` image at `quality`, as the vendor bills them: the quality factor q
+ * along the long side and q·short/long along the short side, rounded to the nearest whole number
+ * (floor((2·q·short + long) / (2·long))), their product times the area plus 2,000,000 pixels, over 4,000,000,
+ * rounded up. In integers throughout (BigInt), so no size can round a bill down.
+ */
 export function imageOutputTokens(width: number, height: number, quality: ImageQuality): number {
-  const long = Math.max(width, height);
-  const short = Math.min(width, height);
-  const area = (width * height) / (1024 * 1024);
-  return Math.round(OUTPUT_TOKENS_1024[quality] * area * (short / long) ** ASPECT_EXPONENT);
+  const axis = QUALITY_AXIS[quality];
+  const long = BigInt(Math.max(width, height));
+  const short = BigInt(Math.min(width, height));
+  const shortAxis = (2n * axis * short + long) / (2n * long);
+  const scaled = axis * shortAxis * (AREA_OFFSET + BigInt(width) * BigInt(height));
+  return Number((scaled + AREA_SCALE - 1n) / AREA_SCALE);
 }
 
 /**
- * Tokens for one input image at high detail: fit within 2048x2048, then bring the shortest side down to 768,
- * count 512 px tiles (85 + 170 per tile), plus the high-fidelity surcharge. Images are only ever scaled down,
- * never up, as in the published vision pricing (a 512x512 input is one tile).
+ * Tokens for one input image, an upper bound of the vendor's bill. The vendor documents nothing of its own for
+ * gpt-image-2's inputs: its image generation guide says every input is processed at high fidelity and points to the
+ * vision guide's cost section (https://developers.openai.com/api/docs/guides/images-vision#calculating-costs), whose
+ * only rule for an image model is GPT Image 1's: shortest side scaled down to 512, 65 + 129 per 512 px tile, and at
+ * high fidelity 4,160 more for a square image, 6,240 for one "closer to portrait or landscape". Counted here by the
+ * same section's rule for gpt-4o, which never counts fewer tiles or tokens per tile than GPT Image 1's: fit within
+ * 2048x2048, shortest side down to 768, 85 + 170 per tile, sides rounded up (no rounding of the vendor's can add a
+ * row of tiles the count lacks); images are only scaled down, never up (a 512x512 input is one tile). The guide does
+ * not say where square ends, so only an exactly square image takes the smaller surcharge.
  */
 export function imageInputTokens(width: number, height: number): number {
-  let scaledWidth = width;
-  let scaledHeight = height;
-  const fit = Math.min(1, 2048 / Math.max(scaledWidth, scaledHeight));
-  scaledWidth *= fit;
-  scaledHeight *= fit;
-  const shorten = Math.min(1, 768 / Math.min(scaledWidth, scaledHeight));
-  // Rounded so float noise (768.0000001) cannot add a whole row of tiles.
-  scaledWidth = Math.round(scaledWidth * shorten);
-  scaledHeight = Math.round(scaledHeight * shorten);
-  const tiles = Math.ceil(scaledWidth / 512) * Math.ceil(scaledHeight / 512);
-  const aspect = Math.max(width, height) / Math.min(width, height);
-  const surcharge = aspect < SQUARE_ASPECT_LIMIT ? HIGH_FIDELITY_SURCHARGE.square : HIGH_FIDELITY_SURCHARGE.other;
+  const fit = Math.min(1, 2048 / Math.max(width, height));
+  const shorten = Math.min(1, 768 / (Math.min(width, height) * fit));
+  // Float noise (768.0000001) must not add a whole row of tiles; anything more than noise is a pixel more.
+  const side = (pixels: number) => Math.ceil(pixels * fit * shorten - 1e-6);
+  const tiles = Math.ceil(side(width) / 512) * Math.ceil(side(height) / 512);
+  const surcharge = width === height ? HIGH_FIDELITY_SURCHARGE.square : HIGH_FIDELITY_SURCHARGE.other;
   return 85 + 170 * tiles + surcharge;
 }
 

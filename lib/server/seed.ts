@@ -55,9 +55,13 @@ const [haiku, haiku1m] = messagePrices(1, 5);
 const [sonnet, sonnet1m] = messagePrices(3, 15);
 const [opus, opus1m] = messagePrices(5, 25);
 
-/** USD per 1M tokens. Image output at $32/1M puts a low-quality 1024x1024 image (~196 tokens) at ~$0.006 (docs/api.md §8). */
+/**
+ * USD per 1M tokens. The image model at the vendor's list prices for gpt-image-2 (text input $5, image input $8, image
+ * output $30): at $30 the vendor's token counts (lib/money/image-tokens.ts) give every cell of the spec's reference
+ * cost table, a low-quality 1024x1024 image (196 tokens) at $0.006 (docs/api.md §8, docs/billing.md).
+ */
 export const DEFAULT_PRICES: Record<string, SeedPrice> = {
-  [IMAGE_MODEL]: { textInput: 5, textOutput: 10, imageInput: 8, imageOutput: 32, ...NO_EXTRAS },
+  [IMAGE_MODEL]: { textInput: 5, textOutput: 10, imageInput: 8, imageOutput: 30, ...NO_EXTRAS },
   // OpenAI's flex processing bills at Batch rates, half the standard ones (docs/billing.md, "Price modifiers"); no
   // dearer modifier is seeded: service_tier priority is refused until an operator prices it.
   [TEXT_MODEL]: {
@@ -79,10 +83,12 @@ export const DEFAULT_PRICES: Record<string, SeedPrice> = {
 
 /**
  * Version of the seeded data. A database seeded at an older version gets the steps since: version 2 brought prompt
- * caching, the long-context tier and server tool prices, version 3 the flex discount of the text model; seeded price
- * rows the operator never edited take the new defaults, edited ones are left alone and named in the log.
+ * caching, the long-context tier and server tool prices, version 3 the flex discount of the text model, version 4 the
+ * image model's output at $30 per 1M tokens (was $32, fitted to the reference table with the gateway's former token
+ * curve); seeded price rows the operator never edited take the new defaults, edited ones are left alone and named in
+ * the log.
  */
-export const SEED_VERSION = 3;
+export const SEED_VERSION = 4;
 export const ADMIN_STARTING_BALANCE = 100_000_000n; // $100 of micro-USD, to try the playground
 
 export type SeedResult = {

@@ -1,14 +1,16 @@
 // A fake vendor that bills like one, for the money invariant (docs/billing.md): input by the size of the request it
 // receives (one token per 4 bytes), output up to the cap it receives (20,000 tokens when none: the worst case of a
-// model that writes until it is stopped), images by the vendor formula for the size and quality it receives (auto as
-// high), server tools per use up to their `max_uses` (20 when none). It serves OpenAI Chat Completions, Images and
-// Responses (the image tool, the most tool calls allowed) and Anthropic Messages, records every request with its bill
-// and whether it carried an output cap, and answers with that bill as the usage.
+// model that writes until it is stopped), images by the vendor's arithmetic for the size and quality it receives (auto
+// as 1024x1024 and high, the dearest the vendor picks) and input images by the vendor's documented rule, both in the
+// fakes' own copies rather than the gateway's (so that a gateway count below the vendor's shows as an
+// over-reservation), server tools per use up to their `max_uses` (20 when none). It serves OpenAI Chat Completions,
+// Images and Responses (the image tool, the most tool calls allowed) and Anthropic Messages, records every request
+// with its bill and whether it carried an output cap, and answers with that bill as the usage.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import busboy from "busboy";
 import sharp from "sharp";
-import { imageInputTokens, imageOutputTokens } from "@/lib/money/image-tokens";
+import { imageTokens } from "./fault-upstream";
 
 export const UNCAPPED_OUTPUT = 20_000;
 const UNCAPPED_TOOL_USES = 20;
@@ -43,7 +45,19 @@ function tinyPng(): Promise<string> {
 
 function sizeOf(size: unknown): { width: number; height: number } {
   const match = typeof size === "string" ? /^(\d+)x(\d+)$/.exec(size) : null;
-  return match ? { width: Number(match[1]), height: Number(match[2]) } : { width: 1536, height: 1024 };
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : { width: 1024, height: 1024 };
+}
+
+/**
+ * An input image as the vendor documents it for an image model at high fidelity, which gpt-image-2 always uses
+ * (https://developers.openai.com/api/docs/guides/images-vision#calculating-costs, GPT Image 1): fit within 2048x2048,
+ * shortest side down to 512, 65 + 129 per 512 px tile, plus 4,160 for a square image and 6,240 for any other.
+ */
+export function inputImageTokens(width: number, height: number): number {
+  const fit = Math.min(1, 2048 / Math.max(width, height));
+  const shorten = Math.min(1, 512 / (Math.min(width, height) * fit));
+  const side = (pixels: number) => Math.ceil(Math.round(pixels * fit * shorten) / 512);
+  return 65 + 129 * side(width) * side(height) + (width === height ? 4160 : 6240);
 }
 
 function qualityOf(quality: unknown): "low" | "medium" | "high" {
@@ -208,8 +222,8 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
       model: String(fields.model),
       textInputTokens: tokensOf(Buffer.byteLength(prompt)),
       textOutputTokens: 0,
-      imageInputTokens: inputs.reduce((total, input) => total + imageInputTokens(input.width, input.height), 0),
-      imageOutputTokens: imageOutputTokens(width, height, quality) + (options.overbillOutput ?? 0),
+      imageInputTokens: inputs.reduce((total, input) => total + inputImageTokens(input.width, input.height), 0),
+      imageOutputTokens: imageTokens(width, height, quality) + (options.overbillOutput ?? 0),
       cap: typeof fields.size === "string" && fields.size !== "auto" ? fields.size : null,
       body,
       headers,
@@ -263,7 +277,7 @@ export async function startBillingUpstream(options: BillingOptions = {}): Promis
     const images = body.max_tool_calls ?? 8;
     const { width, height } = sizeOf(tool.size);
     const quality = qualityOf(tool.quality);
-    const perImage = imageOutputTokens(width, height, quality) + Number(tool.partial_images ?? 0) * 100;
+    const perImage = imageTokens(width, height, quality) + Number(tool.partial_images ?? 0) * 100;
     const revised = "a lighthouse at dusk, oil painting";
     // The model reads the whole input once per tool call and once more to answer.
     const bill = record({

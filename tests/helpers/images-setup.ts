@@ -15,7 +15,7 @@ import type { FakeUpstream } from "./fake-upstream";
 export const MB = 1024 * 1024;
 export const LIMIT = 50 * MB;
 // The seeded std-image-2 price, USD per 1M tokens (= micro-USD per token).
-export const PRICE = { textInput: 5, imageInput: 8, imageOutput: 32 };
+export const PRICE = { textInput: 5, imageInput: 8, imageOutput: 30 };
 
 export let gateway: Gateway;
 export let key: string;

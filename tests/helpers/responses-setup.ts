@@ -12,7 +12,7 @@ import { sendJson, startFakeUpstream, type FakeUpstream, type Received } from ".
 
 // Seeded prices, USD per 1M tokens (= micro-USD per token).
 export const TEXT_PRICE = { input: 1.25, output: 10 };
-export const IMAGE_PRICE = { textInput: 5, imageInput: 8, imageOutput: 32 };
+export const IMAGE_PRICE = { textInput: 5, imageInput: 8, imageOutput: 30 };
 export const FAST = { responsesThinkMs: 10, responsesImageMs: 30 };
 
 export let gateway: Gateway;

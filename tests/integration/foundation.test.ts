@@ -6,7 +6,15 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createUserWithKey, postgresAvailable, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
+import {
+  createPostgresDatabase,
+  createUserWithKey,
+  postgresAvailable,
+  startGateway,
+  stopAllGateways,
+  type Gateway,
+} from "../helpers/gateway";
+import { withDatabase } from "../helpers/database";
 import { signIn } from "../helpers/session";
 
 after(stopAllGateways);
@@ -272,6 +280,53 @@ describe("seed steps", () => {
     assert.match(second.output(), /seeded prices left as the operator edited them.*msg-opus-4-6/);
   });
 });
+
+for (const database of ["sqlite", "postgres"] as const) {
+  describe(`seed step 4 on ${database}`, async () => {
+    const skip = database === "postgres" && !(await postgresAvailable()) ? "PostgreSQL is not reachable at 127.0.0.1:5432" : false;
+
+    test("a database seeded at version 3 takes the image output price of $30 (was $32), unless the operator edited it", {
+      skip,
+      timeout: 120_000,
+    }, async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), "gateway-seed-step-4-"));
+      const created = database === "postgres" ? await createPostgresDatabase() : null;
+      const databaseUrl = created?.url ?? `file:${path.join(dataDir, "gateway.db")}`;
+      const imageOutput = async (gateway: Gateway) =>
+        (
+          (await gateway.admin("GET", "/api/admin/prices")).data as { model: string; imageOutput: number; editedByOperator: boolean }[]
+        ).find((price) => price.model === "std-image-2")!;
+      // Back to what version 3 left: the image output at $32 (editedByOperator as the operator left it).
+      const toVersion3 = () =>
+        withDatabase(databaseUrl, async (query) => {
+          await query(`UPDATE "ModelPrice" SET "imageOutput" = 32 WHERE "model" = 'std-image-2'`);
+          await query(`UPDATE "Setting" SET "value" = '3' WHERE "key" = 'seed.version'`);
+        });
+      try {
+        const first = await startGateway({ database, databaseUrl, dataDir });
+        assert.equal((await imageOutput(first)).imageOutput, 30, "a new database is seeded at $30");
+        await first.stop();
+        await toVersion3();
+
+        const second = await startGateway({ database, databaseUrl, dataDir, env: { GATEWAY_LOG: "info" } });
+        const updated = await imageOutput(second);
+        assert.deepEqual([updated.imageOutput, updated.editedByOperator], [30, false], "the seeded row takes the new price");
+        assert.match(second.output(), /seeded prices updated.*std-image-2/);
+        await second.admin("POST", "/api/admin/prices", { model: "std-image-2", imageOutput: 31 });
+        await second.stop();
+        await toVersion3();
+
+        const third = await startGateway({ database, databaseUrl, dataDir, env: { GATEWAY_LOG: "info" } });
+        const edited = await imageOutput(third);
+        assert.deepEqual([edited.imageOutput, edited.editedByOperator], [32, true], "the edited row is left as it was");
+        assert.match(third.output(), /seeded prices left as the operator edited them.*std-image-2/);
+        await third.stop();
+      } finally {
+        await created?.drop();
+      }
+    });
+  });
+}
 
 describe("configuration errors stop the app with a clear message", () => {
   const cases: [Record<string, string>, RegExp][] = [

@@ -122,9 +122,9 @@ describe("the official openai client against the built-in simulator", () => {
     const row = await ledgerFor(response.headers.get("x-request-id")!);
     const text = countTextTokens("a 4K skyline at night");
     assert.equal(row.imageOutputTokens, imageOutputTokens(3840, 2160, "high"));
-    assert.equal(row.imageOutputTokens, 20_655);
+    assert.equal(row.imageOutputTokens, 13_342);
     assert.equal(row.textInputTokens, text);
-    assert.equal(row.cost, text * PRICE.textInput + 20_655 * PRICE.imageOutput);
+    assert.equal(row.cost, text * PRICE.textInput + 13_342 * PRICE.imageOutput);
     assert.equal(
       row.reserved,
       row.cost + (promptBound("a 4K skyline at night") - text) * PRICE.textInput,
@@ -159,7 +159,7 @@ describe("ledger rows", () => {
     assert.equal(lowRow.imageInputTokens, 0);
     assert.equal(lowRow.imageOutputTokens, 196);
     assert.equal(lowRow.cost, text * PRICE.textInput + 196 * PRICE.imageOutput);
-    assert.deepEqual(lowRow.detail.costs, { textInput: text * 5, imageInput: 0, imageOutput: 196 * 32, total: lowRow.cost });
+    assert.deepEqual(lowRow.detail.costs, { textInput: text * 5, imageInput: 0, imageOutput: 196 * 30, total: lowRow.cost });
     assert.equal(lowRow.detail.size, "1024x1024");
     assert.equal(lowRow.detail.quality, "low");
     assert.deepEqual(low.data.usage, {
@@ -190,8 +190,8 @@ describe("ledger rows", () => {
       .withResponse();
     const editRow = await ledgerFor(edit.response.headers.get("x-request-id")!);
     assert.equal(editRow.imageInputTokens, imageInputTokens(1024, 1024));
-    assert.equal(editRow.imageOutputTokens, 1656);
-    assert.equal(editRow.cost, text * PRICE.textInput + imageInputTokens(1024, 1024) * PRICE.imageInput + 1656 * PRICE.imageOutput);
+    assert.equal(editRow.imageOutputTokens, 1756);
+    assert.equal(editRow.cost, text * PRICE.textInput + imageInputTokens(1024, 1024) * PRICE.imageInput + 1756 * PRICE.imageOutput);
 
     const after = await account(user.userId);
     const spent = lowRow.cost + autoRow.cost + editRow.cost;
@@ -209,7 +209,7 @@ describe("ledger rows", () => {
       { model: "std-image-2", prompt: "a 4K harbour", size: "3840x2160", quality: "high" },
       user.key,
     );
-    await expectError(response, 403, "quota_exhausted", null, /reserves up to \$0\.66/);
+    await expectError(response, 403, "quota_exhausted", null, /reserves up to \$0\.4004/);
     assert.deepEqual(await account(user.userId), { balance: 5_000_000, quota: 100_000 });
   });
 });

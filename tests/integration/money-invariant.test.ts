@@ -1,8 +1,9 @@
 // The money invariant (docs/billing.md): what the ledger charges equals what the upstream bills, nothing is written
 // off, balances never go below zero, and every upstream request carries the output cap that was reserved for.
 // Against a fake vendor that bills like one (tests/helpers/billing-upstream.ts: input by request size, output up to
-// the cap it receives, 20,000 tokens when none), with concurrent requests on every endpoint (chat, messages with a
-// server tool, images, edits, responses native and through the tool loop), on SQLite and PostgreSQL.
+// the cap it receives, 20,000 tokens when none, images by its own copy of the vendor's arithmetic), with concurrent
+// requests on every endpoint (chat, messages with a server tool, images, edits, responses native and through the tool
+// loop), on SQLite and PostgreSQL.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
@@ -21,7 +22,7 @@ after(async () => {
 // Seeded prices, USD per 1M tokens (= micro-USD per token), written out here rather than read from the code.
 const PRICES: Record<string, { input: number; output: number; imageInput: number; imageOutput: number; webSearch?: number }> = {
   "std-5.5": { input: 1.25, output: 10, imageInput: 1.25, imageOutput: 0 },
-  "std-image-2": { input: 5, output: 10, imageInput: 8, imageOutput: 32 },
+  "std-image-2": { input: 5, output: 10, imageInput: 8, imageOutput: 30 },
   "msg-sonnet-4-6": { input: 3, output: 15, imageInput: 3, imageOutput: 0, webSearch: 10_000 },
 };
 

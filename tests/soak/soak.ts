@@ -299,15 +299,16 @@ async function main() {
         };
         payload = JSON.stringify(body);
       } else if (kind === "image") {
-        // Images and edits ask for 1024x1024 low: the fake upstream bills it by the vendor's arithmetic
-        // (tests/helpers/fault-upstream.ts, imageTokens: 196 tokens), and the gateway reserves as much.
+        // Images and edits ask for 1024x640 low, a size where the gateway's former token curve reserved 57 tokens: the
+        // fake upstream bills it by its own copy of the vendor's arithmetic (tests/helpers/fault-upstream.ts,
+        // imageTokens: 107 tokens), and the gateway now reserves as much (docs/billing.md, "Image tokens").
         model = "std-image-2";
         path = "/v1/images/generations";
         headers = { authorization: `Bearer ${user.key}`, "content-type": "application/json" };
         payload = JSON.stringify({
           model,
           prompt: `a small lighthouse ${worker}`,
-          size: "1024x1024",
+          size: "1024x640",
           quality: "low",
           output_format: "jpeg",
         });
@@ -317,7 +318,7 @@ async function main() {
         headers = { authorization: `Bearer ${user.key}` };
         const form = new UndiciFormData();
         form.append("prompt", `make it brighter ${worker}`);
-        form.append("size", "1024x1024");
+        form.append("size", "1024x640");
         form.append("quality", "low");
         form.append("output_format", "jpeg");
         form.append("image[]", new Blob([new Uint8Array(png)], { type: "image/png" }), "base.png");

@@ -9,18 +9,12 @@ import { countTextTokens } from "@/lib/money/tokens";
 import { imageInputTokens, imageOutputTokens } from "@/lib/money/image-tokens";
 import { imageUsage, imageUsageUpperBound } from "@/lib/money/image-usage";
 import { sniffFormat, usageFromUpstream } from "@/lib/providers/openai/images";
+import { REFERENCE_COST, type Quality } from "../helpers/image-token-figures";
 
 const price: Price = priceFromRow({ model: IMAGE_MODEL, version: 1, ...DEFAULT_PRICES[IMAGE_MODEL]! });
 
-// Spec §8, reference image cost in USD per image.
-const REFERENCE = {
-  low: { "1024x1024": 0.006, "1024x1536": 0.005, "1536x1024": 0.005 },
-  medium: { "1024x1024": 0.053, "1024x1536": 0.041, "1536x1024": 0.041 },
-  high: { "1024x1024": 0.211, "1024x1536": 0.165, "1536x1024": 0.165 },
-} as const;
-
-test("the default prices reproduce every cell of the spec's reference table within 5%", () => {
-  for (const [quality, sizes] of Object.entries(REFERENCE) as [keyof typeof REFERENCE, Record<string, number>][]) {
+test("the default prices reproduce every cell of the spec's reference table to the three decimals shown", () => {
+  for (const [quality, sizes] of Object.entries(REFERENCE_COST) as [Quality, Record<string, string>][]) {
     for (const [size, usd] of Object.entries(sizes)) {
       const [width, height] = size.split("x").map(Number) as [number, number];
       const usage = {
@@ -30,7 +24,7 @@ test("the default prices reproduce every cell of the spec's reference table with
         imageOutputTokens: imageOutputTokens(width, height, quality),
       };
       const dollars = costOf(usage, price) / 1_000_000;
-      assert.ok(Math.abs(dollars - usd) / usd <= 0.05, `${quality} ${size}: $${dollars} vs the spec's $${usd}`);
+      assert.equal(dollars.toFixed(3), usd, `${quality} ${size}: $${dollars} vs the spec's $${usd}`);
     }
   }
 });
@@ -64,11 +58,11 @@ test("the reservation's upper bound takes auto as high and is never below the us
   for (const quality of ["low", "medium", "high", "auto"] as const) {
     assert.ok(costOf(imageUsageUpperBound({ ...input, quality }), price) >= costOf(imageUsage({ ...input, quality }), price));
   }
-  // A 3840x2160 high image: 20,655 output tokens at $32/1M, about $0.66.
-  assert.equal(imageOutputTokens(3840, 2160, "high"), 20_655);
+  // A 3840x2160 high image: 13,342 output tokens at $30/1M, about $0.40.
+  assert.equal(imageOutputTokens(3840, 2160, "high"), 13_342);
 });
 
-const fallback = { textInputTokens: 9, textOutputTokens: 0, imageInputTokens: 4925, imageOutputTokens: 1656 };
+const fallback = { textInputTokens: 9, textOutputTokens: 0, imageInputTokens: 4925, imageOutputTokens: 1756 };
 
 test("an upstream's usage object is billed as reported, with its text/image split", () => {
   assert.deepEqual(
