@@ -25,13 +25,20 @@ export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: stri
 /**
  * The steps the handlers ran on a parsed body: the schema, and the count (for a reservation with its budget,
  * lib/money/tokens.ts; count_tokens' exact, without). Throws the GatewayError a bad body gets. The event loop runs it
- * for small bodies, the workers for large ones.
+ * for small bodies, the workers for large ones; there (`whole`) the exact count of every text that a charge without
+ * the upstream's usage needs (countForCharge) is made too when the budget's count is not it, so that it never runs
+ * on the event loop (a provider may ask for it even when the upstream reported usage).
  */
-export function prepareBody(kind: TextKind, raw: Record<string, unknown>): { body: Record<string, unknown>; prepared: Prepared } {
+export function prepareBody(
+  kind: TextKind,
+  raw: Record<string, unknown>,
+  whole = false,
+): { body: Record<string, unknown>; prepared: Prepared } {
   if (kind === "chat") {
     const body = parseWith(chatSchema, raw);
     const stats = newCountStats();
     const inputTokens = countChatRequestInputTokens(body as never, stats);
+    if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(body as never);
     return { body, prepared: { inputTokens, stats, model: body.model } };
   }
   if (kind === "messages") {
@@ -39,6 +46,7 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>): { bod
     const body = parseWith(messagesSchema, raw);
     const stats = newCountStats();
     const inputTokens = countMessagesInputTokens(body as never, stats);
+    if (whole && stats.exactChars === 0) stats.whole = countMessagesInputTokens(body as never);
     return { body, prepared: { inputTokens, stats, model: body.model } };
   }
   const body = parseWith(countSchema, raw);
@@ -49,7 +57,7 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>): { bod
 export function prepareBytes(kind: TextKind, bytes: Uint8Array): PrepareAnswer {
   try {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-    return prepareBody(kind, parseJsonObject(text)).prepared;
+    return prepareBody(kind, parseJsonObject(text), true).prepared;
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     return { error: { code: error.code, message: error.message, param: error.param } };

@@ -7,6 +7,7 @@ import { parseJsonInSlices, SliceError } from "@/lib/platform/http/sliced-json";
 import { RUN_BYTES, TextByteCounter } from "@/lib/platform/http/text-bytes";
 import { parseJsonObject } from "@/lib/platform/http/json";
 import { prepareBody, prepareBytes, readTextRequest } from "@/lib/gateway/text-request";
+import { countChatRequestInputTokens, countForCharge } from "@/lib/money/tokens";
 
 function seeded(seed: number): () => number {
   let state = seed;
@@ -165,12 +166,22 @@ test("a large body prepared elsewhere (a worker, or in process where none starts
   assert.ok(text.length > 256 * 1024, "large enough for the worker path");
   const inline = prepareBody("chat", JSON.parse(text));
   const prepared = prepareBytes("chat", Buffer.from(text));
-  assert.deepEqual(prepared, inline.prepared);
+  assert.ok(!("error" in prepared));
+  // Off the event loop, the exact count a charge may need is made with the budget's: the same as counting later.
+  const { whole, ...stats } = prepared.stats;
+  assert.deepEqual({ ...prepared, stats }, inline.prepared);
+  assert.equal(whole, countChatRequestInputTokens(JSON.parse(text)));
+  assert.equal(
+    countForCharge(prepared.inputTokens, prepared.stats, () => {
+      throw new Error("counted again");
+    })(),
+    whole,
+  );
   const read = await readTextRequest(new Request("http://gateway/v1/chat/completions", { method: "POST", body: text }), "chat", {
     watch: null,
   });
   assert.equal(read.inputTokens, inline.prepared.inputTokens);
-  assert.deepEqual(read.stats, inline.prepared.stats);
+  assert.deepEqual(read.stats, prepared.stats);
   assert.deepEqual(read.body, JSON.parse(text));
   // A bad large body gets the small path's answer.
   const bad = { ...BIG_CHAT, messages: [...BIG_CHAT.messages, { role: "robot", content: "x" }] };
