@@ -38,55 +38,71 @@ function megabytes(bytes: number): string {
  * quota and its owner's balance are read once: less than `least` (the least any request of the endpoint reserves) and
  * the body is not read at all; otherwise it may hold as many text bytes as what is left pays for at four bytes per
  * token and the cheapest input price the key can use (`bySize` false: the body's size says nothing about its price,
- * as for uploads, and only `least` applies).
+ * as for uploads, and only `least` applies). A class: made for every request, its methods are not (docs/architecture.md,
+ * decision 14).
  */
-export function paidBodyWatch(context: BodyPayer, options: { least?: number; bySize?: boolean } = {}): BodyWatch {
-  const least = Math.max(1, Math.ceil(options.least ?? 1));
-  let funds: { keyQuota: number | null; balance: number; price: number } | null = null;
-  return {
-    fromBytes: WATCHED_BODY_BYTES,
-    async start() {
-      const { principal } = context;
-      const [available, price] = await Promise.all([
-        moneyStore().available(principal.keyId, principal.userId),
-        options.bySize === false ? Promise.resolve(0) : cheapestInputPrice(principal),
-      ]);
-      funds = { ...available, price };
-      const { keyQuota, balance } = available;
-      const leastText = `any request here reserves at least ${formatUsd(least)}; the request was not read`;
-      if (keyQuota !== null && keyQuota < least) {
-        throw new GatewayError(
-          "quota_exhausted",
-          `This API key has ${formatUsd(keyQuota)} of quota left and ${leastText}. An operator can raise the key's quota.`,
-        );
-      }
-      if (balance < least) {
-        throw new GatewayError(
-          "insufficient_balance",
-          `The account's balance is ${formatUsd(balance)} and ${leastText}. Redeem a code or ask an operator to top it up.`,
-        );
-      }
-      if (price <= 0) return Infinity;
-      const left = Math.min(keyQuota ?? Infinity, balance);
-      return Math.floor((left * BYTES_PER_TOKEN_FLOOR) / price);
-    },
-    refuse(textBytes, whole) {
-      const { keyQuota, balance, price } = funds!;
-      const needed = Math.ceil((textBytes / BYTES_PER_TOKEN_FLOOR) * price);
-      const what =
-        `This request's body holds at least ${megabytes(textBytes)} of text, which reserves at least ${formatUsd(needed)} ` +
-        `(${BYTES_PER_TOKEN_FLOOR} bytes per token at $${price.toFixed(2)} per 1M input tokens, the lowest price among the models this key may use)`;
-      const read = whole ? "the body was not parsed" : "the body was not read to its end";
-      if (keyQuota !== null && keyQuota < needed) {
-        return new GatewayError(
-          "quota_exhausted",
-          `${what} and this API key has ${formatUsd(keyQuota)} of quota left; ${read}. An operator can raise the key's quota.`,
-        );
-      }
-      return new GatewayError(
-        "insufficient_balance",
-        `${what} and the account's balance is ${formatUsd(balance)}; ${read}. Redeem a code or ask an operator to top it up.`,
+export class PaidBodyWatch implements BodyWatch {
+  readonly fromBytes = WATCHED_BODY_BYTES;
+  readonly #least: number;
+  readonly #bySize: boolean;
+  #funds: { keyQuota: number | null; balance: number; price: number } | null = null;
+
+  constructor(
+    private readonly context: BodyPayer,
+    options: { least?: number; bySize?: boolean } = {},
+  ) {
+    this.#least = Math.max(1, Math.ceil(options.least ?? 1));
+    this.#bySize = options.bySize !== false;
+  }
+
+  async start(): Promise<number> {
+    const { principal } = this.context;
+    const least = this.#least;
+    const [available, price] = await Promise.all([
+      moneyStore().available(principal.keyId, principal.userId),
+      this.#bySize ? cheapestInputPrice(principal) : Promise.resolve(0),
+    ]);
+    this.#funds = { ...available, price };
+    const { keyQuota, balance } = available;
+    const leastText = `any request here reserves at least ${formatUsd(least)}; the request was not read`;
+    if (keyQuota !== null && keyQuota < least) {
+      throw new GatewayError(
+        "quota_exhausted",
+        `This API key has ${formatUsd(keyQuota)} of quota left and ${leastText}. An operator can raise the key's quota.`,
       );
-    },
-  };
+    }
+    if (balance < least) {
+      throw new GatewayError(
+        "insufficient_balance",
+        `The account's balance is ${formatUsd(balance)} and ${leastText}. Redeem a code or ask an operator to top it up.`,
+      );
+    }
+    if (price <= 0) return Infinity;
+    const left = Math.min(keyQuota ?? Infinity, balance);
+    return Math.floor((left * BYTES_PER_TOKEN_FLOOR) / price);
+  }
+
+  refuse(textBytes: number, whole: boolean): Error {
+    const { keyQuota, balance, price } = this.#funds!;
+    const needed = Math.ceil((textBytes / BYTES_PER_TOKEN_FLOOR) * price);
+    const what =
+      `This request's body holds at least ${megabytes(textBytes)} of text, which reserves at least ${formatUsd(needed)} ` +
+      `(${BYTES_PER_TOKEN_FLOOR} bytes per token at $${price.toFixed(2)} per 1M input tokens, the lowest price among the models this key may use)`;
+    const read = whole ? "the body was not parsed" : "the body was not read to its end";
+    if (keyQuota !== null && keyQuota < needed) {
+      return new GatewayError(
+        "quota_exhausted",
+        `${what} and this API key has ${formatUsd(keyQuota)} of quota left; ${read}. An operator can raise the key's quota.`,
+      );
+    }
+    return new GatewayError(
+      "insufficient_balance",
+      `${what} and the account's balance is ${formatUsd(balance)}; ${read}. Redeem a code or ask an operator to top it up.`,
+    );
+  }
+}
+
+/** The watch for a paid endpoint's JSON body (see PaidBodyWatch). */
+export function paidBodyWatch(context: BodyPayer, options: { least?: number; bySize?: boolean } = {}): BodyWatch {
+  return new PaidBodyWatch(context, options);
 }
