@@ -102,6 +102,12 @@ function loopMax(metrics: string): number | null {
 export async function measureLargeBodies(target: StallTarget, progress: (line: string) => void): Promise<StallRun[]> {
   const paying = await target.key("large-bodies-paying", 10_000_000_000_000);
   const broke = await target.key("large-bodies-broke", 0);
+  // One large body first: it starts the gateway's body worker (once per process, ~1 s here; measured apart in
+  // docs/architecture.md, decision 18), so the runs show the steady state.
+  const warm = Buffer.from(
+    JSON.stringify({ model: "std-5.5", max_tokens: 16, messages: [{ role: "user", content: "warm ".repeat(300_000) }] }),
+  );
+  await post(target.url, paying, warm);
   const runs: StallRun[] = [];
   for (const { name, body } of bodies()) {
     for (const [payer, key] of [

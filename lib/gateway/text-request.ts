@@ -29,17 +29,13 @@ export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: stri
  * the upstream's usage needs (countForCharge) is made too when the budget's count is not it, so that it never runs
  * on the event loop (a provider may ask for it even when the upstream reported usage).
  */
-export function prepareBody(
-  kind: TextKind,
-  raw: Record<string, unknown>,
-  whole = false,
-): { body: Record<string, unknown>; prepared: Prepared } {
+export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole = false): ReadTextRequest {
   if (kind === "chat") {
     const body = parseWith(chatSchema, raw);
     const stats = newCountStats();
     const inputTokens = countChatRequestInputTokens(body as never, stats);
     if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(body as never);
-    return { body, prepared: { inputTokens, stats, model: body.model } };
+    return { body, inputTokens, stats, model: body.model };
   }
   if (kind === "messages") {
     if (raw.max_tokens === undefined) throw new GatewayError("invalid_request", "max_tokens: Field required", { param: "max_tokens" });
@@ -47,17 +43,18 @@ export function prepareBody(
     const stats = newCountStats();
     const inputTokens = countMessagesInputTokens(body as never, stats);
     if (whole && stats.exactChars === 0) stats.whole = countMessagesInputTokens(body as never);
-    return { body, prepared: { inputTokens, stats, model: body.model } };
+    return { body, inputTokens, stats, model: body.model };
   }
   const body = parseWith(countSchema, raw);
-  return { body, prepared: { inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model } };
+  return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
 }
 
 /** A worker's job: the whole body's bytes, parsed, validated and counted; a bad body's error as data. */
 export function prepareBytes(kind: TextKind, bytes: Uint8Array): PrepareAnswer {
   try {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-    return prepareBody(kind, parseJsonObject(text), true).prepared;
+    const { inputTokens, stats, model } = prepareBody(kind, parseJsonObject(text), true);
+    return { inputTokens, stats, model };
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     return { error: { code: error.code, message: error.message, param: error.param } };
@@ -98,8 +95,7 @@ export async function readTextRequest(
   const read = await readWatchedBody(request, options.limit ?? JSON_LIMIT_BYTES, options.watch);
   if (read.length < SLICED_PARSE_BYTES) {
     const text = read.chunks.length === 1 ? read.chunks[0]!.toString("utf8") : Buffer.concat(read.chunks, read.length).toString("utf8");
-    const { body, prepared } = prepareBody(kind, parseJsonObject(text));
-    return { body, ...prepared };
+    return prepareBody(kind, parseJsonObject(text));
   }
   const bytes = await joinInSlices(read, true);
   if (options.withBody === false) {

@@ -29,8 +29,8 @@ function tooLarge(limit: number): GatewayError {
   return new GatewayError("body_too_large", `Request body is larger than the ${limitText(limit)} limit`);
 }
 
+/** The declared length (node:http refuses a request that has both it and Transfer-Encoding), or null. */
 function declaredLength(request: Request): number | null {
-  if (request.headers.has("transfer-encoding")) return null;
   const value = request.headers.get("content-length");
   if (value === null) return null;
   const length = Number(value);
@@ -69,14 +69,18 @@ class Watcher {
  * The body of `request`, at most `limit` bytes (413 past it), watched by `watch` from its size on (see the file
  * comment). A body that is not watched comes in one piece.
  */
-export async function readWatchedBody(request: Request, limit: number, watch: BodyWatch | null): Promise<BodyBytes> {
+export function readWatchedBody(request: Request, limit: number, watch: BodyWatch | null): Promise<BodyBytes> {
   const declared = declaredLength(request);
   if (declared !== null && declared > limit) {
     lingeringBody(request).release();
-    throw tooLarge(limit);
+    return Promise.reject(tooLarge(limit));
   }
+  // Not async itself: the small body's path (every chat request) takes no extra turn through a promise.
   if (!watch || (declared !== null && declared < watch.fromBytes)) return readWhole(request, limit);
+  return readWatched(request, limit, watch, declared);
+}
 
+async function readWatched(request: Request, limit: number, watch: BodyWatch, declared: number | null): Promise<BodyBytes> {
   const body = lingeringBody(request);
   const watcher = new Watcher(watch, limit);
   try {
