@@ -224,7 +224,10 @@ export async function joinInSlices(read: BodyBytes, shared: boolean): Promise<Bu
   return joined;
 }
 
-/** From this size on a JSON body is parsed in slices (lib/platform/http/sliced-json.ts) rather than at once. */
+/**
+ * From this size on a JSON body is parsed in slices (lib/platform/http/sliced-json.ts) rather than at once: below it
+ * `JSON.parse` takes ~1-2 ms here even for a body of small objects (docs/architecture.md, decision 18).
+ */
 export const SLICED_PARSE_BYTES = 192 * 1024;
 
 /**
