@@ -70,8 +70,18 @@ export function prepareBytes(kind: TextKind, bytes: Uint8Array): PrepareAnswer {
   }
 }
 
+/**
+ * The worker's file beside this one, or null where this module was bundled (Next.js serving /v1 through app/): the
+ * bundle has no such file, and a URL written as `new URL(literal, import.meta.url)` would have the bundler copy the
+ * TypeScript source as an asset.
+ */
+function workerFile(): URL | null {
+  const here = import.meta.url;
+  return here.endsWith("/text-request.ts") ? new URL("./text-request-worker.ts", here) : null;
+}
+
 function bodyWorkers(): WorkerPool {
-  return singleton("gateway.body-workers", () => new WorkerPool(new URL("./text-request-worker.ts", import.meta.url)));
+  return singleton("gateway.body-workers", () => new WorkerPool(workerFile()));
 }
 
 /** The workers' answer for these bytes, or the same steps in process where no worker can start (`next dev`). */

@@ -66,10 +66,14 @@ export class WorkerPool {
   #jobs = 0;
   #unavailable: Error | null = null;
 
-  /** `size` workers at most; by default one fewer than the machine's cores (the event loop has one), at least one. */
-  constructor(file: URL, size = Math.max(1, availableParallelism() - 1)) {
-    this.#file = file;
+  /**
+   * `size` workers at most; by default one fewer than the machine's cores (the event loop has one), at least one.
+   * Without a file (the caller's code was bundled without it), every job is refused with WorkerUnavailable.
+   */
+  constructor(file: URL | null, size = Math.max(1, availableParallelism() - 1)) {
+    this.#file = file ?? new URL("about:blank");
     this.#size = size;
+    if (!file) this.#unavailable = new Error("no worker file beside the code (it was bundled)");
   }
 
   #thread(): Thread {
