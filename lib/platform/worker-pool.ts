@@ -25,13 +25,22 @@ export class WorkerUnavailable extends Error {}
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
+/** A worker with jobs that answers none of them for this long is stuck: it is stopped and its jobs fail (a 32 MB
+ *  body's job takes a few seconds at most here). */
+const SILENCE_MS = 60_000;
+
 class Thread {
   readonly pending = new Map<number, Pending>();
   readonly worker: Worker;
   dead = false;
   ready = false;
+  #watchdog: NodeJS.Timeout | null = null;
 
-  constructor(file: URL, onDeath: (thread: Thread, error: Error) => void) {
+  constructor(
+    file: URL,
+    readonly silenceMs: number,
+    onDeath: (thread: Thread, error: Error) => void,
+  ) {
     this.worker = file.pathname.endsWith(".ts") ? typescriptWorker(file) : new Worker(file);
     this.worker.unref();
     this.worker.on("message", (reply: WorkerReply) => {
@@ -42,6 +51,7 @@ class Thread {
       const job = this.pending.get(reply.id);
       if (!job) return;
       this.pending.delete(reply.id);
+      this.watch();
       if (reply.failure !== undefined) job.reject(new Error(reply.failure));
       else job.resolve(reply.result);
     });
@@ -49,6 +59,7 @@ class Thread {
       if (this.dead) return;
       this.dead = true;
       const error = this.ready ? cause : new WorkerUnavailable(`the worker could not start: ${cause.message}`);
+      if (this.#watchdog) clearTimeout(this.#watchdog);
       for (const job of this.pending.values()) job.reject(error);
       this.pending.clear();
       onDeath(this, error);
@@ -56,11 +67,21 @@ class Thread {
     this.worker.on("error", die);
     this.worker.on("exit", (code) => die(new Error(`the worker exited with code ${code}`)));
   }
+
+  /** (Re)starts the watch on the worker's silence while it has jobs; a reply or a new first job restarts it. */
+  watch(): void {
+    if (this.#watchdog) clearTimeout(this.#watchdog);
+    this.#watchdog = null;
+    if (!this.pending.size) return;
+    this.#watchdog = setTimeout(() => void this.worker.terminate(), this.silenceMs);
+    this.#watchdog.unref();
+  }
 }
 
 export class WorkerPool {
   readonly #file: URL;
   readonly #size: number;
+  readonly #silenceMs: number;
   #threads: Thread[] = [];
   #next = 0;
   #jobs = 0;
@@ -70,9 +91,10 @@ export class WorkerPool {
    * `size` workers at most; by default one fewer than the machine's cores (the event loop has one), at least one.
    * Without a file (the caller's code was bundled without it), every job is refused with WorkerUnavailable.
    */
-  constructor(file: URL | null, size = Math.max(1, availableParallelism() - 1)) {
+  constructor(file: URL | null, options: { size?: number; silenceMs?: number } = {}) {
     this.#file = file ?? new URL("about:blank");
-    this.#size = size;
+    this.#size = options.size ?? Math.max(1, availableParallelism() - 1);
+    this.#silenceMs = options.silenceMs ?? SILENCE_MS;
     if (!file) this.#unavailable = new Error("no worker file beside the code (it was bundled)");
   }
 
@@ -80,7 +102,7 @@ export class WorkerPool {
     if (this.#threads.length < this.#size) {
       let thread: Thread;
       try {
-        thread = new Thread(this.#file, (dead, error) => {
+        thread = new Thread(this.#file, this.#silenceMs, (dead, error) => {
           this.#threads = this.#threads.filter((candidate) => candidate !== dead);
           if (error instanceof WorkerUnavailable) this.#unavailable = error;
         });
@@ -103,6 +125,7 @@ export class WorkerPool {
     const id = this.#jobs++;
     return new Promise<T>((resolve, reject) => {
       thread.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      if (thread.pending.size === 1) thread.watch();
       thread.worker.postMessage({ ...job, id }, transfer as never);
     });
   }

@@ -1,6 +1,7 @@
 // The pieces that keep a large body off the event loop and its payer's money before the work (docs/architecture.md,
 // decision 18): the parse in slices (lib/platform/http/sliced-json.ts), the count of text bytes
-// (lib/platform/http/text-bytes.ts), and the worker's preparation of a body (lib/gateway/text-request.ts).
+// (lib/platform/http/text-bytes.ts), the worker's preparation of a body (lib/gateway/text-request.ts) and the worker
+// pool (lib/platform/worker-pool.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseJsonInSlices, SliceError } from "@/lib/platform/http/sliced-json";
@@ -8,6 +9,11 @@ import { RUN_BYTES, TextByteCounter } from "@/lib/platform/http/text-bytes";
 import { parseJsonObject } from "@/lib/platform/http/json";
 import { prepareBody, prepareBytes, readTextRequest } from "@/lib/gateway/text-request";
 import { countChatRequestInputTokens, countForCharge } from "@/lib/money/tokens";
+import { WorkerPool, WorkerUnavailable } from "@/lib/platform/worker-pool";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 function seeded(seed: number): () => number {
   let state = seed;
@@ -195,4 +201,30 @@ test("a large body prepared elsewhere (a worker, or in process where none starts
     }),
     /messages\.3000\.role/,
   );
+});
+
+test("the worker pool: a job's answer comes back; a worker that answers nothing is stopped and its jobs fail; one that cannot start says so", async () => {
+  const folder = mkdtempSync(path.join(tmpdir(), "worker-pool-"));
+  try {
+    const echo = path.join(folder, "echo.mjs");
+    writeFileSync(
+      echo,
+      `import { parentPort } from "node:worker_threads";
+parentPort.on("message", (job) => { if (!job.hang) parentPort.postMessage({ id: job.id, result: job.value * 2 }); });
+parentPort.postMessage({ id: -1 });`,
+    );
+    const pool = new WorkerPool(pathToFileURL(echo), { size: 1, silenceMs: 300 });
+    assert.equal(await pool.run<number>({ value: 21 }), 42);
+    await assert.rejects(pool.run({ hang: true }), /exited/);
+    assert.equal(await pool.run<number>({ value: 2 }), 4, "a new worker takes the next job");
+    await pool.close();
+    const broken = path.join(folder, "broken.mjs");
+    writeFileSync(broken, "throw new Error('no');");
+    const none = new WorkerPool(pathToFileURL(broken), { size: 1 });
+    await assert.rejects(none.run({ value: 1 }), WorkerUnavailable);
+    await assert.rejects(none.run({ value: 1 }), WorkerUnavailable, "for good");
+    await assert.rejects(new WorkerPool(null).run({ value: 1 }), WorkerUnavailable);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
