@@ -12,7 +12,7 @@
 // Writes bench/RESULTS.md and bench/results/<date>.json. Environment knobs (for a partial run, written to /tmp instead):
 //   BENCH_SECONDS=5            load per measured run (s)
 //   BENCH_DATABASES=sqlite,postgres
-//   BENCH_ONLY=chat-c1,chat-c50,stream-c1,stream-c50,image-4k,responses-3,edit-2x20mb
+//   BENCH_ONLY=chat-c1,chat-c50,stream-c1,stream-c50,image-4k,responses-3,edit-2x20mb,large-bodies
 //   BENCH_POSTGRES_URL=postgres://127.0.0.1:5432/test   (a database is created per run and dropped afterwards)
 //   BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   extra node flags for the gateway (stopped with
 //                              SIGINT, so a CPU profile is written)
@@ -34,6 +34,7 @@ import sharp from "sharp";
 import { postgresConfig } from "@/lib/platform/db/client";
 import { countMessagesInputTokens } from "@/lib/money/tokens";
 import { claudeCodeBody } from "./claude-code-body";
+import { measureLargeBodies, stallTable, type StallRun } from "./large-bodies";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -468,6 +469,8 @@ type Gateway = {
   close: () => Promise<void>;
   /** The gateway's inspector WebSocket URL, for forced garbage collections between runs. */
   inspector: string | null;
+  /** GET /metrics with the operator's key. */
+  metrics: () => Promise<string>;
 };
 
 async function startGateway(database: DatabaseKind, upstream: string): Promise<Gateway> {
@@ -553,7 +556,8 @@ async function startGateway(database: DatabaseKind, upstream: string): Promise<G
     if (drop) await drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { url, proc, database, databaseUrl, dataDir, admin, close, inspector };
+  const metrics = async () => (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${masterKey}` } })).text();
+  return { url, proc, database, databaseUrl, dataDir, admin, close, inspector, metrics };
 }
 
 /**
@@ -1218,6 +1222,8 @@ type PortkeyResult = {
   errors: number;
 };
 let PORTKEY: PortkeyResult[] = [];
+/** The large-body scenario's runs per database (bench/large-bodies.ts). */
+const STALLS: Partial<Record<DatabaseKind, StallRun[]>> = {};
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -1727,6 +1733,19 @@ function report(
       );
     }
   }
+  if (Object.keys(STALLS).length) {
+    push(
+      "",
+      "## Large bodies: the longest event-loop stall",
+      "",
+      "Four 30 MB chat bodies at once (bench/large-bodies.ts), from a key that pays and from one with nothing left, while a prober on its own thread asks `/healthz` every 2 ms over one keep-alive connection. The worst answer time is the longest the event loop was held (plus the prober's own round trip, ~0.2 ms idle); the gateway's own `monitorEventLoopDelay` maximum over the run (prom-client's gauge, 10 ms resolution) beside it. docs/architecture.md, decision 18, has what the stalls are made of.",
+    );
+    for (const database of databases) {
+      const runs = STALLS[database];
+      if (!runs) continue;
+      push("", `${database === "sqlite" ? "SQLite" : "PostgreSQL"}:`, "", ...stallTable(runs));
+    }
+  }
   push(
     "",
     "## Notes",
@@ -1793,6 +1812,30 @@ async function main(): Promise<void> {
           results.push({ id: scenario.id, title: scenario.title, database, available: false, note: `failed: ${message.slice(0, 300)}` });
         }
       }
+      if (!ONLY || ONLY.has("large-bodies")) {
+        const target = gateway;
+        try {
+          await forceGc(target);
+          STALLS[database] = await measureLargeBodies(
+            {
+              url: target.url,
+              metrics: target.metrics,
+              key: async (label, balance) => {
+                const user = await target.admin("POST", "/api/admin/users", {
+                  email: `bench-${label}-${randomBytes(4).toString("hex")}@example.com`,
+                  password: "bench-password-4821",
+                  quota: balance,
+                });
+                return (await target.admin("POST", "/api/admin/keys", { userId: user.id, name: label, quota: QUOTA, unlimited: false }))
+                  .key;
+              },
+            },
+            progress,
+          );
+        } catch (error) {
+          progress(`  large-bodies failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
       const first = memoryOf(gateway.proc.pid);
       progress(`stopping the gateway on ${database} (RSS at the end ${fmt(mb(first.rss), 0)} MB)`);
       await gateway.close();
@@ -1818,7 +1861,7 @@ async function main(): Promise<void> {
   writeFileSync(MD_FILE, report(machineInfo, results, DATABASES, loads, totalSeconds));
   writeFileSync(
     JSON_FILE,
-    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, bare: BARE, results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, bare: BARE, largeBodies: STALLS, results }, null, 2)}\n`,
   );
   progress(
     `done in ${fmt(totalSeconds / 60, 1)} min; wrote ${path.relative(process.cwd(), MD_FILE) || MD_FILE} and ${path.relative(process.cwd(), JSON_FILE) || JSON_FILE}`,

@@ -10,7 +10,7 @@ import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { log } from "@/lib/platform/log";
 import { groupOf, priceOf } from "@/lib/money/prices";
 import { catalogEntry } from "@/lib/catalog";
-import { checkRateLimit } from "./rate-limit";
+import { checkCountTokensLimit, checkRateLimit } from "./rate-limit";
 import { observeRequest } from "@/lib/platform/metrics";
 
 /** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs). */
@@ -118,8 +118,11 @@ export async function authoriseModel(principal: KeyPrincipal, model: string): Pr
   );
 }
 
-/** `caller`: the Anthropic shape for a caller that speaks it (an x-api-key or anthropic-version header), else OpenAI's. */
-export type RouteConfig = { endpoint: string; dialect: Dialect | "caller"; scheme: Scheme };
+/**
+ * `caller`: the Anthropic shape for a caller that speaks it (an x-api-key or anthropic-version header), else OpenAI's.
+ * `limit`: which per-key budget the route draws on (lib/gateway/rate-limit.ts): the key's requests, or count_tokens'.
+ */
+export type RouteConfig = { endpoint: string; dialect: Dialect | "caller"; scheme: Scheme; limit?: "requests" | "count_tokens" };
 
 export function callerDialect(request: Request): Dialect {
   return request.headers.has("x-api-key") || request.headers.has("anthropic-version") ? "anthropic" : "openai";
@@ -145,7 +148,8 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
     let response: Response;
     try {
       const principal = preAuthenticated.get(request) ?? (await authenticate(request, config.scheme));
-      await checkRateLimit(principal);
+      if (config.limit === "count_tokens") await checkCountTokensLimit(principal);
+      else await checkRateLimit(principal);
       response = await handler({ request, requestId, principal, endpoint: config.endpoint, dialect, startedAt });
     } catch (error) {
       if (!(error instanceof GatewayError)) log.error("gateway handler failed", { requestId, endpoint: config.endpoint, error });

@@ -1,9 +1,8 @@
 // /v1/chat/completions and /v1/messages: validate, authorise the model, reserve an upper bound (docs/billing.md:
 // every priced input counted, the output cap that is then sent, server tools per use), relay through the channels,
 // settle to the reported usage.
-import { z } from "zod";
+import type { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
-import { parseWith, readJsonObject } from "@/lib/platform/http/json";
 import { ALL_MODELS, LONG_CONTEXT_SUFFIX, splitLongContext } from "@/lib/catalog/models";
 import { textRates, textReservation, type Price } from "@/lib/money/prices";
 import {
@@ -31,53 +30,11 @@ import { modifiedPrice } from "./modified-price";
 import { upstreamModel } from "@/lib/channels";
 import type { TextCall } from "@/lib/providers/types";
 import { providerOf } from "@/lib/providers";
+import { paidBodyWatch } from "@/lib/money/body-funds";
+import { readTextRequest } from "./text-request";
+import type { chatSchema, messagesSchema } from "./text-schemas";
 
-const MAX_OUTPUT_CAP = 1_000_000;
-
-const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
-
-// Lenient schemas: what the gateway needs is checked; everything else is passed on to the upstream.
-export const chatSchema = z.looseObject({
-  model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
-  messages: z
-    .array(
-      z.looseObject({
-        role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], {
-          message: "must be one of system, developer, user, assistant, tool",
-        }),
-        content: content.optional(),
-      }),
-      { message: "must be an array of messages" },
-    )
-    .min(1, "must hold at least one message"),
-  max_tokens: z.number().int().min(1).max(MAX_OUTPUT_CAP).nullable().optional(),
-  max_completion_tokens: z.number().int().min(1).max(MAX_OUTPUT_CAP).nullable().optional(),
-  stream: z.boolean().nullable().optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-  n: z.number().int().min(1).max(1, "must be 1: the gateway returns one choice").nullable().optional(),
-});
-
-const block = z.looseObject({ type: z.string({ message: "each content block needs a type" }) });
-export const messagesSchema = z.looseObject({
-  model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
-  max_tokens: z
-    .number({ message: "is required and must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(MAX_OUTPUT_CAP),
-  messages: z
-    // `system` turns inside `messages` are the vendor's mid-conversation system messages (Claude Code sends them).
-    .array(
-      z.looseObject({
-        role: z.enum(["user", "assistant", "system"], { message: "must be user, assistant or system" }),
-        content: z.union([z.string(), z.array(block)]),
-      }),
-      { message: "must be an array of messages" },
-    )
-    .min(1, "must hold at least one message"),
-  system: z.union([z.string(), z.array(block)]).optional(),
-  stream: z.boolean().optional(),
-});
+export { chatSchema, messagesSchema } from "./text-schemas";
 
 type TextRequest = {
   kind: "chat" | "messages";
@@ -241,10 +198,10 @@ export function relayTextRequest(
 }
 
 export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {
-  const body = parseWith(chatSchema, await readJsonObject(context.request));
+  const read = await readTextRequest(context.request, "chat", { watch: paidBodyWatch(context) });
+  const body = read.body as z.infer<typeof chatSchema>;
+  const { inputTokens, stats } = read;
   const stream = body.stream === true;
-  const stats = newCountStats();
-  const inputTokens = countChatRequestInputTokens(body as never, stats);
   const explicitCap = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   return relayText(context, {
     kind: "chat",
@@ -258,11 +215,9 @@ export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", 
 });
 
 export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
-  const raw = await readJsonObject(context.request);
-  if (raw.max_tokens === undefined) throw new GatewayError("invalid_request", "max_tokens: Field required", { param: "max_tokens" });
-  const body = parseWith(messagesSchema, raw);
-  const stats = newCountStats();
-  const inputTokens = countMessagesInputTokens(body as never, stats);
+  const read = await readTextRequest(context.request, "messages", { watch: paidBodyWatch(context) });
+  const body = read.body as z.infer<typeof messagesSchema>;
+  const { inputTokens, stats } = read;
   return relayText(context, {
     kind: "messages",
     body,

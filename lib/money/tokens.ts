@@ -165,6 +165,9 @@ export type CountStats = {
   imageHeadroom: number;
   /** What is left of `REQUEST_EXACT_CHARS`. */
   exactChars: number;
+  /** Every text counted exactly, when that count was made already, off the event loop (a body worker,
+   *  lib/gateway/text-request.ts): what `countForCharge` then uses. */
+  whole?: number;
 };
 
 export function newCountStats(): CountStats {
@@ -173,11 +176,11 @@ export function newCountStats(): CountStats {
 
 /**
  * The count a charge uses when the upstream reports no usage: every text counted, never the request budget's
- * estimate. It is the reservation's own count when that spent less than its budget, else `countWhole()`, run on the
- * first call only.
+ * estimate. It is the reservation's own count when that spent less than its budget, else the whole count made with it
+ * (`stats.whole`), else `countWhole()`, run on the first call only.
  */
 export function countForCharge(reservationCount: number, stats: CountStats, countWhole: () => number): () => number {
-  let counted = stats.exactChars > 0 ? reservationCount : undefined;
+  let counted = stats.exactChars > 0 ? reservationCount : stats.whole;
   return () => (counted ??= countWhole());
 }
 

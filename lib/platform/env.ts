@@ -62,6 +62,8 @@ const schema = z.object({
     .min(1024)
     .default(64 * 1024 * 1024),
   // Slow clients (lib/platform/http/connection-guard.ts; defaults in the README's environment table).
+  // /v1/messages/count_tokens is free: a per-key budget of its own (lib/gateway/rate-limit.ts).
+  GATEWAY_COUNT_TOKENS_PER_MINUTE: bounded("requests", 1, 1_000_000, 100),
   GATEWAY_HEADERS_TIMEOUT_MS: bounded("milliseconds", 100, 600_000, 30_000),
   GATEWAY_KEEPALIVE_TIMEOUT_MS: bounded("milliseconds", 100, 3_600_000, 65_000),
   GATEWAY_BODY_GRACE_MS: bounded("milliseconds", 100, 600_000, 10_000),

@@ -3,7 +3,8 @@
 // the upstream reported (one ledger row with the text / image-input / image-output breakdown), answer per §2.3.
 // Bad input is refused before the reservation, so it never costs anything.
 import { GatewayError } from "@/lib/platform/errors";
-import { readJsonObject } from "@/lib/platform/http/json";
+import { readJsonObjectWatched } from "@/lib/platform/http/watched-body";
+import { paidBodyWatch } from "@/lib/money/body-funds";
 import { parseMultipart, type UploadedFile } from "@/lib/platform/http/multipart";
 import { lingeringBody } from "@/lib/platform/http/linger";
 import { DirectResponse, type BodyPart } from "@/lib/platform/http/direct-body";
@@ -216,7 +217,7 @@ export const imageGenerations = gatewayRoute(
           "This endpoint takes a JSON body (Content-Type: application/json); to edit uploaded images, use POST /v1/images/edits",
         );
       }
-      raw = await readJsonObject(body.request, GENERATION_BODY_LIMIT);
+      raw = await readJsonObjectWatched(body.request, GENERATION_BODY_LIMIT, paidBodyWatch(context));
     } finally {
       body.release();
     }

@@ -9,7 +9,8 @@
 // tokens at std-image-2 prices, settled when the stream ends; a stream cut by either side pays for the images that
 // reached the client and the text used so far.
 import { env } from "@/lib/platform/env";
-import { readJsonObject } from "@/lib/platform/http/json";
+import { readJsonObjectWatched } from "@/lib/platform/http/watched-body";
+import { paidBodyWatch } from "@/lib/money/body-funds";
 import { IMAGE_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
 import { priceOf } from "@/lib/money/prices";
 import { countForCharge, newCountStats } from "@/lib/money/tokens";
@@ -18,7 +19,7 @@ import { GatewayError } from "@/lib/platform/errors";
 import type {} from "@/lib/images/inspect";
 import { checkPrompt } from "@/lib/moderation/store";
 import { authoriseModel, gatewayRoute } from "@/lib/gateway/pipeline";
-import { requireFundsBeforeBody, requirePrice, reserve, type Reservation } from "@/lib/money/reserve";
+import { requirePrice, reserve, type Reservation } from "@/lib/money/reserve";
 import { withFailover } from "@/lib/gateway/relay";
 import { upstreamModel, type Channel } from "@/lib/channels";
 import { SSE_HEADERS } from "@/lib/providers/sse-relay";
@@ -58,7 +59,7 @@ function attempt(
   return providerOf(call.channel.type).responses(call) ?? startToolLoop(context, call, imageReservation);
 }
 
-/** The least any request reserves: no input, the smallest low-quality image per allowed call (see requireFundsBeforeBody). */
+/** The least any request reserves: no input, the smallest low-quality image per allowed call (see paidBodyWatch). */
 async function leastReservation(): Promise<number> {
   const [textPrice, imagePrice] = await Promise.all([priceOf(TEXT_MODEL), priceOf(IMAGE_MODEL)]);
   if (!textPrice || !imagePrice) return 1;
@@ -68,8 +69,9 @@ async function leastReservation(): Promise<number> {
 }
 
 export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "openai", scheme: "bearer" }, async (context) => {
-  await requireFundsBeforeBody(context, await leastReservation());
-  const raw = await readJsonObject(context.request, env().GATEWAY_MAX_BODY_BYTES);
+  // Money before work (lib/money/body-funds.ts): a large body is read only as far as its payer can cover it.
+  const watch = paidBodyWatch(context, { least: await leastReservation() });
+  const raw = await readJsonObjectWatched(context.request, env().GATEWAY_MAX_BODY_BYTES, watch);
   // Without the image tool: a text (and function tools) response, served like chat (lib/gateway/responses/text.ts).
   if (!asksForImageTool(raw) && raw.model !== IMAGE_MODEL) {
     checkSpecRules(raw);

@@ -72,7 +72,11 @@ export async function readText(request: Request, limit = JSON_LIMIT_BYTES): Prom
 }
 
 export async function readJsonObject(request: Request, limit = JSON_LIMIT_BYTES): Promise<Record<string, unknown>> {
-  const text = await readText(request, limit);
+  return parseJsonObject(await readText(request, limit));
+}
+
+/** A request body's text as a JSON object no deeper than MAX_JSON_DEPTH, or the 400 that says what it is instead. */
+export function parseJsonObject(text: string): Record<string, unknown> {
   if (!text.trim()) throw new GatewayError("invalid_json", "Request body must be a JSON object; it was empty");
   let value: unknown;
   try {

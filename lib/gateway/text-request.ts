@@ -1,0 +1,141 @@
+// The body of a /v1/chat/completions, /v1/messages or /v1/messages/count_tokens request, from the socket to a validated
+// object and its input count (docs/architecture.md, decision 18): money before work first (lib/money/body-funds.ts),
+// then, for a small body, the steps at once as before; for a large one, the parse, the validation and the count run
+// on a worker (lib/gateway/text-request-worker.ts) while the event loop parses the same bytes in slices
+// (lib/platform/http/sliced-json.ts) into the object that is relayed. No step holds the event loop for more than a
+// few milliseconds at a time, and a small body pays nothing for it.
+import { GatewayError, type ErrorCode } from "@/lib/platform/errors";
+import { JSON_LIMIT_BYTES, MAX_JSON_DEPTH, parseJsonObject, parseWith } from "@/lib/platform/http/json";
+import { joinInSlices, readWatchedBody, type BodyWatch } from "@/lib/platform/http/watched-body";
+import { parseJsonInSlices } from "@/lib/platform/http/sliced-json";
+import { WorkerPool, WorkerUnavailable } from "@/lib/platform/worker-pool";
+import { singleton } from "@/lib/platform/singleton";
+import { log } from "@/lib/platform/log";
+import { countChatRequestInputTokens, countMessagesInputTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
+import { chatSchema, countSchema, messagesSchema } from "./text-schemas";
+
+export type TextKind = "chat" | "messages" | "count";
+
+/**
+ * From this size on, a body is prepared on a worker. What the steps cost on the event loop depends on the text more
+ * than on the size (measured here, parse + schema + the reservation's count): short messages of varied English 1.0 ms
+ * at 16 KB, 5.0 ms at 62 KB, 13 ms at 187 KB; short CJK messages (every one counted whole, at ~3.5 µs a character)
+ * 4.6, 17 and 61 ms; one long text under 1 ms at any size. 16 KB keeps the worst of them to a few milliseconds
+ * (docs/architecture.md, decision 18); a chat request of a few turns stays below it.
+ */
+export const OFFLOAD_BYTES = 16 * 1024;
+
+/** What the handlers need of a body besides the body: its input count, what the count saw, and the model. */
+export type Prepared = { inputTokens: number; stats: CountStats; model: string };
+
+/** What a worker answers: the preparation, or the 400 the body gets. */
+export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: string; param: string | null } };
+
+/**
+ * The steps the handlers ran on a parsed body: the schema, and the count (for a reservation with its budget,
+ * lib/money/tokens.ts; count_tokens' exact, without). Throws the GatewayError a bad body gets. The event loop runs it
+ * for small bodies, the workers for large ones; there (`whole`) the exact count of every text that a charge without
+ * the upstream's usage needs (countForCharge) is made too when the budget's count is not it, so that it never runs
+ * on the event loop (a provider may ask for it even when the upstream reported usage).
+ */
+export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole = false): ReadTextRequest {
+  if (kind === "chat") {
+    const body = parseWith(chatSchema, raw);
+    const stats = newCountStats();
+    const inputTokens = countChatRequestInputTokens(body as never, stats);
+    if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(body as never);
+    return { body, inputTokens, stats, model: body.model };
+  }
+  if (kind === "messages") {
+    if (raw.max_tokens === undefined) throw new GatewayError("invalid_request", "max_tokens: Field required", { param: "max_tokens" });
+    const body = parseWith(messagesSchema, raw);
+    const stats = newCountStats();
+    const inputTokens = countMessagesInputTokens(body as never, stats);
+    if (whole && stats.exactChars === 0) stats.whole = countMessagesInputTokens(body as never);
+    return { body, inputTokens, stats, model: body.model };
+  }
+  const body = parseWith(countSchema, raw);
+  return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
+}
+
+/** A worker's job: the whole body's bytes, parsed, validated and counted; a bad body's error as data. */
+export function prepareBytes(kind: TextKind, bytes: Uint8Array): PrepareAnswer {
+  try {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+    const { inputTokens, stats, model } = prepareBody(kind, parseJsonObject(text), true);
+    return { inputTokens, stats, model };
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { error: { code: error.code, message: error.message, param: error.param } };
+  }
+}
+
+/**
+ * The worker's file beside this one, or null where this module was bundled (Next.js serving /v1 through app/): the
+ * bundle has no such file, and a URL written as `new URL(literal, import.meta.url)` would have the bundler copy the
+ * TypeScript source as an asset.
+ */
+function workerFile(): URL | null {
+  const here = import.meta.url;
+  return here.endsWith("/text-request.ts") ? new URL("./text-request-worker.ts", here) : null;
+}
+
+function bodyWorkers(): WorkerPool {
+  return singleton("gateway.body-workers", () => new WorkerPool(workerFile()));
+}
+
+/** The workers' answer for these bytes, or the same steps in process where no worker can start (`next dev`). */
+async function prepareElsewhere(kind: TextKind, bytes: Uint8Array): Promise<PrepareAnswer> {
+  try {
+    return await bodyWorkers().run<PrepareAnswer>({ kind, bytes });
+  } catch (error) {
+    if (!(error instanceof WorkerUnavailable)) throw error;
+    log.warn("body workers unavailable; large bodies are prepared on the event loop", { error: error.message });
+    return prepareBytes(kind, bytes);
+  }
+}
+
+function refusalOf(answer: PrepareAnswer): GatewayError | null {
+  if (!("error" in answer)) return null;
+  return new GatewayError(answer.error.code, answer.error.message, { param: answer.error.param });
+}
+
+export type ReadTextRequest = { body: Record<string, unknown> } & Prepared;
+
+/**
+ * Reads, validates and counts the request's body for `kind`, at most `limit` bytes, watched by `watch` (money before
+ * work; null for count_tokens, which is free). The body is not needed for count_tokens (`withBody: false`).
+ */
+export async function readTextRequest(
+  request: Request,
+  kind: TextKind,
+  options: { watch: BodyWatch | null; limit?: number; withBody?: boolean },
+): Promise<ReadTextRequest> {
+  const read = await readWatchedBody(request, options.limit ?? JSON_LIMIT_BYTES, options.watch);
+  if (read.length < OFFLOAD_BYTES) {
+    const text = read.chunks.length === 1 ? read.chunks[0]!.toString("utf8") : Buffer.concat(read.chunks, read.length).toString("utf8");
+    return prepareBody(kind, parseJsonObject(text));
+  }
+  const bytes = await joinInSlices(read, true);
+  if (options.withBody === false) {
+    const answer = await prepareElsewhere(kind, bytes);
+    const refusal = refusalOf(answer);
+    if (refusal) throw refusal;
+    return { body: {}, ...(answer as Prepared) };
+  }
+  // Both at once: the worker decides whether the body is good; the slices give the event loop its own object (an
+  // object made on a worker would have to be copied back, and that copy runs on the event loop).
+  const [answer, parsed] = await Promise.allSettled([
+    prepareElsewhere(kind, bytes),
+    parseJsonInSlices(bytes, { maxDepth: MAX_JSON_DEPTH + 1 }),
+  ]);
+  if (answer.status === "rejected") throw answer.reason;
+  const refusal = refusalOf(answer.value);
+  if (refusal) throw refusal;
+  if (parsed.status === "rejected") {
+    // The worker read these bytes as a good body: the slices must have too.
+    log.error("a body the worker accepted could not be parsed in slices", { error: parsed.reason });
+    throw new GatewayError("invalid_json", "Request body is not valid JSON");
+  }
+  return { body: parsed.value as Record<string, unknown>, ...(answer.value as Prepared) };
+}

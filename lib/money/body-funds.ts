@@ -1,0 +1,108 @@
+// Money before work for request bodies (docs/billing.md, "Money before work"): a large body is not read, or not read
+// to its end, when its payer cannot cover the least a request of its size reserves. The reservation after parsing is
+// what decides; this spares the parse, the validation and the count of a request that cannot be served.
+import { GatewayError } from "@/lib/platform/errors";
+import type { BodyWatch } from "@/lib/platform/http/watched-body";
+import { BYTES_PER_TOKEN_FLOOR } from "./reservation";
+import { groupOf, priceOf } from "./prices";
+import { formatUsd, type Payer } from "./reserve";
+import { moneyStore } from "./store";
+
+/** Bodies below this size are read without asking (one database read per large body, none for the chat path). */
+export const WATCHED_BODY_BYTES = 1024 * 1024;
+
+/** Who pays, with what the key may call (its group's models, narrowed by its own list). */
+export type BodyPayer = Payer & { principal: Payer["principal"] & { group: string; models: string[] } };
+
+/**
+ * The lowest text input price (micro-USD per token) among the priced models the key may call: whatever model the body
+ * names, its text is reserved at no less. 0 when the key may call no priced model (nothing is then refused by size).
+ */
+export async function cheapestInputPrice(principal: BodyPayer["principal"]): Promise<number> {
+  const group = await groupOf(principal.group);
+  let cheapest = Infinity;
+  for (const model of group?.models ?? []) {
+    if (principal.models.length && !principal.models.includes(model)) continue;
+    const price = await priceOf(model);
+    if (price) cheapest = Math.min(cheapest, price.textInput);
+  }
+  return Number.isFinite(cheapest) ? cheapest : 0;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * The watch for a paid endpoint's JSON body (lib/platform/http/watched-body.ts). From WATCHED_BODY_BYTES on, the key's
+ * quota and its owner's balance are read once: less than `least` (the least any request of the endpoint reserves) and
+ * the body is not read at all; otherwise it may hold as many text bytes as what is left pays for at four bytes per
+ * token and the cheapest input price the key can use (`bySize` false: the body's size says nothing about its price,
+ * as for uploads, and only `least` applies). A class: made for every request, its methods are not (docs/architecture.md,
+ * decision 14).
+ */
+export class PaidBodyWatch implements BodyWatch {
+  readonly fromBytes = WATCHED_BODY_BYTES;
+  readonly #least: number;
+  readonly #bySize: boolean;
+  #funds: { keyQuota: number | null; balance: number; price: number } | null = null;
+
+  constructor(
+    private readonly context: BodyPayer,
+    options: { least?: number; bySize?: boolean } = {},
+  ) {
+    this.#least = Math.max(1, Math.ceil(options.least ?? 1));
+    this.#bySize = options.bySize !== false;
+  }
+
+  async start(): Promise<number> {
+    const { principal } = this.context;
+    const least = this.#least;
+    const [available, price] = await Promise.all([
+      moneyStore().available(principal.keyId, principal.userId),
+      this.#bySize ? cheapestInputPrice(principal) : Promise.resolve(0),
+    ]);
+    this.#funds = { ...available, price };
+    const { keyQuota, balance } = available;
+    const leastText = `any request here reserves at least ${formatUsd(least)}; the request was not read`;
+    if (keyQuota !== null && keyQuota < least) {
+      throw new GatewayError(
+        "quota_exhausted",
+        `This API key has ${formatUsd(keyQuota)} of quota left and ${leastText}. An operator can raise the key's quota.`,
+      );
+    }
+    if (balance < least) {
+      throw new GatewayError(
+        "insufficient_balance",
+        `The account's balance is ${formatUsd(balance)} and ${leastText}. Redeem a code or ask an operator to top it up.`,
+      );
+    }
+    if (price <= 0) return Infinity;
+    const left = Math.min(keyQuota ?? Infinity, balance);
+    return Math.floor((left * BYTES_PER_TOKEN_FLOOR) / price);
+  }
+
+  refuse(textBytes: number, whole: boolean): Error {
+    const { keyQuota, balance, price } = this.#funds!;
+    const needed = Math.ceil((textBytes / BYTES_PER_TOKEN_FLOOR) * price);
+    const what =
+      `This request's body holds at least ${megabytes(textBytes)} of text, which reserves at least ${formatUsd(needed)} ` +
+      `(${BYTES_PER_TOKEN_FLOOR} bytes per token at $${price.toFixed(2)} per 1M input tokens, the lowest price among the models this key may use)`;
+    const read = whole ? "the body was not parsed" : "the body was not read to its end";
+    if (keyQuota !== null && keyQuota < needed) {
+      return new GatewayError(
+        "quota_exhausted",
+        `${what} and this API key has ${formatUsd(keyQuota)} of quota left; ${read}. An operator can raise the key's quota.`,
+      );
+    }
+    return new GatewayError(
+      "insufficient_balance",
+      `${what} and the account's balance is ${formatUsd(balance)}; ${read}. Redeem a code or ask an operator to top it up.`,
+    );
+  }
+}
+
+/** The watch for a paid endpoint's JSON body (see PaidBodyWatch). */
+export function paidBodyWatch(context: BodyPayer, options: { least?: number; bySize?: boolean } = {}): BodyWatch {
+  return new PaidBodyWatch(context, options);
+}
