@@ -120,6 +120,7 @@ export const testChannel = adminRoute(async (request, params) => {
         body,
         stream: false,
         outputCap: body.max_tokens,
+        bodyBytes: 256,
         includeUsage: false,
         headers: new Headers(),
         signal: controller.signal,

@@ -13,8 +13,12 @@ import { singleton } from "@/lib/platform/singleton";
 import { log } from "@/lib/platform/log";
 import { countChatRequestInputTokens, countMessagesInputTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
 import { chatSchema, countSchema, messagesSchema } from "./text-schemas";
+import { IMAGE_MODEL } from "@/lib/catalog/models";
+import { checkSpecRules, parseResponsesRequest } from "@/lib/wire/responses-request";
+import { asksForImageTool, chatBodyOf } from "./responses/chat-request";
+import { countResponsesInputTokens, responsesRequestBytes } from "./responses/tool";
 
-export type TextKind = "chat" | "messages" | "count";
+export type TextKind = "chat" | "messages" | "count" | "responses";
 
 /**
  * From this size on, a body is prepared on a worker. What the steps cost on the event loop depends on the text more
@@ -25,8 +29,12 @@ export type TextKind = "chat" | "messages" | "count";
  */
 export const OFFLOAD_BYTES = 16 * 1024;
 
-/** What the handlers need of a body besides the body: its input count, what the count saw, and the model. */
-export type Prepared = { inputTokens: number; stats: CountStats; model: string };
+/**
+ * What the handlers need of a body besides the body: its input count, what the count saw, and the model; for
+ * /v1/responses also whether it asks for the image tool, and the size of what the reservation's size bound reads (the
+ * chat request it becomes, or the request without its images).
+ */
+export type Prepared = { inputTokens: number; stats: CountStats; model: string; imageTool?: boolean; sizeBytes?: number };
 
 /** What a worker answers: the preparation, or the 400 the body gets. */
 export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: string; param: string | null } };
@@ -38,7 +46,7 @@ export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: stri
  * the upstream's usage needs (countForCharge) is made too when the budget's count is not it, so that it never runs
  * on the event loop (a provider may ask for it even when the upstream reported usage).
  */
-export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole = false): ReadTextRequest {
+export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole = false): Omit<ReadTextRequest, "bytes"> {
   if (kind === "chat") {
     const body = parseWith(chatSchema, raw);
     const stats = newCountStats();
@@ -54,16 +62,44 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole 
     if (whole && stats.exactChars === 0) stats.whole = countMessagesInputTokens(body as never);
     return { body, inputTokens, stats, model: body.model };
   }
+  if (kind === "responses") return prepareResponses(raw, whole);
   const body = parseWith(countSchema, raw);
   return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
+}
+
+/**
+ * /v1/responses: the image tool's request (lib/wire/responses-request.ts) counted as its tool loop sends it, or, without
+ * the tool, the chat request it is served as (lib/gateway/responses/chat-request.ts), counted as chat is.
+ */
+function prepareResponses(raw: Record<string, unknown>, whole: boolean): Omit<ReadTextRequest, "bytes"> {
+  const stats = newCountStats();
+  if (asksForImageTool(raw) || raw.model === IMAGE_MODEL) {
+    const request = parseResponsesRequest(raw);
+    const inputTokens = countResponsesInputTokens(request, stats);
+    if (whole && stats.exactChars === 0) stats.whole = countResponsesInputTokens(request);
+    return { body: raw, inputTokens, stats, model: request.model, imageTool: true, sizeBytes: responsesRequestBytes(request) };
+  }
+  checkSpecRules(raw);
+  const chat = chatBodyOf(raw).body;
+  const inputTokens = countChatRequestInputTokens(chat as never, stats);
+  if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(chat as never);
+  return {
+    body: raw,
+    inputTokens,
+    stats,
+    model: chat.model as string,
+    imageTool: false,
+    sizeBytes: Buffer.byteLength(JSON.stringify(chat)),
+  };
 }
 
 /** A worker's job: the whole body's bytes, parsed, validated and counted; a bad body's error as data. */
 export function prepareBytes(kind: TextKind, bytes: Uint8Array): PrepareAnswer {
   try {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-    const { inputTokens, stats, model } = prepareBody(kind, parseJsonObject(text), true);
-    return { inputTokens, stats, model };
+    // Everything but the body, which stays here (the event loop makes its own: see readTextRequest).
+    const { body: _body, ...prepared } = prepareBody(kind, parseJsonObject(text), true);
+    return prepared;
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     return { error: { code: error.code, message: error.message, param: error.param } };
@@ -100,7 +136,9 @@ function refusalOf(answer: PrepareAnswer): GatewayError | null {
   return new GatewayError(answer.error.code, answer.error.message, { param: answer.error.param });
 }
 
-export type ReadTextRequest = { body: Record<string, unknown> } & Prepared;
+/** The body, what the handlers need of it, and its size as it arrived (the reservation's size bound reads it rather
+ *  than serialising a large body again). */
+export type ReadTextRequest = { body: Record<string, unknown>; bytes: number } & Prepared;
 
 /**
  * Reads, validates and counts the request's body for `kind`, at most `limit` bytes, watched by `watch` (money before
@@ -114,14 +152,14 @@ export async function readTextRequest(
   const read = await readWatchedBody(request, options.limit ?? JSON_LIMIT_BYTES, options.watch);
   if (read.length < OFFLOAD_BYTES) {
     const text = read.chunks.length === 1 ? read.chunks[0]!.toString("utf8") : Buffer.concat(read.chunks, read.length).toString("utf8");
-    return prepareBody(kind, parseJsonObject(text));
+    return { ...prepareBody(kind, parseJsonObject(text)), bytes: read.length };
   }
   const bytes = await joinInSlices(read, true);
   if (options.withBody === false) {
     const answer = await prepareElsewhere(kind, bytes);
     const refusal = refusalOf(answer);
     if (refusal) throw refusal;
-    return { body: {}, ...(answer as Prepared) };
+    return { body: {}, bytes: read.length, ...(answer as Prepared) };
   }
   // Both at once: the worker decides whether the body is good; the slices give the event loop its own object (an
   // object made on a worker would have to be copied back, and that copy runs on the event loop).
@@ -137,5 +175,5 @@ export async function readTextRequest(
     log.error("a body the worker accepted could not be parsed in slices", { error: parsed.reason });
     throw new GatewayError("invalid_json", "Request body is not valid JSON");
   }
-  return { body: parsed.value as Record<string, unknown>, ...(answer.value as Prepared) };
+  return { body: parsed.value as Record<string, unknown>, bytes: read.length, ...(answer.value as Prepared) };
 }

@@ -10,7 +10,6 @@ import {
   countForCharge,
   countMessagesInputTokens,
   countTextTokens,
-  newCountStats,
   type CountStats,
 } from "@/lib/money/tokens";
 import {
@@ -42,6 +41,8 @@ type TextRequest = {
   /** The dialect's input count of the body as the client sent it, and what the count saw. */
   inputTokens: number;
   stats: CountStats;
+  /** The body's size as the client sent it (the reservation's size bound; the upstream request's size hint). */
+  bytes: number;
   /** The client's own output cap, if it set one. */
   explicitCap: number | undefined;
   stream: boolean;
@@ -101,10 +102,9 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
   const tools = kind === "messages" ? planServerTools(body.tools, price, model) : chatServerTools(body, price, model);
   const items = (Array.isArray(body.messages) ? body.messages.length : 0) + (Array.isArray(body.tools) ? body.tools.length : 0);
   const inputBound =
-    (textInputBound(request.inputTokens, { bytes: Buffer.byteLength(JSON.stringify(body)), items }, request.stats) + tools.inputTokens) *
-    tools.passes;
+    (textInputBound(request.inputTokens, { bytes: request.bytes, items }, request.stats) + tools.inputTokens) * tools.passes;
   // A predicted output's rejected tokens are billed as output, beyond the cap (OpenAI "predicted outputs").
-  const prediction = kind === "chat" && body.prediction ? countTextTokens(JSON.stringify(body.prediction)) : 0;
+  const prediction = kind === "chat" && body.prediction ? predictionTokens(body.prediction) : 0;
   const bound = {
     inputTokens: inputBound,
     outputTokens: outputCap + prediction,
@@ -134,6 +134,7 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
       body,
       stream,
       outputCap,
+      bodyBytes: request.bytes,
       includeUsage: request.includeUsage,
       headers: context.request.headers,
       signal: context.request.signal,
@@ -172,6 +173,17 @@ function systemTurnsToUser(body: Record<string, unknown>): void {
   });
 }
 
+/**
+ * A predicted output's tokens (OpenAI "predicted outputs": `{type: "content", content: string | text parts}`), counted
+ * from its texts rather than from its serialisation, which a large prediction would make costly.
+ */
+function predictionTokens(prediction: unknown): number {
+  const content = (prediction as { content?: unknown } | null)?.content;
+  if (typeof content === "string") return countTextTokens(content);
+  if (!Array.isArray(content)) return countTextTokens(JSON.stringify(prediction ?? null).slice(0, 64 * 1024));
+  return content.reduce((total: number, part) => total + countTextTokens(String((part as { text?: unknown })?.text ?? "")) + 4, 0);
+}
+
 /** Chat Completions' one server tool, `web_search_options`: one search per request at the model's per-use price. */
 function chatServerTools(body: Record<string, unknown>, price: Price, model: string): ServerToolPlan {
   if (body.web_search_options === undefined || body.web_search_options === null) return { uses: {}, inputTokens: 0, passes: 1 };
@@ -185,16 +197,19 @@ function chatServerTools(body: Record<string, unknown>, price: Price, model: str
   return { uses: { web_search: 1 }, inputTokens: SERVER_TOOL_RESULT_TOKENS, passes: 2 };
 }
 
+/** What relaying a Chat Completions body built by another endpoint needs besides it: its input count and its size,
+ *  made with the body it came from (lib/gateway/text-request.ts). */
+export type ChatRelayCount = { inputTokens: number; stats: CountStats; bytes: number };
+
 /** A Chat Completions body built by another endpoint (lib/gateway/responses/text.ts), streamed with usage. */
 export function relayTextRequest(
   context: GatewayContext,
   kind: "chat",
   body: Record<string, unknown>,
   explicitCap: number | undefined,
+  count: ChatRelayCount,
 ): Promise<Response> {
-  const stats = newCountStats();
-  const inputTokens = countChatRequestInputTokens(body as never, stats);
-  return relayText(context, { kind, body, inputTokens, stats, explicitCap, stream: true, includeUsage: true });
+  return relayText(context, { kind, body, ...count, explicitCap, stream: true, includeUsage: true });
 }
 
 export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {
@@ -206,6 +221,7 @@ export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", 
   return relayText(context, {
     kind: "chat",
     body,
+    bytes: read.bytes,
     inputTokens,
     stats,
     explicitCap,
@@ -221,6 +237,7 @@ export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthr
   return relayText(context, {
     kind: "messages",
     body,
+    bytes: read.bytes,
     inputTokens,
     stats,
     explicitCap: body.max_tokens,

@@ -66,6 +66,8 @@ export async function reserve(
   held: HeldFor = {},
 ): Promise<Reservation> {
   const { principal } = context;
+  // A bound that is not a number is a gateway bug: refuse the request rather than reserve nothing or everything.
+  if (!Number.isFinite(amount)) throw new Error(`reservation for '${model}' is not a number (${amount})`);
   // At least one micro-dollar: a balance that a past request took below zero refuses even a free request.
   const whole = Math.max(1, Math.ceil(amount));
   const result = await moneyStore().reserve(principal.keyId, principal.userId, whole);

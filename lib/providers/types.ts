@@ -12,6 +12,8 @@ export type TextCall = {
   stream: boolean;
   /** The output cap the gateway reserved for and sent upstream (docs/billing.md). */
   outputCap: number;
+  /** About how large the body is serialised (the client's as it arrived): a large one is serialised in slices. */
+  bodyBytes: number;
   /** Chat Completions only: the client asked for the usage chunk (stream_options.include_usage). */
   includeUsage: boolean;
   /** The client's headers (the vendor version and beta headers are passed on; never its key). */

@@ -139,6 +139,7 @@ function call(cap: number, includeUsage: boolean): TextCall {
     body: {},
     stream: true,
     outputCap: cap,
+    bodyBytes: 2,
     includeUsage,
     headers: new Headers(),
     signal: new AbortController().signal,

@@ -9,11 +9,10 @@
 // tokens at std-image-2 prices, settled when the stream ends; a stream cut by either side pays for the images that
 // reached the client and the text used so far.
 import { env } from "@/lib/platform/env";
-import { readJsonObjectWatched } from "@/lib/platform/http/watched-body";
 import { paidBodyWatch } from "@/lib/money/body-funds";
 import { IMAGE_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
 import { priceOf } from "@/lib/money/prices";
-import { countForCharge, newCountStats } from "@/lib/money/tokens";
+import { countForCharge } from "@/lib/money/tokens";
 import { textInputBound } from "@/lib/money/reservation";
 import { GatewayError } from "@/lib/platform/errors";
 import type {} from "@/lib/images/inspect";
@@ -23,9 +22,8 @@ import { requirePrice, reserve, type Reservation } from "@/lib/money/reserve";
 import { withFailover } from "@/lib/gateway/relay";
 import { upstreamModel, type Channel } from "@/lib/channels";
 import { SSE_HEADERS } from "@/lib/providers/sse-relay";
-import { asksForImageTool, textResponses } from "./text";
+import { textResponses } from "./text";
 import {
-  checkSpecRules,
   decodeInputImages,
   inspectInputImageHeaders,
   parseResponsesRequest,
@@ -33,7 +31,8 @@ import {
   type InputImage,
   type ResponsesRequest,
 } from "@/lib/wire/responses-request";
-import { countResponsesInputTokens, responsesRequestBytes } from "./tool";
+import { countResponsesInputTokens } from "./tool";
+import { readTextRequest } from "@/lib/gateway/text-request";
 import { InputImageFiles } from "./files";
 import { responsesStream } from "./stream";
 import { startToolLoop } from "./tool-loop";
@@ -71,12 +70,11 @@ async function leastReservation(): Promise<number> {
 export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "openai", scheme: "bearer" }, async (context) => {
   // Money before work (lib/money/body-funds.ts): a large body is read only as far as its payer can cover it.
   const watch = paidBodyWatch(context, { least: await leastReservation() });
-  const raw = await readJsonObjectWatched(context.request, env().GATEWAY_MAX_BODY_BYTES, watch);
+  // Parsed, checked and counted (a large body's count on a worker: lib/gateway/text-request.ts).
+  const read = await readTextRequest(context.request, "responses", { watch, limit: env().GATEWAY_MAX_BODY_BYTES });
+  const raw = read.body;
   // Without the image tool: a text (and function tools) response, served like chat (lib/gateway/responses/text.ts).
-  if (!asksForImageTool(raw) && raw.model !== IMAGE_MODEL) {
-    checkSpecRules(raw);
-    return textResponses(context, raw);
-  }
+  if (!read.imageTool) return textResponses(context, raw, { inputTokens: read.inputTokens, stats: read.stats, bytes: read.sizeBytes! });
   const request = parseResponsesRequest(raw);
   // Both parts are checked: the key's group must include the text model and the image model.
   await authoriseModel(context.principal, request.model);
@@ -85,10 +83,9 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   if (prompt) await checkPrompt(prompt, request.tool.moderation);
   const textPrice = await requirePrice(request.model);
   const imagePrice = await requirePrice(IMAGE_MODEL);
-  const stats = newCountStats();
-  const inputTokens = countResponsesInputTokens(request, stats);
+  const { inputTokens, stats } = read;
   const countInput = countForCharge(inputTokens, stats, () => countResponsesInputTokens(request));
-  const inputBound = textInputBound(inputTokens, { bytes: responsesRequestBytes(request), items: request.messages.length + 3 }, stats);
+  const inputBound = textInputBound(inputTokens, { bytes: read.sizeBytes!, items: request.messages.length + 3 }, stats);
   // Money before work: the images' headers size the reservation; they are decoded only once it is made.
   const headers = await inspectInputImageHeaders(request.images);
   const reservation = await reserve(

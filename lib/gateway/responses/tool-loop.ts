@@ -55,6 +55,8 @@ async function chatTurn(call: ResponsesCall, messages: ChatRequestMessage[]): Pr
     body,
     stream: false,
     outputCap: TURN_OUTPUT_CAP,
+    // The conversation holds the request's inline images and grows each round: serialised in slices whatever its size.
+    bodyBytes: Number.POSITIVE_INFINITY,
     includeUsage: false,
     headers: call.headers,
     signal: call.signal,

@@ -2,7 +2,7 @@
 // (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
 // (settings.longContextBeta) because the vendor may rename or drop it. Client betas pass only by allowlist (./betas.ts).
-import { upstreamFetch, joinUrl, channelDeadlines } from "@/lib/providers/http";
+import { upstreamFetch, joinUrl, channelDeadlines, jsonBody } from "@/lib/providers/http";
 import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
 import { chatRequestSchema } from "@/lib/wire/openai-chat";
@@ -34,7 +34,7 @@ export function anthropicHeaders(call: TextCall): Record<string, string> {
 async function postMessages(call: TextCall, body: Record<string, unknown>) {
   return upstreamFetch(
     joinUrl(call.channel.baseUrl, "v1/messages"),
-    { method: "POST", headers: anthropicHeaders(call), body: JSON.stringify(body) },
+    { method: "POST", headers: anthropicHeaders(call), body: await jsonBody(body, call.bodyBytes) },
     {
       signal: call.signal,
       ...channelDeadlines(call.channel.settings),

@@ -1,7 +1,7 @@
 // `openai` channels: any OpenAI-compatible upstream. baseUrl is the API root including /v1
 // (https://platform.openai.com/docs/api-reference/chat). Serves Chat Completions natively and Anthropic
 // Messages by conversion.
-import { upstreamFetch, joinUrl, channelDeadlines } from "@/lib/providers/http";
+import { upstreamFetch, joinUrl, channelDeadlines, jsonBody } from "@/lib/providers/http";
 import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
 import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
@@ -24,7 +24,7 @@ function headersFor(call: TextCall): Record<string, string> {
 async function postChat(call: TextCall, body: Record<string, unknown>) {
   return upstreamFetch(
     joinUrl(call.channel.baseUrl, "chat/completions"),
-    { method: "POST", headers: headersFor(call), body: JSON.stringify(body) },
+    { method: "POST", headers: headersFor(call), body: await jsonBody(body, call.bodyBytes) },
     {
       signal: call.signal,
       ...channelDeadlines(call.channel.settings),

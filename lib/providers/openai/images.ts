@@ -6,7 +6,7 @@
 // files when they were stored first; they are never held whole in memory.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
 import { once } from "node:events";
-import { PassThrough } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { z } from "zod";
 import {
   bodyFailure,
@@ -17,6 +17,7 @@ import {
   upstreamBody,
   upstreamFetch,
   type FetchResult,
+  type UpstreamInit,
 } from "@/lib/providers/http";
 import { log } from "@/lib/platform/log";
 import { startImageStream } from "./image-stream";
@@ -327,9 +328,9 @@ function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }
     {
       method: "POST",
       headers: { "content-type": `multipart/form-data; boundary=${boundary}`, accept: "application/json", ...authorization(channel) },
-      body: body as unknown as BodyInit,
+      body: body as unknown as Readable,
       duplex: "half",
-    } as RequestInit,
+    } as UpstreamInit,
     // The deadline for the answer counts from the end of the upload, not from its start (a slow client's upload).
     { signal: AbortSignal.any([signal, stop.signal]), ...deadlines(channel), deadlineFrom },
   );
@@ -412,9 +413,9 @@ export const openaiImageAdapter: ImageAdapter = {
           ...authorization(call.channel),
         },
         // A Node stream: undici sends it as it is, without a Web stream adapter.
-        body: multipart.nodeStream() as unknown as BodyInit,
+        body: multipart.nodeStream() as unknown as Readable,
         duplex: "half",
-      } as RequestInit,
+      } as UpstreamInit,
       { signal: call.signal, ...deadlines(call.channel) },
     );
     return readAnswer(call, result);
