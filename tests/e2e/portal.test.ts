@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page } from "playwright";
 import { startGateway, stopAllGateways, createUserWithKey, type Gateway } from "../helpers/gateway";
 import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
 import { sendJson, startFakeUpstream } from "../helpers/fake-upstream";

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import AxeBuilder from "@axe-core/playwright";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page } from "playwright";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
 

@@ -1,8 +1,8 @@
-// Debian's Chromium driven by playwright-core (docs/architecture.md, "Platform notes": `npx playwright install` cannot download a browser
+// Debian's Chromium driven by playwright (which carries playwright-core) (docs/architecture.md, "Platform notes": `npx playwright install` cannot download a browser
 // here). Screenshots go to test-results/screenshots/ as artifacts of the run.
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
 
 export const CHROMIUM_PATH = process.env.GATEWAY_CHROMIUM ?? "/usr/bin/chromium";
 export const SCREENSHOT_DIR = path.join(process.cwd(), "test-results", "screenshots");
