@@ -1,6 +1,8 @@
 "use client";
-// Mantine's theme and notifications for every page (the root layout renders this around the app).
-import type { ReactNode } from "react";
+// Mantine's theme and notifications, and the data client behind `useApi` (lib/portal/api.ts), for every page (the
+// root layout renders this around the app).
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
 import { Anchor, createTheme, Drawer, MantineProvider, Modal, ScrollArea, type CSSVariablesResolver } from "@mantine/core";
 import { Notifications } from "@mantine/notifications";
 
@@ -46,12 +48,23 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
   dark: {},
 });
 
+/**
+ * No retries (an error is shown at once, with its own "Try again") and no refetch on focus (a page reloads what it
+ * changed; a form being edited is never replaced behind the user's back).
+ */
+function newQueryClient(): QueryClient {
+  return new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+}
+
 export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(newQueryClient);
   return (
-    <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={cssVariablesResolver}>
-      {/* Bottom right: at the top they covered the account menu and the page actions. */}
-      <Notifications position="bottom-right" />
-      {children}
-    </MantineProvider>
+    <QueryClientProvider client={queryClient}>
+      <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={cssVariablesResolver}>
+        {/* Bottom right: at the top they covered the account menu and the page actions. */}
+        <Notifications position="bottom-right" />
+        {children}
+      </MantineProvider>
+    </QueryClientProvider>
   );
 }

@@ -1,10 +1,11 @@
 "use client";
 // Redeem a code: POST /api/user/topup {key} → {quota, balance}; shows what was added and the new balance, and the
 // account's earlier top-ups.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Alert, Button, Card, Grid, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { IconCircleCheck, IconGift, IconTicket } from "@tabler/icons-react";
-import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
+import { api, useApi } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 import { dateTime, usd } from "@/lib/portal/format";
 import type { Self, UsagePage } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
@@ -14,32 +15,21 @@ import { DataTable } from "@/components/data-table";
 export function RedeemPage() {
   const self = useApi<Self>("/api/user/self");
   const history = useApi<UsagePage>("/api/user/usage?kind=topup&limit=10");
-  const [code, setCode] = useState("");
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [submitting, setSubmitting] = useState(false);
   const [added, setAdded] = useState<{ quota: number; balance: number } | null>(null);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!code.trim()) {
-      setErrors({ fields: { key: "Enter the code you received" }, form: null });
-      return;
-    }
-    setErrors(NO_ERRORS);
-    setAdded(null);
-    setSubmitting(true);
-    try {
-      const result = await api<{ quota: number; balance: number }>("/api/user/topup", { body: { key: code.trim() } });
+  const { form, onSubmit, formError, submitting } = useApiForm({
+    initialValues: { key: "" },
+    validate: { key: (value) => (value.trim() ? null : "Enter the code you received") },
+    submit: (values) => {
+      setAdded(null);
+      return api<{ quota: number; balance: number }>("/api/user/topup", { body: { key: values.key.trim() } });
+    },
+    onSuccess: (result, _values, redeemForm) => {
       setAdded(result);
-      setCode("");
+      redeemForm.reset();
       void self.reload();
       void history.reload();
-    } catch (error) {
-      setErrors(formErrors(error, ["key"]));
-    } finally {
-      setSubmitting(false);
-    }
-  }
+    },
+  });
 
   return (
     <>
@@ -50,9 +40,9 @@ export function RedeemPage() {
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Card withBorder radius="lg" padding="lg">
-            <form onSubmit={submit} noValidate aria-label="Redeem a code">
+            <form onSubmit={onSubmit} noValidate aria-label="Redeem a code">
               <Stack gap="md">
-                <FormError message={errors.form} />
+                <FormError message={formError} />
                 {added ? (
                   <Alert
                     color="teal"
@@ -69,9 +59,7 @@ export function RedeemPage() {
                   label="Redeem code"
                   placeholder="GW-XXXXX-XXXXX-XXXXX-XXXXX"
                   leftSection={<IconTicket size={16} />}
-                  value={code}
-                  onChange={(event) => setCode(event.currentTarget.value)}
-                  error={errors.fields.key}
+                  {...form.getInputProps("key")}
                   autoComplete="off"
                   spellCheck={false}
                   autoFocus

@@ -1,8 +1,10 @@
 "use client";
 // The portal's calls to its own JSON APIs (/api/user/*, /api/admin/*): same-origin fetch with the session cookie,
 // errors as ApiError carrying the server's {error:{code,message,param}}, and a small hook for GETs with loading,
-// error and reload. Forms map `param` to the field it names (fieldErrors below).
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+// error and reload (`useApi`). Forms map `param` to the field it names (`formErrors` below; lib/portal/form.ts
+// builds a form on it).
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useSyncExternalStore } from "react";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -75,40 +77,54 @@ export type Loaded<T> = {
   reload: () => Promise<void>;
 };
 
-/** GETs `path` (null: nothing yet) and again whenever it changes; a 401 sends the user to sign in. */
+/**
+ * GETs `path` (null: nothing yet) and again whenever it changes; a 401 sends the user to sign in. Built on TanStack
+ * Query (components/providers.tsx holds the client): two components reading one path share one request and one
+ * cached answer, `reload` refreshes every reader of it, and the previous answer stays shown while a new path loads.
+ */
 export function useApi<T>(path: string | null): Loaded<T> {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [loading, setLoading] = useState(path !== null);
-  const latest = useRef(0);
-
-  const load = useCallback(async () => {
-    if (path === null) return;
-    const call = ++latest.current;
-    setLoading(true);
-    try {
-      const value = await api<T>(path);
-      if (call !== latest.current) return;
-      setData(value);
-      setError(null);
-    } catch (caught) {
-      if (call !== latest.current) return;
-      const failure = caught instanceof ApiError ? caught : new ApiError(0, "unknown", String(caught), null);
-      if (failure.status === 401) {
-        window.location.assign(signInUrl());
-        return;
+  const query = useQuery<T, ApiError>({
+    queryKey: ["api", path],
+    enabled: path !== null,
+    queryFn: async ({ signal }) => {
+      try {
+        return await api<T>(path as string, { signal });
+      } catch (caught) {
+        throw caught instanceof ApiError ? caught : new ApiError(0, "unknown", String(caught), null);
       }
-      setError(failure);
-    } finally {
-      if (call === latest.current) setLoading(false);
-    }
-  }, [path]);
-
+    },
+    placeholderData: keepPreviousData,
+  });
+  const signedOut = query.error?.status === 401;
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (signedOut) window.location.assign(signInUrl());
+  }, [signedOut]);
+  const { refetch } = query;
+  const reload = useCallback(async () => {
+    await refetch();
+  }, [refetch]);
+  return {
+    data: query.data ?? null,
+    error: signedOut ? null : (query.error ?? null),
+    loading: query.isFetching,
+    reload,
+  };
+}
 
-  return { data, error, loading, reload: load };
+/** Refreshes every `useApi` reader whose path starts with one of `prefixes` (after a change they all show). */
+export function useRefresh(): (...prefixes: string[]) => Promise<void> {
+  const client = useQueryClient();
+  return useCallback(
+    async (...prefixes: string[]) => {
+      await client.invalidateQueries({
+        predicate: (query) => {
+          const path = query.queryKey[1];
+          return typeof path === "string" && prefixes.some((prefix) => path.startsWith(prefix));
+        },
+      });
+    },
+    [client],
+  );
 }
 
 /** "Invalid 'email': must be an email address" → "Must be an email address" (the field's label says which). */
