@@ -181,7 +181,7 @@ async function serveImage(
           if (!finished) {
             if (context.request.signal.aborted) {
               // The client left while the image was on its way: the upstream made it and bills it, so it is charged
-              // at the vendor's formula for its size and quality (docs/billing.md, "Cut streams").
+              // at the vendor's formula for its size and quality (docs/billing.md, "The invariant").
               settle(gatewayCount, { status: "cancelled", error: "The client closed the connection during the image" });
             } else {
               // The upstream's answer broke off inside the image: the client got no image, so nothing is charged.
