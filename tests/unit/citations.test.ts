@@ -17,8 +17,8 @@ const TEXT_FILE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs|md|sh|css)$/;
 /** Generated or installed trees, never written by hand. */
 const SKIPPED_FOLDERS = new Set(["node_modules", "generated", ".next", "results"]);
 
-/** A cited document: `docs/….md` or `bench/….md`, not inside a longer path. */
-const CITED_PATH = /(?<![\w./-])((?:docs|bench)\/[\w./-]*?\.md)(?![\w/-])/g;
+/** A cited document: `docs/….md`, `bench/….md`, or the root's SECURITY.md and README.md, not inside a longer path. */
+const CITED_PATH = /(?<![\w./-])((?:docs|bench)\/[\w./-]*?\.md|SECURITY\.md|README\.md)(?![\w/-])/g;
 /** A cited section right after a cited path: `docs/x.md, "Section"`, `docs/x.md ("Section"`, with backticks or not. */
 const CITED_SECTION = /^`?,? ?\(?["“]([^"”\n]+)["”]/;
 /** A relative Markdown link in a doc: `[text](0012-name.md)` or `(../billing.md#anchor)`. */
