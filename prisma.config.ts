@@ -1,4 +1,4 @@
-// Prisma CLI configuration: the WebAssembly engine only (no native engine download; see stack notes).
+// Prisma CLI configuration: the WebAssembly engine only (no native engine download; see docs/decisions/0023-prisma-6-on-webassembly.md).
 // Two schemas exist (one per provider); scripts pass --schema explicitly.
 import { defineConfig } from "prisma/config";
 

@@ -1,5 +1,5 @@
 // Next.js proxy (runs before every page): a fresh nonce per page view and a strict Content-Security-Policy that
-// allows only scripts carrying it (SECURITY.md, hardening item 11). Next.js reads the nonce from the request's CSP
+// allows only scripts carrying it (SECURITY.md, "Web hardening": framing). Next.js reads the nonce from the request's CSP
 // header and puts it on its own scripts; the root layout gives it to Mantine's colour-scheme script. Styles stay
 // 'unsafe-inline': Mantine writes style attributes and <style> tags at run time. /v1, /api and static files are not
 // pages and are left out (they answer with their own headers).

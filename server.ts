@@ -1,5 +1,5 @@
 // The production server. /v1/*, /api/user/* and /api/admin/* go straight to plain (Request) => Response handlers
-// (docs/architecture.md, decision 1: ~8x the throughput of a Next.js route); pages and /api/auth go to Next.js.
+// (docs/decisions/0001-plain-handlers.md: ~8x the throughput of a Next.js route); pages and /api/auth go to Next.js.
 import http from "node:http";
 import { ConfigError, env } from "@/lib/platform/env";
 import { prepareDatabase } from "@/lib/server/startup";

@@ -1,4 +1,4 @@
-// `npm run bench`'s large-body scenario (docs/architecture.md, decision 18): four 30 MB chat bodies at once, from a key
+// `npm run bench`'s large-body scenario (docs/decisions/0018-large-bodies-off-the-event-loop.md): four 30 MB chat bodies at once, from a key
 // that pays and from one with nothing left, while a prober asks the gateway's /healthz every 2 ms. The figure is the
 // longest stall of the gateway's event loop: the prober's worst answer time, and the gateway's own
 // monitorEventLoopDelay maximum over the run (prom-client's gauge in /metrics, reset by reading it before the run).
@@ -103,7 +103,7 @@ export async function measureLargeBodies(target: StallTarget, progress: (line: s
   const paying = await target.key("large-bodies-paying", 10_000_000_000_000);
   const broke = await target.key("large-bodies-broke", 0);
   // One large body first: it starts the gateway's body worker (once per process, ~1 s here; measured apart in
-  // docs/architecture.md, decision 18), so the runs show the steady state.
+  // docs/decisions/0018-large-bodies-off-the-event-loop.md), so the runs show the steady state.
   const warm = Buffer.from(
     JSON.stringify({ model: "std-5.5", max_tokens: 16, messages: [{ role: "user", content: "warm ".repeat(300_000) }] }),
   );

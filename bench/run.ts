@@ -1,4 +1,4 @@
-// `npm run bench`: the gateway's own cost, measured against its upstream (issue 9).
+// `npm run bench`: the gateway's own cost, measured against its upstream (targets: bench/RESULTS.md, "Targets").
 //
 // Three processes: the fake upstream (bench/fake-upstream.ts), the real gateway (server.ts, production mode, Next.js
 // off) and this one, the load generator. For SQLite and then PostgreSQL, every scenario is run twice with the same
@@ -907,7 +907,7 @@ async function buildScenarios(upstream: string): Promise<Scenario[]> {
       warmupSeconds: 1,
       check: endsWith("message_stop", 100),
     },
-    // Last: the RSS a Responses run leaves behind (glibc keeps the freed read buffers, docs/architecture.md) would
+    // Last: the RSS a Responses run leaves behind (glibc keeps the freed read buffers, docs/decisions/0022-responses-stream-memory.md) would
     // raise the next scenario's baseline.
     {
       id: "responses-3",
@@ -1550,7 +1550,7 @@ function targets(results: ScenarioResult[], database: DatabaseKind) {
               }
           : { met: null, text: "not measured" },
     },
-    // Issue 18's upper bounds for the large-body scenarios: [target, measured value, limit, unit, digits].
+    // The upper bounds for the large-body scenarios: [target, measured value, limit, unit, digits].
     ...(
       [
         ["4K image (3840x2160 as b64_json, c=4): added p50 ≤ 60 ms", image?.added?.p50, 60, "ms", 1],
@@ -1655,7 +1655,7 @@ function report(
     "",
     `Three processes on the same 2 cores: the fake upstream (bench/fake-upstream.ts, raw node:http), the gateway (\`node ${SERVER_NODE_FLAGS.join(" ")} --import tsx server.ts\` as \`npm start\` runs it, scripts/server-flags.mjs; NODE_ENV=production, Next.js off, GATEWAY_LOG=warn) and the load generator (this process: autocannon for the non-streaming requests, plain node:http for streams, images and uploads, which measures time to first byte). Each scenario runs once straight at the fake upstream and once through the gateway with the same settings; *added* = gateway − direct. Each gateway run uses a fresh key with a finite quota ($10M, not unlimited) so the reservation, settlement and batched ledger are on the path; a warm-up on another key precedes it. Memory: the gateway's RSS sampled every 20 ms from /proc/<pid>/status plus VmHWM (reset via clear_refs before each run). The baseline is the idle gateway's RSS after a forced full GC (through the gateway's inspector, started with \`--inspect=127.0.0.1:0\`; no session is attached while measuring), read before the scenario's warm-up; *settled* is the RSS after 5 s idle, then another reading after a forced GC. *Back down* compares the after-GC reading with the baseline.`,
     "",
-    "## Targets (issues 9 and 18)",
+    "## Targets",
     "",
     `| Target | ${databases.map((database) => (database === "sqlite" ? "SQLite" : "PostgreSQL")).join(" | ")} |`,
     `|---|${databases.map(() => "---").join("|")}|`,
@@ -1738,7 +1738,7 @@ function report(
       "",
       "## Large bodies: the longest event-loop stall",
       "",
-      "Four 30 MB chat bodies at once (bench/large-bodies.ts), from a key that pays and from one with nothing left, while a prober on its own thread asks `/healthz` every 2 ms over one keep-alive connection. The worst answer time is the longest the event loop was held (plus the prober's own round trip, ~0.2 ms idle); the gateway's own `monitorEventLoopDelay` maximum over the run (prom-client's gauge, 10 ms resolution) beside it. docs/architecture.md, decision 18, has what the stalls are made of.",
+      "Four 30 MB chat bodies at once (bench/large-bodies.ts), from a key that pays and from one with nothing left, while a prober on its own thread asks `/healthz` every 2 ms over one keep-alive connection. The worst answer time is the longest the event loop was held (plus the prober's own round trip, ~0.2 ms idle); the gateway's own `monitorEventLoopDelay` maximum over the run (prom-client's gauge, 10 ms resolution) beside it. docs/decisions/0018-large-bodies-off-the-event-loop.md has what the stalls are made of.",
     );
     for (const database of databases) {
       const runs = STALLS[database];

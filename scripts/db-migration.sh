@@ -2,7 +2,7 @@
 # Writes a new migration for both providers from the change to prisma/models.prisma.
 #   scripts/db-migration.sh NAME
 # It diffs the schema of the last commit against the working tree (no database needed: `prisma migrate dev`
-# does not work through driver adapters, see stack notes).
+# does not work through driver adapters, see docs/decisions/0023-prisma-6-on-webassembly.md).
 set -euo pipefail
 name=${1:?usage: scripts/db-migration.sh NAME}
 cd "$(dirname "$0")/.."

@@ -6,6 +6,6 @@
 // --heap-growing-percent=100: the old generation may grow to twice what the last full collection left alive before the
 // next one starts. Without it, after a full collection that shrinks the heap (V8's low-memory collection, as the
 // bench's forced collection is), V8 kept the limit so close to the live size that incremental marking ran back to back
-// while images and uploads passed through, and their CPU per request rose by half. docs/architecture.md ("Garbage
-// collection", decision 11) has the numbers for both.
+// while images and uploads passed through, and their CPU per request rose by half. docs/decisions/0011-gc-flags.md
+// has the numbers for both.
 export const SERVER_NODE_FLAGS = ["--max-semi-space-size=64", "--heap-growing-percent=100"];

@@ -1,6 +1,6 @@
 // The account API (/api/user/*) except 2FA (two-factor.ts) and password reset (reset.ts): sign-up, the user's own
 // profile, keys, usage, redeem codes and password change. Every object is looked up together with the signed-in
-// user's id, so another user's key id is simply "not found" (security item 10).
+// user's id, so another user's key id is simply "not found" (SECURITY.md: object-level checks).
 import { z } from "zod";
 import { db, type Prisma } from "@/lib/platform/db/client";
 import { Prisma as SqlHelpers } from "@/lib/generated/sqlite/client";
@@ -497,7 +497,7 @@ export const topup = sessionOrKeyRoute(async (request, _params, caller) => {
     const decision = await peekEvents(bucket, limit);
     if (!decision.allowed) throw lockedError(decision);
   }
-  // Case-free hash first (codes made since round 2), then the case-sensitive one of older codes.
+  // Case-free hash first (codes in the Crockford format, lib/accounts/redeem-format.ts), then the case-sensitive one of older codes.
   let result = { status: "unknown" } as Awaited<ReturnType<ReturnType<typeof moneyStore>["redeem"]>>;
   for (const hash of redeemLookupHashes(body.key)) {
     result = await moneyStore().redeem(hash, caller.userId, caller.requestId);

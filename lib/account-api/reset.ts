@@ -1,4 +1,4 @@
-// Password reset (security item 15), no authentication:
+// Password reset (SECURITY.md: password reset rules), no authentication:
 //   POST /api/user/reset/request {email} → always 200 with the same body. The lookup, the token and the mail happen
 //   after the answer is sent, so neither the answer nor its timing depends on whether the account exists.
 //   POST /api/user/reset {email, token, password?} → sets the password (or a generated one, returned once), ends

@@ -1,5 +1,5 @@
 // Two-factor authentication (TOTP) for the signed-in user: setup → enable with a first code → disable with a code.
-// Session only (security item 14): a request carrying an API key is refused with 403 before anything is read.
+// Session only (SECURITY.md: 2FA changes need a session): a request carrying an API key is refused with 403 before anything is read.
 // Every code check is throttled like sign-in (5 wrong codes per account per 15 minutes, 30 per address), and a TOTP
 // code is accepted once (its time step is recorded with a conditional update), with ±1 step of clock skew.
 // Turning 2FA on or off ends the user's other sessions; this one continues with a re-issued cookie.

@@ -1,4 +1,4 @@
-// Email confirmation for new accounts (SECURITY.md, hardening item 9; whether it is on: lib/accounts/email-verification.ts).
+// Email confirmation for new accounts (SECURITY.md, "Web hardening": enumeration and unverified email; whether it is on: lib/accounts/email-verification.ts).
 //   sign-up (lib/account-api/handlers.ts) → sendVerificationMail: a link `${APP_URL}/verify-email?token=…&email=…`
 //   POST /api/user/verify-email {email, token}   → {email, verified: true}; the account can sign in
 //   POST /api/user/verify-email/resend {email}   → always the same answer; a new link if the account waits for one

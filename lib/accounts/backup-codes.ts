@@ -1,4 +1,4 @@
-// Backup codes for the second factor (security item 13): random, shown once, single use (the caller marks a row
+// Backup codes for the second factor (SECURITY.md: backup codes random, single use, hashed): random, shown once, single use (the caller marks a row
 // used with a conditional update). Stored as an HMAC keyed with the gateway secret over the code's SHA-256
 // ("h1:<hex>"): ~59 bits of code would be crackable offline from a database dump if hashed without a key. Rows from
 // before were plain SHA-256; start-up wraps them (HMAC over the stored hash gives the same value), so old codes keep

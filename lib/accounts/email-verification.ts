@@ -1,4 +1,4 @@
-// Whether a new account must confirm its email before it can sign in (SECURITY.md, hardening item 9).
+// Whether a new account must confirm its email before it can sign in (SECURITY.md, "Web hardening": enumeration and unverified email).
 // The operator's setting "signup.verifyEmail" (true/false, on the portal's Settings page) decides; without it,
 // verification is on exactly when the gateway can send mail (SMTP_URL set). A fresh machine without mail keeps
 // immediate sign-up. Accounts made by the operator, the seeded admin and accounts that existed before this

@@ -1,4 +1,4 @@
-// Password hashing with scrypt (docs/architecture.md, decision 4: "Passwords: a slow hash").
+// Password hashing with scrypt (docs/decisions/0004-secrets-hashed-or-encrypted.md: passwords get a slow hash).
 // Stored as `scrypt$N$r$p$salt$hash` (salt and hash in base64url) so the cost can be raised later: old hashes keep
 // verifying with the parameters they were made with, and `needsRehash` tells the caller when to upgrade one.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";

@@ -1,6 +1,6 @@
 // Redeem codes are shown as GW-XXXXX-XXXXX-XXXXX-XXXXX; people retype them in other case, with spaces or dashes,
 // and confuse O with 0 and I or L with 1.
-// New codes (since round 2) use Crockford's base-32 alphabet: 20 characters, 100 random bits, no letter that looks
+// New codes use Crockford's base-32 alphabet: 20 characters, 100 random bits, no letter that looks
 // like a digit. Their stored hash is of a case-free form: upper case, separators dropped, O→0, I/L→1, behind a "v2:"
 // tag so it can never equal an old hash. Older codes were case-sensitive random strings: they keep their hash (of
 // the form with only spaces and dashes dropped), so a lookup tries the case-free hash first, then the old one.
@@ -13,7 +13,7 @@ export function newRedeemCode(): string {
   return `GW-${[0, 1, 2, 3].map(() => randomToken(5, REDEEM_ALPHABET)).join("-")}`;
 }
 
-/** The form of a code before round 2: only spaces and dashes ignored, case kept. */
+/** The form of a code in the older format: only spaces and dashes ignored, case kept. */
 export function normaliseRedeemCode(input: string): string {
   return input.replace(/[\s-]+/g, "").trim();
 }

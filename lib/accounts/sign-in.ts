@@ -7,7 +7,7 @@
 //   2. password (or the dummy hash) → wrong or unknown: "Invalid email or password" (failure recorded)
 //   3. correct password clears the account's sign-in counter; only now is a disabled account, or one whose email
 //      is not confirmed yet (while verification is on), told so: nobody without the password learns either
-//      (SECURITY.md, hardening item 9; docs/architecture.md, "Sessions and email")
+//      (SECURITY.md, "Web hardening"; docs/decisions/0026-sessions-are-rows.md)
 //   4. 2FA on and no code → "Second factor required" (nothing else is said about the account)
 //   5. second-factor throttle check → locked; then the TOTP or backup code → wrong: "Invalid authentication code"
 import { db } from "@/lib/platform/db/client";

@@ -1,4 +1,4 @@
-// Sign-in and second-factor throttling (security item 12, OWASP ASVS v5 6.3) on top of lib/platform/limiter.ts.
+// Sign-in and second-factor throttling (SECURITY.md: TOTP lockout; OWASP ASVS v5 6.3) on top of lib/platform/limiter.ts.
 //
 // Policy, per 15-minute window (opened by the first counted attempt). The client address is the one from
 // lib/platform/http/client-address.ts (the real client behind trusted proxies, not the load balancer):

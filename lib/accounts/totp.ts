@@ -1,6 +1,6 @@
 // TOTP (RFC 6238) for the second factor, on otplib v13's functional API. Parameters are the ones every authenticator
 // app supports: SHA-1, 6 digits, 30-second period. The secret is Base32 (20 random bytes); callers store it encrypted
-// (lib/platform/crypto.ts `encrypt`) and store the last accepted time step to refuse a replayed code (security item 12).
+// (lib/platform/crypto.ts `encrypt`) and store the last accepted time step to refuse a replayed code (SECURITY.md: TOTP lockout, no replay).
 import { generate, generateSecret, generateURI, verify } from "otplib";
 import QRCode from "qrcode";
 

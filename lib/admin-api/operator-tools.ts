@@ -1,4 +1,4 @@
-// Operator tools beyond create/read/update (portal round 2, item 8). Each write leaves an audit row (adminRoute).
+// Operator tools beyond create/read/update, listed below. Each write leaves an audit row (adminRoute).
 //   POST /api/admin/users/{id}/reset-2fa      turns the user's 2FA off (lost phone): secret and backup codes gone,
 //                                             every session ends; the user sets it up again after signing in
 //   POST /api/admin/users/{id}/send-reset     mails the user a password-reset link (the same mail as the user's own

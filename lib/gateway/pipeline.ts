@@ -1,5 +1,5 @@
-// The one wrapper every /v1 endpoint goes through (docs/architecture.md, decision 2): key parsing per endpoint group,
-// lookup by hash, expiry and status, group -> model, rate limit; then reserve -> settle money (docs/architecture.md, decision 3).
+// The one wrapper every /v1 endpoint goes through (docs/decisions/0002-one-auth-wrapper.md): key parsing per endpoint group,
+// lookup by hash, expiry and status, group -> model, rate limit; then reserve -> settle money (docs/decisions/0003-reserve-then-settle.md).
 // Handlers never repeat any of this.
 import { GatewayError, errorResponse, type Dialect } from "@/lib/platform/errors";
 import { hashApiKey, KEY_PATTERN } from "@/lib/keys/format";
@@ -68,7 +68,7 @@ export function extractKey(request: Request, scheme: Scheme): string {
 
 export async function authenticate(request: Request, scheme: Scheme): Promise<KeyPrincipal> {
   const key = extractKey(request, scheme);
-  // Shape first: spaces, missing characters or injection strings never reach the database (security item 8).
+  // Shape first: spaces, missing characters or injection strings never reach the database (SECURITY.md: injection strings get a fast 401).
   if (!KEY_PATTERN.test(key))
     throw new GatewayError("invalid_api_key", "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces");
   const principal = await findKey(hashApiKey(key));
@@ -94,7 +94,7 @@ export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
  */
 export async function authoriseModel(principal: KeyPrincipal, model: string): Promise<void> {
   const group = await groupOf(principal.group);
-  // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (security item 17).
+  // The name is echoed clipped: a 100 KB "model" must not come back whole in the error (SECURITY.md: malformed input).
   const shown = model.length > 100 ? `${model.slice(0, 100)}…` : model;
   if (group?.models.has(model)) {
     if (!principal.models.length || principal.models.includes(model)) return;

@@ -1,4 +1,4 @@
-// Tries the channels that serve a model in order (docs/architecture.md, decision 7): a retryable failure before the
+// Tries the channels that serve a model in order (docs/decisions/0007-upstreams-are-adapters.md): a retryable failure before the
 // first byte reaches the client moves on to the next; an upstream refusing the channel's key switches the
 // channel off. The winning attempt's usage settles the reservation when the response has been delivered.
 import { GatewayError, type ErrorCode } from "@/lib/platform/errors";
@@ -72,7 +72,7 @@ async function tryChannels<T extends { ok: true }>(
     if (!result.retryable || context.request.signal.aborted) break;
   }
   const { channel, failure } = last!;
-  // Nothing reached the client: the whole reservation goes back (security item 5). The row records the failure.
+  // Nothing reached the client: the whole reservation goes back (SECURITY.md: failures before output cost nothing). The row records the failure.
   reservation.release({
     channel: { id: channel.id, name: channel.name },
     status: "error",

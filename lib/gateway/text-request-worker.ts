@@ -3,7 +3,7 @@
 //
 // Once it has had nothing to do for a second it collects its garbage: a job leaves the parsed body of up to 32 MB
 // (a few hundred MB of heap) behind, and V8 collects only when more is allocated, which an idle worker never does; the
-// process kept that memory until the next large body (docs/architecture.md, decision 18).
+// process kept that memory until the next large body (docs/decisions/0018-large-bodies-off-the-event-loop.md).
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parentPort } from "node:worker_threads";

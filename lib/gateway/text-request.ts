@@ -1,5 +1,5 @@
 // The body of a /v1/chat/completions, /v1/messages or /v1/messages/count_tokens request, from the socket to a validated
-// object and its input count (docs/architecture.md, decision 18): money before work first (lib/money/body-funds.ts),
+// object and its input count (docs/decisions/0018-large-bodies-off-the-event-loop.md): money before work first (lib/money/body-funds.ts),
 // then, for a small body, the steps at once as before; for a large one, the parse, the validation and the count run
 // on a worker (lib/gateway/text-request-worker.ts) while the event loop parses the same bytes in slices
 // (lib/platform/http/sliced-json.ts) into the object that is relayed. No step holds the event loop for more than a
@@ -25,7 +25,7 @@ export type TextKind = "chat" | "messages" | "count" | "responses";
  * than on the size (measured here, parse + schema + the reservation's count): short messages of varied English 1.0 ms
  * at 16 KB, 5.0 ms at 62 KB, 13 ms at 187 KB; short CJK messages (every one counted whole, at ~3.5 µs a character)
  * 4.6, 17 and 61 ms; one long text under 1 ms at any size. 16 KB keeps the worst of them to a few milliseconds
- * (docs/architecture.md, decision 18); a chat request of a few turns stays below it.
+ * (docs/decisions/0018-large-bodies-off-the-event-loop.md); a chat request of a few turns stays below it.
  */
 export const OFFLOAD_BYTES = 16 * 1024;
 

@@ -1,5 +1,5 @@
 // Format, dimensions and alpha of an image from its first bytes, for uploads relayed while they arrive
-// (docs/architecture.md, decision 15). Reads the same header fields sharp's metadata() reports (lib/images/inspect.ts
+// (docs/decisions/0015-edits-sent-while-uploaded.md). Reads the same header fields sharp's metadata() reports (lib/images/inspect.ts
 // reads files with sharp; tests/unit/images-head.test.ts checks that both agree): PNG's IHDR and a tRNS chunk before
 // the first IDAT, JPEG's start-of-frame segment, WebP's first chunk (VP8, VP8L or VP8X).
 import type { ImageInfo } from "./inspect";

@@ -1,7 +1,7 @@
-// key -> principal, cached in memory (docs/architecture.md, decision 2): the hot path does not read the database for the
+// key -> principal, cached in memory (docs/decisions/0002-one-auth-wrapper.md): the hot path does not read the database for the
 // key on every request. Entries are dropped on change (lib/platform/events.ts, across instances through Redis) and
 // expire after a short TTL as a backstop. Unknown hashes are cached too (briefly), so a flood of invalid keys
-// costs a bounded amount of database work (security item 9).
+// costs a bounded amount of database work (SECURITY.md: a flood of invalid keys).
 import { db } from "@/lib/platform/db/client";
 import { singleton } from "@/lib/platform/singleton";
 import { subscribe } from "@/lib/platform/events";

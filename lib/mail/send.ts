@@ -7,7 +7,7 @@ export type MailMessage = { to: string; subject: string; text: string };
 
 /**
  * `secrets`: values in the text (a reset token, say) that the outbox copy must not keep once the message has been
- * delivered by SMTP, so a database dump yields no usable secret (security item 6). Without SMTP, or when delivery
+ * delivered by SMTP, so a database dump yields no usable secret (SECURITY.md: a database dump yields no usable secret). Without SMTP, or when delivery
  * failed, the outbox is how the operator can still pass the message on, so it keeps the full text then.
  */
 export type OutgoingMail = MailMessage & { secrets?: string[] };

@@ -38,8 +38,8 @@ function megabytes(bytes: number): string {
  * quota and its owner's balance are read once: less than `least` (the least any request of the endpoint reserves) and
  * the body is not read at all; otherwise it may hold as many text bytes as what is left pays for at four bytes per
  * token and the cheapest input price the key can use (`bySize` false: the body's size says nothing about its price,
- * as for uploads, and only `least` applies). A class: made for every request, its methods are not (docs/architecture.md,
- * decision 14).
+ * as for uploads, and only `least` applies). A class: made for every request, its methods are not
+ * (docs/decisions/0014-no-fetch-classes-on-the-hot-path.md).
  */
 export class PaidBodyWatch implements BodyWatch {
   readonly fromBytes = WATCHED_BODY_BYTES;

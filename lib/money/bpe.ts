@@ -2,7 +2,7 @@
 // token's bytes in one buffer and an open-addressing hash table of ranks in one Int32Array, read from the rank file
 // that gpt-tokenizer ships (`data/o200k_base.tiktoken`: one "base64 rank" line per token). gpt-tokenizer's own
 // encoder holds the same table as ~200,000 strings in a Map, 20 MB of JavaScript heap that every full garbage
-// collection marked again; the image paths run many of those (docs/architecture.md, "Images and garbage
+// collection marked again; the image paths run many of those (bench/NOTES.md, "Images and garbage
 // collection"). Special tokens are not recognised: user text such as "<|endoftext|>" is ordinary text here.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

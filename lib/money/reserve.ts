@@ -78,8 +78,8 @@ export async function reserve(
 
 /**
  * A reservation that was taken. A class rather than closures made per request: the methods are made once (the
- * gateway's TypeScript runner names every named closure it creates, a measurable cost per request; docs/architecture.md,
- * decision 14).
+ * gateway's TypeScript runner names every named closure it creates, a measurable cost per request;
+ * docs/decisions/0014-no-fetch-classes-on-the-hot-path.md).
  */
 class HeldReservation implements Reservation {
   #done = false;

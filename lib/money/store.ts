@@ -1,6 +1,6 @@
-// Every statement that moves money, for SQLite and PostgreSQL (docs/architecture.md, decision 3).
+// Every statement that moves money, for SQLite and PostgreSQL (docs/decisions/0003-reserve-then-settle.md).
 // These bypass Prisma on purpose: they run on every request, and Prisma's engine-less client costs ~1 ms per
-// query here (docs/architecture.md, "Platform notes"). Each operation is atomic: a conditional update, or one transaction.
+// query here (docs/decisions/0023-prisma-6-on-webassembly.md). Each operation is atomic: a conditional update, or one transaction.
 import Sqlite from "better-sqlite3";
 import type pg from "pg";
 import { env } from "@/lib/platform/env";

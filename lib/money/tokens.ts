@@ -2,7 +2,7 @@
 // Encoding: o200k_base (GPT-4o and later, https://github.com/openai/tiktoken), with gpt-tokenizer's rank file read
 // into a compact table (lib/money/bpe.ts).
 // Claude uses its own tokenizer, which is not public; o200k_base is a fair stand-in for an estimate
-// that is settled against the upstream's reported usage afterwards (docs/architecture.md, decision 3).
+// that is settled against the upstream's reported usage afterwards (docs/decisions/0003-reserve-then-settle.md).
 import { countTokens, decode, encode } from "./bpe";
 
 /**
@@ -18,7 +18,7 @@ const NON_ASCII_COST = 8;
  * How much of one request is counted exactly, in the same units, when the count is for its reservation (a
  * `CountStats` is passed). Past it each text is estimated from samples like a long text's tail, or counted whole
  * when it is short. A request as Claude Code sends it late in a session (~400 KB: system prompt, 24 tool schemas,
- * file contents) took 20-40 ms to count exactly; bounded, a few (bench/RESULTS.md, docs/architecture.md decision 17).
+ * file contents) took 20-40 ms to count exactly; bounded, a few (bench/RESULTS.md, docs/decisions/0017-counting-long-requests.md).
  * The reservation never goes below the request's bytes / 4 whatever the count (lib/money/reservation.ts).
  */
 export const REQUEST_EXACT_CHARS = 32_768;

@@ -1,4 +1,4 @@
-// Hashing and encryption of everything secret (docs/architecture.md, decision 4).
+// Hashing and encryption of everything secret (docs/decisions/0004-secrets-hashed-or-encrypted.md).
 // Keys, codes, reset tokens and backup codes: SHA-256, shown once. Channel keys and TOTP secrets: AES-256-GCM.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 

@@ -1,4 +1,4 @@
-// One error type, one code -> status table, one renderer per dialect (docs/architecture.md, decision 5).
+// One error type, one code -> status table, one renderer per dialect (docs/decisions/0005-errors-in-the-endpoint-dialect.md).
 // Internal details are logged by the caller, never put in a body: only GatewayError messages reach clients.
 import { textResponse } from "./http/direct-body";
 

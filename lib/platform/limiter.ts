@@ -1,5 +1,5 @@
 // One rate limiter for per-key request limits and sign-in throttling, in process or in Redis
-// (docs/architecture.md, decision 9: with REDIS_URL, every gateway process shares the same counters).
+// (docs/decisions/0009-scale-out-on-postgres-and-redis.md: with REDIS_URL, every gateway process shares the same counters).
 //
 // Algorithm: a fixed window that opens at a key's first hit and lasts `windowMs`. Every hit increments the count;
 // the window does not move while it is open, so hits refused during a lockout do not prolong it. It can let up to

@@ -1,4 +1,4 @@
-// Server-sent events in and out (docs/architecture.md, decision 6: streams are never buffered whole).
+// Server-sent events in and out (docs/decisions/0006-streams-never-buffered.md: streams are never buffered whole).
 // Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
 // Parsing is done by `eventsource-parser` (https://github.com/rexxars/eventsource-parser), which has
 // no line-length limit unless `maxBufferSize` is set: one `data:` line may be a multi-megabyte image.
@@ -148,7 +148,7 @@ function chunkReader(body: SseSource): ChunkReader {
   // A Node stream: its async iterator reads chunk by chunk; cancelling destroys the stream (which aborts the request),
   // and that settles a pending read: as the end, since it was asked for. (Not a Promise.race against one promise of
   // the cancel: every race leaves a reaction on that promise, holding the chunk it was won with, until the stream
-  // ends; a Responses stream kept every chunk of its images in memory that way: docs/architecture.md, "Responses memory".)
+  // ends; a Responses stream kept every chunk of its images in memory that way: docs/decisions/0022-responses-stream-memory.md.)
   const stream = body as NodeJS.ReadableStream & { destroy(error?: Error): void };
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
   let cancelled = false;

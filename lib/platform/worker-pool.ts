@@ -1,4 +1,4 @@
-// A few worker threads that run CPU-heavy jobs off the event loop (docs/architecture.md, decision 18): the parse,
+// A few worker threads that run CPU-heavy jobs off the event loop (docs/decisions/0018-large-bodies-off-the-event-loop.md): the parse,
 // validation and token count of a large request body. A job goes to the worker with the fewest jobs waiting; its
 // answer comes back as a small plain value. Workers start on first use, are kept, and do not keep the process alive.
 // A worker that dies fails its waiting jobs and is replaced on the next job.

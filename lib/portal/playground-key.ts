@@ -2,7 +2,7 @@
 // The playground runs through the session now (lib/gateway/playground.ts): its key lives on the server only
 // (lib/keys/playground.ts). Before that, the playground kept a 24-hour key per browser in localStorage under
 // "gateway.playground-key.<user>"; sign-out still revokes and removes any such leftover, so nothing usable stays in
-// a browser that was used before the change (SECURITY.md item 8).
+// a browser that was used before the change (SECURITY.md, "Web hardening": sign-out).
 import { api } from "./api";
 
 /** The name the server gives the playground's key (lib/keys/playground.ts); the Keys page marks it. */

@@ -63,7 +63,7 @@ type NodeBody = Readable;
  * The upstream's answer with the Response members the adapters use (status, ok, headers, json, text, body).
  * json() and text() read undici's body directly; a Web stream is built only when `body` is asked for
  * (streams): building one for every JSON answer was a measurable share of a request. A class, so that its methods
- * are not closures made per answer (docs/architecture.md, decision 14).
+ * are not closures made per answer (docs/decisions/0014-no-fetch-classes-on-the-hot-path.md).
  */
 class UpstreamAnswer {
   readonly [NODE_BODY]: NodeBody | null;
@@ -278,8 +278,8 @@ export const SLICED_BODY_BYTES = 256 * 1024;
 
 /**
  * A JSON request body for upstreamFetch: as one string when it is small (`sizeHint`, the size of what it was made
- * from), else in slices that never hold the event loop for more than a few milliseconds (docs/architecture.md,
- * decision 18).
+ * from), else in slices that never hold the event loop for more than a few milliseconds
+ * (docs/decisions/0018-large-bodies-off-the-event-loop.md).
  */
 export async function jsonBody(value: unknown, sizeHint: number): Promise<string | Buffer[]> {
   return sizeHint < SLICED_BODY_BYTES ? JSON.stringify(value) : stringifyInSlices(value);
@@ -303,7 +303,7 @@ export async function upstreamFetch(
   let answered = false;
   let timer: NodeJS.Timeout | undefined;
   // Methods, not arrow functions bound to names: the TypeScript runner names each such closure as it is made, a
-  // cost per request (docs/architecture.md, decision 14).
+  // cost per request (docs/decisions/0014-no-fetch-classes-on-the-hot-path.md).
   const on = {
     clientAbort() {
       abort.abort(options.signal.reason);

@@ -67,7 +67,7 @@ export type StreamedImageSuccess = { ok: true; stream: ImageStream; format: Imag
 export type ImageOutcome = ImageSuccess | StreamedImageSuccess | UpstreamFailure;
 
 /**
- * An edit sent upstream while the client is still uploading it (docs/architecture.md, decision 15): each file part
+ * An edit sent upstream while the client is still uploading it (docs/decisions/0015-edits-sent-while-uploaded.md): each file part
  * goes on as it arrives; the text fields and the closing boundary only in `finish`, once the whole upload has been
  * checked and the reservation made. Until then the upstream holds an incomplete request it cannot act on (or bill),
  * and `abort` drops it.

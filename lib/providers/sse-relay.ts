@@ -1,4 +1,4 @@
-// Relays an upstream SSE body to the client event by event (docs/architecture.md, decision 6): nothing is buffered
+// Relays an upstream SSE body to the client event by event (docs/decisions/0006-streams-never-buffered.md): nothing is buffered
 // beyond the event being handled, backpressure comes from the client's pull, a client that goes away aborts
 // the upstream, and the caller learns at the end whether the stream completed.
 import { encodeSse, readSseEvents, SseEventTooLargeError, TruncatedStreamError, type SseEvent, type SseSource } from "@/lib/platform/sse";

@@ -1,4 +1,4 @@
-// With REDIS_URL, what must agree across instances goes through Redis (docs/architecture.md, decision 9):
+// With REDIS_URL, what must agree across instances goes through Redis (docs/decisions/0009-scale-out-on-postgres-and-redis.md):
 // cache invalidation (pub/sub), per-key request limits and sign-in throttling (shared counters).
 // Without it, the same features work in-process.
 import { Redis } from "ioredis";

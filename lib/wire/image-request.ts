@@ -46,7 +46,7 @@ export type ImageOptions = {
   moderation: ModerationLevel;
   /**
    * The fields an OpenAI-compatible upstream receives, as the client sent them (validated, normalised): only known
-   * fields, so a body can never smuggle `base_url`, `api_base` or anything else through (security item 20).
+   * fields, so a body can never smuggle `base_url`, `api_base` or anything else through (SECURITY.md: bodies cannot redirect the upstream).
    * `model` is added per channel (mapped); `n` and `response_format` are the gateway's business, never forwarded.
    */
   upstreamFields: Record<string, string | number>;
@@ -184,7 +184,7 @@ export function fromFormFields(fields: Record<string, string>): Record<string, u
   return raw;
 }
 
-/** Fields that would make the gateway fetch something or read an image from text: refused (security item 21). */
+/** Fields that would make the gateway fetch something or read an image from text: refused (SECURITY.md: no caller-supplied URL is fetched). */
 const URL_LIKE_FIELDS = ["image", "image[]", "images", "images[]", "image_url", "mask", "mask_url", "file_id"];
 
 export type EditFile = { field: string; filename: string; contentType: string; path: string; size: number };

@@ -1,4 +1,4 @@
-// Events whose images go out while they arrive (docs/architecture.md, decision 10). A Responses event that carries an
+// Events whose images go out while they arrive (docs/decisions/0010-images-at-wire-speed.md). A Responses event that carries an
 // image is megabytes of base64 around a few hundred bytes of fields. Held whole until its last byte arrived, every
 // such event sat in memory (and outlived the young generation, so only a full collection freed it) while the next one
 // was read: ~4× the image per image in flight. Here an event is read as it arrives: a small one is held and parsed

@@ -1,4 +1,4 @@
-// JSON with its large base64 strings kept as bytes (docs/architecture.md, decision 10). A Responses event that carries
+// JSON with its large base64 strings kept as bytes (docs/decisions/0010-images-at-wire-speed.md). A Responses event that carries
 // an image (`partial_image_b64`, an item's `result`) is several megabytes of base64 around a few hundred bytes of
 // fields: parsing it into a JavaScript string, stringifying it again and encoding that to UTF-8 cost ~8 passes over
 // the image per event. Here the image's bytes are cut out of the event as it arrived, the small rest is parsed, and

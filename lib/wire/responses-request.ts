@@ -54,7 +54,7 @@ export type ImageTool = {
   action: ImageAction;
   /**
    * The tool as the client set it, validated and normalised, for an upstream with native Responses support: only
-   * known fields, never anything else the body carried (security item 20). `model` is set per channel.
+   * known fields, never anything else the body carried (SECURITY.md: bodies cannot redirect the upstream). `model` is set per channel.
    */
   fields: Record<string, string | number>;
 };
@@ -193,7 +193,7 @@ function parseTools(raw: unknown): ImageTool {
   return parseTool(found!.tool, `tools[${found!.index}]`);
 }
 
-/** Splits an inline image into its parts; refuses links (the gateway fetches no caller URL, security item 21). */
+/** Splits an inline image into its parts; refuses links (the gateway fetches no caller URL, SECURITY.md: no caller-supplied URL is fetched). */
 function parseImageUri(value: unknown, param: string): InputImageUri {
   if (typeof value !== "string" || value === "") {
     throw invalid(`Invalid '${param}': must be a base64 data URI such as 'data:image/png;base64,...'; got ${describe(value)}`, param);

@@ -181,7 +181,7 @@ async function serveImage(
           if (!finished) {
             if (context.request.signal.aborted) {
               // The client left while the image was on its way: the upstream made it and bills it, so it is charged
-              // at the vendor's formula for its size and quality (docs/billing.md, "Cut streams").
+              // at the vendor's formula for its size and quality (docs/billing.md, "The invariant").
               settle(gatewayCount, { status: "cancelled", error: "The client closed the connection during the image" });
             } else {
               // The upstream's answer broke off inside the image: the client got no image, so nothing is charged.
@@ -254,7 +254,7 @@ async function inspectUpload(file: UploadedFile, index: number, total: number, h
 type LiveUpload = { candidates: Channel[]; channel: Channel; edit: LiveEdit; keepCopies: boolean; heads: Map<UploadedFile, HeadResult> };
 
 /**
- * The edit sent to the first channel while the client uploads it (docs/architecture.md, decision 15), or null to
+ * The edit sent to the first channel while the client uploads it (docs/decisions/0015-edits-sent-while-uploaded.md), or null to
  * store the upload first: when that channel's adapter needs the files (the simulator) or its settings say
  * `streamUploads: false`, or when the key may not use the model (refused as before). When another channel could take over after a failure, each file is also written to
  * a temporary file as it passes, for that channel.
@@ -341,7 +341,7 @@ function liveSink(live: LiveUpload): (file: UploadedFile, stream: Readable) => P
 }
 
 export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: "openai", scheme: "bearer" }, async (context) => {
-  // Every file is refused past 50 MB while it streams (security item 18); the connection lingers briefly after a
+  // Every file is refused past 50 MB while it streams (SECURITY.md: uploads over 50 MB); the connection lingers briefly after a
   // refusal so that the client reads the 413 instead of a reset. The files go to the first channel as they arrive
   // (openLiveUpload), and also to temporary files when another channel may need them; a channel that renders from
   // files (the simulator) gets the upload stored first.

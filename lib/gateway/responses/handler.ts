@@ -41,7 +41,7 @@ import { RESPONSES_LIMITS, responsesUpperBound } from "@/lib/money/reservation";
 import { chargeOutput } from "@/lib/money/meter";
 import { providerOf } from "@/lib/providers";
 
-/** Heartbeat interval while nothing else is sent (docs/api.md §6 item 6). Channel setting `keepaliveMs` wins over the env. */
+/** Heartbeat interval while nothing else is sent (docs/api.md, "§6 Events": keepalive heartbeats). Channel setting `keepaliveMs` wins over the env. */
 export const DEFAULT_KEEPALIVE_MS = 10_000;
 const MIN_KEEPALIVE_MS = 10;
 export function keepaliveMsFor(channel: Channel): number {

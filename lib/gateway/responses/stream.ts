@@ -9,7 +9,7 @@
 // the previous chunk and wants another one (lib/platform/http/node-adapter.ts writes, waits for drain, then reads). An image is
 // counted as delivered when the pull after its event arrives; a client that leaves while an image is still being
 // written is not charged for it (an event sent in parts counts at the pull after its last part). Nothing is buffered
-// beyond the event being sent, or the part of it (docs/architecture.md, decision 6).
+// beyond the event being sent, or the part of it (docs/decisions/0006-streams-never-buffered.md).
 import { GatewayError } from "@/lib/platform/errors";
 import { encodeSse } from "@/lib/platform/sse";
 import { log } from "@/lib/platform/log";

@@ -1,5 +1,5 @@
 // Applies prisma/migrations/<provider>/*/migration.sql in order and records them in "_gateway_migrations".
-// A small runner of our own: `prisma migrate deploy` fails through the PostgreSQL adapter (docs/architecture.md, "Platform notes"), and
+// A small runner of our own: `prisma migrate deploy` fails through the PostgreSQL adapter (docs/decisions/0023-prisma-6-on-webassembly.md), and
 // running the same code for both providers keeps start-up identical. Concurrent starts of several instances on
 // one PostgreSQL serialise on an advisory lock.
 import { readdirSync, readFileSync, existsSync } from "node:fs";

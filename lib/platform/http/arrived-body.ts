@@ -1,7 +1,7 @@
 // A small body has usually arrived whole by the time it is read: a chat request comes in the same packets as its
 // headers, a chat answer with its own. It is then all in the stream's buffer, and one read() takes it instead of
-// waiting for the stream's 'data' and 'end' events (~20 µs of a relayed chat request each way; docs/architecture.md,
-// decision 14). Used for client requests (lib/platform/http/node-adapter.ts) and upstream answers
+// waiting for the stream's 'data' and 'end' events (~20 µs of a relayed chat request each way;
+// docs/decisions/0014-no-fetch-classes-on-the-hot-path.md). Used for client requests (lib/platform/http/node-adapter.ts) and upstream answers
 // (lib/providers/http.ts).
 import type { Readable } from "node:stream";
 

@@ -1,6 +1,6 @@
 // The boundary search inside busboy, done by Buffer#indexOf (C++) instead of busboy's `streamsearch` (Boyer-Moore-
 // Horspool in JavaScript). In the edit benchmark that search was 15 % of the gateway's busy time; over 42 MB of image
-// bytes in 64 KB chunks it takes ~16 ms here, indexOf ~5 ms (docs/architecture.md, decision 15). busboy's own
+// bytes in 64 KB chunks it takes ~16 ms here, indexOf ~5 ms (docs/decisions/0015-edits-sent-while-uploaded.md). busboy's own
 // parsing (part headers, limits, names, charsets) is kept; only the object it feeds the body through is replaced,
 // with one that keeps streamsearch's contract exactly: the callback receives (isMatch, data, start, end, isDataSafe),
 // where data[start, end) is body that is not part of a boundary, isMatch says a boundary follows it, and isDataSafe

@@ -132,7 +132,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits): Conn
     connection.windowStart = now();
     connection.windowBytes = incoming.socket.bytesRead;
     // A method, not an arrow function bound to a name: the TypeScript runner names each such closure as it is made,
-    // a cost per request (docs/architecture.md, decision 14).
+    // a cost per request (docs/decisions/0014-no-fetch-classes-on-the-hot-path.md).
     const { done } = {
       done() {
         if (connection.request !== incoming) return;

@@ -28,7 +28,7 @@ export type DirectInit = { status?: number; statusText?: string; headers?: Recor
 /**
  * Status and headers are kept as plain values and a Headers is made only when someone asks for `headers`: the
  * Fetch constructor's init (the status checks, a Headers filled through its name and value checks) and each
- * `headers.set` cost more than the rest of building an answer (docs/architecture.md, decision 14). The production
+ * `headers.set` cost more than the rest of building an answer (docs/decisions/0014-no-fetch-classes-on-the-hot-path.md). The production
  * server reads the record (`headerRecord`), and the pipeline adds its headers with `setHeaders`, so a relayed answer
  * never builds one. Everyone else sees an ordinary Response.
  */

@@ -1,4 +1,4 @@
-// Multipart uploads, streamed to disk and streamed on again (docs/architecture.md, decision 6: a 50 MB image is never held
+// Multipart uploads, streamed to disk and streamed on again (docs/decisions/0006-streams-never-buffered.md: a 50 MB image is never held
 // whole in memory, let alone twice). Parsing uses busboy; the outgoing body is built by hand so its length is known.
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";

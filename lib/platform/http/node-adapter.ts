@@ -1,5 +1,5 @@
 // Bridges node:http and Web Request/Response for the production server: /v1 and the JSON APIs are served by
-// plain (Request) => Response functions without going through Next.js's router (docs/architecture.md, decision 1).
+// plain (Request) => Response functions without going through Next.js's router (docs/decisions/0001-plain-handlers.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DirectResponse } from "./direct-body";
 import { clientAddress } from "./client-address";
@@ -177,7 +177,7 @@ class NodeHeaders extends Headers {
  * the headers (copied from node:http once asked for), the body stream (made only when a handler streams it; JSON
  * bodies are read straight off the socket by readNodeBody). It does not extend Request: the Fetch Request
  * constructor (URL parsing, its init dictionary, its own AbortSignal) cost ~20 µs of a relayed chat request's
- * ~450 µs in the gateway (docs/architecture.md, decision 14). Code that needs a real Request
+ * ~450 µs in the gateway (docs/decisions/0014-no-fetch-classes-on-the-hot-path.md). Code that needs a real Request
  * (lib/platform/http/linger.ts) builds one from these members.
  */
 class NodeRequest {

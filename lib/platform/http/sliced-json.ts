@@ -1,5 +1,5 @@
 // JSON.parse of a large request body in slices, so that no single step holds the event loop for more than a few
-// milliseconds (docs/architecture.md, decision 18). The body is cut, at its own structure, into pieces of at most
+// milliseconds (docs/decisions/0018-large-bodies-off-the-event-loop.md). The body is cut, at its own structure, into pieces of at most
 // `pieceBytes` that the engine's JSON.parse reads natively: a run of an array's elements or an object's members is
 // parsed as one `[...]` or `{...}`, a container larger than a piece is built from its children, a long string from
 // its pieces. The result is the value JSON.parse would give for the same bytes when they are valid JSON. Whether they

@@ -1,6 +1,6 @@
 // JSON.stringify of a large value in slices, the counterpart of lib/platform/http/sliced-json.ts: a request body of
 // tens of megabytes is serialised for its upstream without holding the event loop for more than a few milliseconds
-// at a time (docs/architecture.md, decision 18). The value is walked with a stack of its own; the text is handed on
+// at a time (docs/decisions/0018-large-bodies-off-the-event-loop.md). The value is walked with a stack of its own; the text is handed on
 // as buffers of about `chunkBytes`; a long string is written in pieces. The bytes are those of JSON.stringify for
 // the same value (the tests check it), including toJSON and the members it leaves out.
 import { setImmediate as nextTurn } from "node:timers/promises";

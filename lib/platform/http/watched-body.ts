@@ -1,5 +1,5 @@
 // Reading a JSON request body when it may be large: money before work (docs/billing.md, "Money before work") and no
-// copy that holds the event loop (docs/architecture.md, decision 18). A body below `watch.fromBytes` is read as
+// copy that holds the event loop (docs/decisions/0018-large-bodies-off-the-event-loop.md). A body below `watch.fromBytes` is read as
 // before, in one piece (lib/platform/http/json.ts), and nobody is asked anything. From that size, whoever pays is asked
 // once (`watch.start`) before the first byte is read when the length is declared, or once that much has arrived when
 // it is not; the answer is how many text bytes (lib/platform/http/text-bytes.ts) the body may hold. Past them the
@@ -226,7 +226,7 @@ export async function joinInSlices(read: BodyBytes, shared: boolean): Promise<Bu
 
 /**
  * From this size on a JSON body is parsed in slices (lib/platform/http/sliced-json.ts) rather than at once: below it
- * `JSON.parse` takes ~1-2 ms here even for a body of small objects (docs/architecture.md, decision 18).
+ * `JSON.parse` takes ~1-2 ms here even for a body of small objects (docs/decisions/0018-large-bodies-off-the-event-loop.md).
  */
 export const SLICED_PARSE_BYTES = 192 * 1024;
 

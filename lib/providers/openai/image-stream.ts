@@ -1,4 +1,4 @@
-// Reading an image answer as it arrives, for /v1/images (docs/architecture.md, "Images at wire speed"). The answer
+// Reading an image answer as it arrives, for /v1/images (docs/decisions/0010-images-at-wire-speed.md). The answer
 // of an OpenAI-compatible upstream is `{"created":…,"data":[{"b64_json":"<~33 MB for 3840x2160>"}],…,"usage":{…}}`:
 // everything the gateway needs before the image (that there is one, its format) is in its first bytes, and
 // everything it needs after it (usage, size, quality) is in the few hundred bytes that follow. So the head is read

@@ -178,7 +178,7 @@ function parseWhole(call: ImageCall, raw: Buffer): ImageOutcome {
   }
   const item = parsed.data[0]!;
   let b64: string | Buffer | null = split?.b64.length ? split.b64 : item.b64_json || null;
-  // Some compatible upstreams answer with a data URI in `url`; an http(s) link is never fetched (security item 21).
+  // Some compatible upstreams answer with a data URI in `url`; an http(s) link is never fetched (SECURITY.md: no caller-supplied URL is fetched).
   const dataUri = item.url ? /^data:image\/[\w+.-]+;base64,(.*)$/s.exec(item.url) : null;
   if (!b64 && dataUri) b64 = dataUri[1]!;
   if (!b64)

@@ -1,4 +1,4 @@
-// `simulator` channels: the built-in offline upstream (docs/architecture.md, decision 8). Text answers are deterministic
+// `simulator` channels: the built-in offline upstream (docs/decisions/0008-offline-simulator.md). Text answers are deterministic
 // from the prompt, carry realistic usage, stream in the vendors' own wire formats and are marked as simulated.
 // settings.delayMs paces the stream (per event), settings.firstByteDelayMs delays the start.
 import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";

@@ -1,4 +1,4 @@
-// Renderer of the offline `simulator` channel (docs/architecture.md, decision 8): real images of the requested size and
+// Renderer of the offline `simulator` channel (docs/decisions/0008-offline-simulator.md): real images of the requested size and
 // format, deterministic from the prompt so tests can compare bytes, and visibly labelled as simulated.
 import { createHash } from "node:crypto";
 import { mulberry32 } from "@/lib/platform/random";

@@ -1,5 +1,5 @@
 // `simulator` channels, /v1/responses: the offline stand-in for a text model that calls the image tool
-// (docs/architecture.md, decision 8). It reads the request the way a model would, deterministically: how many images were asked for ("three
+// (docs/decisions/0008-offline-simulator.md). It reads the request the way a model would, deterministically: how many images were asked for ("three
 // images", "3 pictures", "a couple of photos": 1 to 4), whether to edit the input image (action `auto`: an image is
 // present and the prompt asks for a change), and a rewritten prompt per image. It then streams the same events as the
 // real service (docs/api.md §6) with realistic pacing and token counts (docs/api.md §8: about 1,600-2,300 text tokens per call;

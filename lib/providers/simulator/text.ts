@@ -1,4 +1,4 @@
-// The built-in offline upstream's text model (docs/architecture.md, decision 8). Answers are deterministic from the
+// The built-in offline upstream's text model (docs/decisions/0008-offline-simulator.md). Answers are deterministic from the
 // model and the prompt, readable, marked "(simulated)", cut at max tokens and stop sequences like a real model's,
 // and carry usage counted with the same tokenizer the gateway bills with. The producers below render them in
 // the vendors' wire formats:
