@@ -269,11 +269,13 @@ describe("fake Bedrock runtime with @aws-sdk/client-bedrock-runtime", () => {
     const output = await client().send(
       new ConverseStreamCommand({ modelId: MODEL, messages: [{ role: "user", content: [{ text: "Hi" }] }] }),
     );
+    const seen: string[] = [];
     await assert.rejects(
       (async () => {
-        for await (const _ of output.stream!);
+        for await (const event of output.stream!) seen.push(eventKind(event));
       })(),
     );
+    assert.deepEqual(seen, ["messageStart", "contentBlockDelta"]);
   });
 
   test("AccessDeniedException is a 403 with Bedrock's message", async () => {

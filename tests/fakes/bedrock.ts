@@ -158,7 +158,8 @@ async function sendFrames(response: Outgoing, frames: Uint8Array[], answer: Bedr
       response.end(Buffer.from(exceptionFrame(type, body)));
       return;
     }
-    (response as NodeJS.WritableStream).write(Buffer.from(frames[index]));
+    // Wait until each frame is handed to the socket, so a cut after it drops nothing already "sent".
+    await new Promise<void>((resolve) => (response as NodeJS.WritableStream).write(Buffer.from(frames[index]), () => resolve()));
     if (answer.pauseMs) await new Promise((resolve) => setTimeout(resolve, answer.pauseMs));
   }
   response.end();
