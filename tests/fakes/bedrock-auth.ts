@@ -69,7 +69,17 @@ export async function verifyBedrockAuth(request: ReceivedForAuth, credentials: B
   if (authorization.startsWith("Bearer ")) {
     const key = authorization.slice("Bearer ".length);
     if (credentials.apiKey && equalText(key, credentials.apiKey)) return { ok: true, method: "bearer" };
-    return { ok: false, type: "UnrecognizedClientException", message: "Invalid API Key format: Must start with pre-defined prefix" };
+    // Long-term keys start `ABSK`, short-term ones `bedrock-api-key-`. Bedrock's exact refusal of a well-formed but
+    // unknown key is not documented; this fake answers 403 with the message Bedrock gives for a bad key format or
+    // a generic authentication failure.
+    const wellFormed = key.startsWith("ABSK") || key.startsWith("bedrock-api-key-");
+    return {
+      ok: false,
+      type: "UnrecognizedClientException",
+      message: wellFormed
+        ? "Authentication failed: Please make sure your API Key is valid."
+        : "Invalid API Key format: Must start with pre-defined prefix",
+    };
   }
 
   const parsed = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(authorization);

@@ -13,12 +13,12 @@
 //
 // Converse `inputTokens` and cache tokens. The API reference (TokenUsage above) says `inputTokens` is "the number of
 // tokens sent in the request to the model", `totalTokens` "the total of input tokens and tokens generated", and lists
-// `cacheReadInputTokens` / `cacheWriteInputTokens` as separate fields, without saying whether they overlap. The
-// prompt caching guide (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html) reports them as
-// separate counts, and peers that first read `inputTokens` as inclusive corrected it to non-cached input (opencode's
-// "normalize Bedrock cache usage", https://github.com/anomalyco/opencode/pull/38427). Decision: this fake reports
-// `inputTokens` WITHOUT the cache tokens (as Anthropic's `input_tokens` does on Invoke), and `totalTokens` as
-// inputTokens + outputTokens + cacheReadInputTokens + cacheWriteInputTokens. A ledger must add the cache fields.
+// `cacheReadInputTokens` / `cacheWriteInputTokens` as separate optional fields without saying whether they overlap
+// with `inputTokens`. Peers that first read `inputTokens` as inclusive corrected it to non-cached input, citing
+// https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html (opencode's "normalize Bedrock cache
+// usage", https://github.com/anomalyco/opencode/pull/38427). Decision: this fake reports `inputTokens` WITHOUT the
+// cache tokens (as Anthropic's `input_tokens` is on Invoke) and `totalTokens` as inputTokens + outputTokens +
+// cacheReadInputTokens + cacheWriteInputTokens, so a ledger that ignores the cache fields under-counts and is caught.
 import { EventStreamCodec, type MessageHeaders } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 
