@@ -166,7 +166,10 @@ describe("fake Bedrock runtime with @anthropic-ai/bedrock-sdk", () => {
     const wrong = new AnthropicBedrock({ baseURL: fake.httpUrl, apiKey: "ABSKwrong", maxRetries: 0, defaultHeaders: documentedVersion });
     await assert.rejects(wrong.messages.create({ model: MODEL, max_tokens: 64, messages: [{ role: "user", content: "Hi" }] }), {
       status: 403,
+      message: /Authentication failed: Please make sure your API Key is valid\./,
     });
+    const refused = lastReceived().auth;
+    assert.equal(!refused.ok && refused.type, "UnrecognizedClientException");
   });
 
   test("a wrong secret is refused with Bedrock's signature mismatch", async () => {
