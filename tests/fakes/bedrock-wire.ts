@@ -219,6 +219,7 @@ export type BedrockErrorType =
   | "ModelTimeoutException"
   | "ModelNotReadyException"
   | "ModelErrorException"
+  | "ModelStreamErrorException"
   | "InternalServerException"
   | "ServiceUnavailableException"
   | "InvalidSignatureException"
@@ -235,6 +236,7 @@ export const errorStatus: Record<BedrockErrorType, number> = {
   ModelTimeoutException: 408,
   ModelNotReadyException: 429,
   ModelErrorException: 424,
+  ModelStreamErrorException: 424,
   InternalServerException: 500,
   ServiceUnavailableException: 503,
   InvalidSignatureException: 403,
@@ -249,6 +251,8 @@ export const errorMessage: Partial<Record<BedrockErrorType, string>> = {
   ServiceUnavailableException: "Bedrock is unable to process your request.",
   InternalServerException: "The server encountered an internal error while processing the request.",
   ModelTimeoutException: "The request took too long to process. Processing time exceeded the model timeout length.",
+  ModelStreamErrorException: "The model encountered an error while streaming the response.",
+  ValidationException: "The provided request is not valid.",
 };
 
 /** Stream exceptions are lowerCamel event names (`throttlingException`, `modelStreamErrorException`, …). */

@@ -236,7 +236,6 @@ export async function startFakeBedrock(options: Partial<BedrockCredentials> = {}
     if (!route || incoming.method !== "POST") return sendError(outgoing, "UnknownOperationException", "Unknown operation");
     if (modelId === null || modelId === "") return sendError(outgoing, "ValidationException", "The provided model identifier is invalid.");
 
-    const answer = fake.queue.shift() ?? fake.answer;
     const operation = route[2] as BedrockOperation;
     if (operation === "invoke" || operation === "invoke-with-response-stream") {
       const problem = validateInvokeBody(body, raw, fake.anthropicVersions);
@@ -251,6 +250,8 @@ export async function startFakeBedrock(options: Partial<BedrockCredentials> = {}
         "1 validation error detected: Value null at 'input' failed to satisfy constraint: Member must not be null",
       );
     }
+    // A one-shot answer is spent only by a request Bedrock would have taken.
+    const answer = fake.queue.shift() ?? fake.answer;
     if (answer.error) {
       const { type, message, status } = answer.error;
       return sendError(outgoing, type, message ?? errorMessage[type] ?? `${type}`, status);
