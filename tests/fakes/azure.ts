@@ -35,8 +35,12 @@ export const AZURE_API_VERSIONS = [
   "2025-04-01-preview",
 ];
 
-/** `stream_options` is refused before this version (the fake's reading of the API lifecycle page). */
-const STREAM_OPTIONS_SINCE = "2024-09-01";
+/**
+ * `stream_options` is refused before this version: 2024-06-01 and older refused it
+ * (https://github.com/openai/openai-python/issues/1469, https://github.com/openai/openai-dotnet/issues/103), the
+ * 2024-08-01-preview and later versions take it (https://github.com/spring-projects/spring-ai/issues/1724).
+ */
+const STREAM_OPTIONS_SINCE = "2024-08-01";
 
 export type AzureDeployment = { model: string; kind: "chat" | "embeddings" | "images" };
 

@@ -4,6 +4,8 @@
 //   https://ai.google.dev/api/generate-content (GenerateContentResponse, UsageMetadata, streamGenerateContent)
 //   https://ai.google.dev/gemini-api/docs/function-calling (functionCall / functionResponse parts)
 //   https://ai.google.dev/gemini-api/docs/troubleshooting (error statuses and their bodies)
+//   https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/GenerateContentResponse (Vertex's
+//     createTime and usageMetadata.trafficType)
 // Usage numbers are deliberately non-round so that a ledger check means something.
 import type http from "node:http";
 import type { ParsedUrlQuery } from "node:querystring";
@@ -156,13 +158,32 @@ function usageMetadata(usage: GeminiUsage) {
   };
 }
 
-/** What an intermediate stream chunk carries: the prompt count only (candidates and thoughts come at the end). */
-function partialUsage(usage: GeminiUsage) {
+/** Which service answers: the bodies are the same, the metadata around them differs a little. */
+export type GeminiFlavour = "gemini-api" | "vertex";
+
+/**
+ * What an intermediate stream chunk carries. The Gemini API sends the prompt count only (recorded traces of
+ * generativelanguage.googleapis.com streams); Vertex AI sends only its traffic type, and every count comes with the
+ * last chunk.
+ */
+function partialUsage(usage: GeminiUsage, flavour: GeminiFlavour) {
+  if (flavour === "vertex") return { trafficType: "ON_DEMAND" };
   return {
     promptTokenCount: usage.promptTokenCount,
     totalTokenCount: usage.promptTokenCount,
     promptTokensDetails: [{ modality: "TEXT", tokenCount: usage.promptTokenCount }],
   };
+}
+
+function finalUsage(usage: GeminiUsage, flavour: GeminiFlavour) {
+  return flavour === "vertex" ? { ...usageMetadata(usage), trafficType: "ON_DEMAND" } : usageMetadata(usage);
+}
+
+/** Vertex stamps each answer with the time the request was taken. */
+function envelope(model: string, responseId: string, flavour: GeminiFlavour) {
+  return flavour === "vertex"
+    ? { modelVersion: model, createTime: new Date().toISOString(), responseId }
+    : { modelVersion: model, responseId };
 }
 
 function candidate(parts: unknown[] | null, answer: GeminiAnswer, final: boolean) {
@@ -187,14 +208,13 @@ function usageOf(answer: GeminiAnswer): GeminiUsage | null {
 }
 
 /** A whole GenerateContentResponse, as `:generateContent` answers. */
-export function generateResponse(answer: GeminiAnswer, model: string, responseId: string) {
+export function generateResponse(answer: GeminiAnswer, model: string, responseId: string, flavour: GeminiFlavour = "gemini-api") {
   const usage = usageOf(answer);
   const blocked = answer.finishReason === "SAFETY";
   return {
     candidates: [candidate(blocked ? null : answerParts(answer), answer, true)],
-    ...(usage ? { usageMetadata: usageMetadata(usage) } : {}),
-    modelVersion: model,
-    responseId,
+    ...(usage ? { usageMetadata: finalUsage(usage, flavour) } : {}),
+    ...envelope(model, responseId, flavour),
   };
 }
 
@@ -202,7 +222,7 @@ export function generateResponse(answer: GeminiAnswer, model: string, responseId
  * The chunks of `:streamGenerateContent`: one per text piece, each with the prompt-only usage; the last one carries
  * finishReason and the whole usage. Function calls arrive whole in one chunk.
  */
-export function streamChunks(answer: GeminiAnswer, model: string, responseId: string) {
+export function streamChunks(answer: GeminiAnswer, model: string, responseId: string, flavour: GeminiFlavour = "gemini-api") {
   const usage = usageOf(answer);
   const blocked = answer.finishReason === "SAFETY";
   const pieces: (unknown[] | null)[] = blocked
@@ -214,9 +234,8 @@ export function streamChunks(answer: GeminiAnswer, model: string, responseId: st
     const final = index === pieces.length - 1;
     return {
       candidates: [candidate(parts, answer, final)],
-      ...(usage ? { usageMetadata: final ? usageMetadata(usage) : partialUsage(usage) } : {}),
-      modelVersion: model,
-      responseId,
+      ...(usage ? { usageMetadata: final ? finalUsage(usage, flavour) : partialUsage(usage, flavour) } : {}),
+      ...envelope(model, responseId, flavour),
     };
   });
 }
@@ -237,16 +256,17 @@ export async function sendGenerate(
   model: string,
   mode: "plain" | "sse" | "array",
   pauseMs: number,
+  flavour: GeminiFlavour = "gemini-api",
 ): Promise<void> {
   const responseId = `fake-${Math.random().toString(36).slice(2, 12)}`;
   if (answer.error) return sendGoogleError(response, answer.error.status, answer.error.body);
   if (mode === "plain") {
     response
       .writeHead(200, { "content-type": "application/json; charset=UTF-8" })
-      .end(JSON.stringify(generateResponse(answer, model, responseId)));
+      .end(JSON.stringify(generateResponse(answer, model, responseId, flavour)));
     return;
   }
-  const chunks = streamChunks(answer, model, responseId);
+  const chunks = streamChunks(answer, model, responseId, flavour);
   response.writeHead(200, { "content-type": mode === "sse" ? "text/event-stream" : "application/json; charset=UTF-8" });
   if (mode === "array") response.write("[");
   for (const [index, chunk] of chunks.entries()) {

@@ -30,27 +30,51 @@ export type ClaudeAnswer = {
   error?: { status: number; body: unknown };
 };
 
-/** The documented value; Anthropic's Vertex SDK 1.x sends its own dated version instead, which Vertex also takes. */
+/** The value Vertex documents for the body; the dated versions of Anthropic's own API are not taken there. */
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
 
+/** Anthropic's error body as Vertex relays it, with Vertex's request id. */
 export function anthropicError(type: string, message: string) {
-  return { type: "error", error: { type, message } };
+  return { type: "error", error: { type, message }, request_id: `req_vrtx_011${Math.random().toString(36).slice(2, 16)}` };
 }
 
-/** Checks a rawPredict body as Vertex does; returns the invalid_request_error message or null. */
-export function checkClaudeRequest(body: any): string | null {
-  if (!body || typeof body !== "object") return "body: Input should be a valid dictionary";
-  if ("model" in body) return "model: Extra inputs are not permitted";
-  if (body.anthropic_version === undefined) return "anthropic_version: Field required";
-  if (body.anthropic_version !== VERTEX_ANTHROPIC_VERSION && !/^\d{4}-\d{2}-\d{2}$/.test(String(body.anthropic_version)))
-    return `anthropic_version: Input should be '${VERTEX_ANTHROPIC_VERSION}'`;
-  if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return "messages: at least one message is required";
+export type ClaudeRequestProblem = { status: number; type: string; message: string };
+
+/**
+ * Checks a rawPredict body as Vertex does; returns the refusal or null. A dated anthropic_version such as
+ * "2023-06-01" (what Anthropic's Vertex SDK 1.x copies from its header) is refused with a 404, the status reported in
+ * https://github.com/clawvisor/clawvisor/pull/156; the message is the fake's own.
+ */
+export function checkClaudeRequest(body: any): ClaudeRequestProblem | null {
+  const invalid = (message: string) => ({ status: 400, type: "invalid_request_error", message });
+  if (!body || typeof body !== "object") return invalid("body: Input should be a valid dictionary");
+  if ("model" in body) return invalid("model: Extra inputs are not permitted");
+  if (body.anthropic_version === undefined) return invalid("anthropic_version: Field required");
+  if (body.anthropic_version !== VERTEX_ANTHROPIC_VERSION)
+    return {
+      status: 404,
+      type: "not_found_error",
+      message: `anthropic_version ${JSON.stringify(body.anthropic_version)} is not served on Vertex AI; send "${VERTEX_ANTHROPIC_VERSION}".`,
+    };
+  if (typeof body.max_tokens !== "number") return invalid("max_tokens: Field required");
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid("messages: at least one message is required");
   for (const [index, message] of body.messages.entries()) {
-    if (message.role !== "user" && message.role !== "assistant") return `messages.${index}.role: Input should be 'user' or 'assistant'`;
+    if (message.role !== "user" && message.role !== "assistant")
+      return invalid(`messages.${index}.role: Input should be 'user' or 'assistant'`);
   }
-  if (body.messages[0].role !== "user") return 'messages: first message must use the "user" role';
+  if (body.messages[0].role !== "user") return invalid('messages: first message must use the "user" role');
   return null;
+}
+
+/** Usage as the Messages API reports it, cache writes split by lifetime. */
+function usageBlock(usage: ClaudeUsage) {
+  return {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens ?? 0, ephemeral_1h_input_tokens: 0 },
+    output_tokens: usage.output_tokens,
+  };
 }
 
 function contentOf(answer: ClaudeAnswer) {
@@ -75,7 +99,7 @@ export function claudeMessage(answer: ClaudeAnswer, model: string) {
     content: contentOf(answer),
     stop_reason: stopReasonOf(answer),
     stop_sequence: null,
-    usage: answer.usage ?? DEFAULT_CLAUDE_USAGE,
+    usage: usageBlock(answer.usage ?? DEFAULT_CLAUDE_USAGE),
   };
 }
 
@@ -94,7 +118,7 @@ export function claudeEvents(answer: ClaudeAnswer, model: string): { event: stri
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { ...usage, output_tokens: 1 },
+          usage: { ...usageBlock(usage), output_tokens: 1 },
         },
       },
     },

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { AnthropicVertex } from "@anthropic-ai/vertex-sdk";
 // The Vertex SDK carries its own copy of @anthropic-ai/sdk: its error classes are the ones it throws.
-import { AuthenticationError, BadRequestError, RateLimitError } from "@anthropic-ai/vertex-sdk/core/error";
+import { AuthenticationError, BadRequestError, NotFoundError, RateLimitError } from "@anthropic-ai/vertex-sdk/core/error";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import { ServiceAccountTokenSource, TokenSourceAuthClient } from "./google-token-client.ts";
 import { startVertexFake, type VertexFake, vertexQuotaExhausted } from "./vertex.ts";
@@ -60,6 +60,8 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
     const message = await claude.messages.create({ model: CLAUDE, max_tokens: 733, messages: [{ role: "user", content: "Hi" }] });
     assert.deepEqual(message.content, [{ type: "text", text: "Hello from Claude on Vertex." }]);
     assert.equal(message.stop_reason, "end_turn");
+    assert.equal(message.model, "claude-sonnet-4-5-20250929");
+    assert.match(message.id, /^msg_vrtx_/);
     assert.deepEqual([message.usage.input_tokens, message.usage.output_tokens, message.usage.cache_read_input_tokens], [1237, 389, 512]);
     const [seen] = modelCalls();
     assert.equal(
@@ -75,7 +77,7 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
     assert.ok(fake.tokens.issued.some((issued) => issued.token === token));
   });
 
-  test("the SDK's own dated anthropic_version is taken too", async () => {
+  test("the SDK's own dated anthropic_version is refused: a gateway must send the documented one", async () => {
     const plain = new AnthropicVertex({
       baseURL: `${fake.url}/v1`,
       region: REGION,
@@ -83,9 +85,13 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
       authClient: new TokenSourceAuthClient(source),
       maxRetries: 0,
     });
-    const message = await plain.messages.create({ model: CLAUDE, max_tokens: 50, messages: [{ role: "user", content: "Hi" }] });
-    assert.equal(message.type, "message");
-    assert.match(fake.received.at(-1)!.body.anthropic_version, /^\d{4}-\d{2}-\d{2}$/);
+    const refusal = await plain.messages
+      .create({ model: CLAUDE, max_tokens: 50, messages: [{ role: "user", content: "Hi" }] })
+      .catch((error) => error);
+    assert.ok(refusal instanceof NotFoundError);
+    assert.equal(refusal.status, 404);
+    assert.match(refusal.message, /vertex-2023-10-16/);
+    assert.match(modelCalls().at(-1)!.body.anthropic_version, /^\d{4}-\d{2}-\d{2}$/);
   });
 
   test("Claude by streamRawPredict: events in order, input usage at message_start, output at message_delta", async () => {
@@ -222,6 +228,10 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
     for await (const chunk of await gemini.models.generateContentStream({ model: "gemini-2.5-flash", contents: "AB" })) chunks.push(chunk);
     assert.equal(chunks.map((chunk) => chunk.text).join(""), "A B");
     assert.equal(chunks.at(-1)?.usageMetadata?.candidatesTokenCount, 29);
+    // Vertex's intermediate chunks carry no counts, only the traffic type.
+    assert.equal(chunks[0].usageMetadata?.promptTokenCount, undefined);
+    assert.equal(chunks[0].usageMetadata?.trafficType, "ON_DEMAND");
+    assert.equal(chunks.at(-1)?.usageMetadata?.promptTokenCount, 311);
     assert.equal(modelCalls()[1].query.alt, "sse");
     assert.match(modelCalls()[1].path, /gemini-2\.5-flash:streamGenerateContent$/);
   });

@@ -167,11 +167,18 @@ export async function startVertexFake(
       const problem = checkGenerateRequest(request.body, true);
       if (problem) return sendGoogleError(response, 400, googleError(400, "INVALID_ARGUMENT", problem));
       const mode = method === "generateContent" ? "plain" : request.query.alt === "sse" ? "sse" : "array";
-      return sendGenerate(response, fake.geminiAnswers.shift() ?? {}, model.split("@")[0], mode, fake.chunkPauseMs);
+      return sendGenerate(response, fake.geminiAnswers.shift() ?? {}, model, mode, fake.chunkPauseMs, "vertex");
     }
     const problem = checkClaudeRequest(request.body);
-    if (problem) return sendGoogleJson(response, 400, anthropicError("invalid_request_error", problem));
-    return sendClaude(response, fake.claudeAnswers.shift() ?? {}, model.split("@")[0], method === "streamRawPredict", fake.chunkPauseMs);
+    if (problem) return sendGoogleJson(response, problem.status, anthropicError(problem.type, problem.message));
+    // Vertex names the model in its answers with a dash where the path has the @ (claude-sonnet-4-5-20250929).
+    return sendClaude(
+      response,
+      fake.claudeAnswers.shift() ?? {},
+      model.replace("@", "-"),
+      method === "streamRawPredict",
+      fake.chunkPauseMs,
+    );
   };
 
   upstream.respond = (received, response) => {
