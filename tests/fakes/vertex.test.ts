@@ -152,10 +152,12 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
       }),
     });
     assert.equal(response.status, 400);
-    assert.deepEqual(await response.json(), {
-      type: "error",
-      error: { type: "invalid_request_error", message: "model: Extra inputs are not permitted" },
-    });
+    const refused = (await response.json()) as any;
+    assert.deepEqual(
+      [refused.type, refused.error],
+      ["error", { type: "invalid_request_error", message: "model: Extra inputs are not permitted" }],
+    );
+    assert.match(refused.request_id, /^req_vrtx_/);
 
     fake.claudeAnswers.push({ error: vertexQuotaExhausted("anthropic-claude-sonnet-4-5") });
     const refusal = await claude.messages
