@@ -111,20 +111,18 @@ const PART_KINDS = ["text", "inlineData", "fileData", "functionCall", "functionR
 
 /**
  * Checks a GenerateContentRequest as Google does and returns the INVALID_ARGUMENT message, or null when it is
- * acceptable. The Gemini API lets a lone turn omit its role (it is then the user's); Vertex AI requires a role on
- * every turn (`requireRole`).
+ * acceptable. The Gemini API lets a turn omit its role; Vertex AI requires a role on every turn (`requireRole`).
  */
 export function checkGenerateRequest(body: any, requireRole: boolean): string | null {
   if (!body || typeof body !== "object") return "Invalid JSON payload received. Expected an object.";
   const contents = body.contents;
   if (!Array.isArray(contents) || contents.length === 0) return "* GenerateContentRequest.contents: contents is not specified\n";
   for (const [index, content] of contents.entries()) {
-    if (content.role === undefined || content.role === "") {
-      if (requireRole || contents.length > 1)
-        return `Unable to submit request because it has an empty role field at contents[${index}]. Please use a valid role: user, model.`;
-    } else if (content.role !== "user" && content.role !== "model") {
+    // The Gemini API's Content.role is optional (https://ai.google.dev/api/caching#Content); Vertex requires it
+    // and answers a missing one as an invalid one (https://github.com/BerriAI/litellm/issues/32731).
+    const missing = content.role === undefined || content.role === "";
+    if ((missing && requireRole) || (!missing && content.role !== "user" && content.role !== "model"))
       return "Please use a valid role: user, model.";
-    }
     if (!Array.isArray(content.parts) || content.parts.length === 0)
       return `* GenerateContentRequest.contents[${index}].parts: contents.parts must not be empty.\n`;
     for (const part of content.parts) {

@@ -139,6 +139,12 @@ describe("Gemini API fake, driven by @google/genai", () => {
     assert.match(refusal.message, /INVALID_ARGUMENT/);
   });
 
+  test("a turn without a role is taken, as the Gemini API's Content.role is optional", async () => {
+    const answer = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: [{ parts: [{ text: "Hi" }] }] });
+    assert.equal(answer.candidates?.[0].finishReason, "STOP");
+    assert.equal(fake.received[0].body.contents[0].role, undefined);
+  });
+
   test("countTokens", async () => {
     fake.countTokensTotal = 1409;
     const counted = await ai.models.countTokens({ model: "gemini-2.5-pro", contents: "How many tokens is this?" });

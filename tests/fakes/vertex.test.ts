@@ -244,7 +244,7 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
       .catch((error) => error);
     assert.ok(refusal instanceof ApiError);
     assert.equal(refusal.status, 400);
-    assert.match(refusal.message, /empty role field/);
+    assert.match(refusal.message, /Unable to submit request because Please use a valid role: user, model/);
     assert.equal(modelCalls()[0].body.contents[0].role, undefined);
   });
 

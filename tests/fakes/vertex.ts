@@ -165,7 +165,18 @@ export async function startVertexFake(
           googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unexpected end of string."),
         );
       const problem = checkGenerateRequest(request.body, true);
-      if (problem) return sendGoogleError(response, 400, googleError(400, "INVALID_ARGUMENT", problem));
+      // Vertex wraps a request problem in its own sentence (as relayed in
+      // https://github.com/gethnet/litellm-connector-copilot/issues/64).
+      if (problem)
+        return sendGoogleError(
+          response,
+          400,
+          googleError(
+            400,
+            "INVALID_ARGUMENT",
+            `Unable to submit request because ${problem}. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini`,
+          ),
+        );
       const mode = method === "generateContent" ? "plain" : request.query.alt === "sse" ? "sse" : "array";
       return sendGenerate(response, fake.geminiAnswers.shift() ?? {}, model, mode, fake.chunkPauseMs, "vertex");
     }
