@@ -205,6 +205,31 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
     }
   });
 
+  test("a Claude stream cut mid-way fails in the SDK; a project the token does not belong to is 403", async () => {
+    fake.claudeAnswers.push({ text: ["Half ", "a ", "story"], cutAfterEvents: 4 });
+    const seen: string[] = [];
+    await assert.rejects(async () => {
+      const stream = claude.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: "user", content: "Story" }] });
+      stream.on("text", (text) => seen.push(text));
+      await stream.finalMessage();
+    });
+    assert.deepEqual(seen, ["Half "]);
+
+    const elsewhere = new AnthropicVertex({
+      baseURL: `${fake.url}/v1`,
+      region: REGION,
+      projectId: "someone-elses-project",
+      authClient: new TokenSourceAuthClient(source),
+      maxRetries: 0,
+      defaultHeaders: { "anthropic-version": "vertex-2023-10-16" },
+    });
+    const refusal = await elsewhere.messages
+      .create({ model: CLAUDE, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] })
+      .catch((error) => error);
+    assert.equal(refusal.status, 403);
+    assert.match(refusal.message, /PERMISSION_DENIED/);
+  });
+
   test("Gemini through @google/genai in Vertex mode: the project path, generateContent and the SSE stream", async () => {
     fake.geminiAnswers.push(
       { text: ["Hello from Gemini on Vertex."] },
