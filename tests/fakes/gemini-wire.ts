@@ -68,6 +68,8 @@ export type GeminiAnswer = {
   usage?: GeminiUsage | null;
   /** In a stream, send this many chunks then drop the connection. */
   cutAfterChunks?: number;
+  /** The prompt itself is blocked: no candidates, promptFeedback.blockReason says why, only prompt tokens counted. */
+  blockPrompt?: "SAFETY" | "OTHER" | "BLOCKLIST" | "PROHIBITED_CONTENT";
   /** Answer with this error instead (see googleError and quotaExhausted). */
   error?: { status: number; body: unknown };
 };
@@ -147,7 +149,8 @@ function usageMetadata(usage: GeminiUsage) {
   const thoughts = usage.thoughtsTokenCount ?? 0;
   return {
     promptTokenCount: usage.promptTokenCount,
-    candidatesTokenCount: usage.candidatesTokenCount,
+    // Proto3 JSON leaves zeros out.
+    ...(usage.candidatesTokenCount ? { candidatesTokenCount: usage.candidatesTokenCount } : {}),
     totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount + thoughts,
     ...(usage.cachedContentTokenCount ? { cachedContentTokenCount: usage.cachedContentTokenCount } : {}),
     promptTokensDetails: [{ modality: "TEXT", tokenCount: usage.promptTokenCount }],
@@ -160,9 +163,10 @@ function usageMetadata(usage: GeminiUsage) {
 export type GeminiFlavour = "gemini-api" | "vertex";
 
 /**
- * What an intermediate stream chunk carries. The Gemini API sends the prompt count only (recorded traces of
- * generativelanguage.googleapis.com streams); Vertex AI sends only its traffic type, and every count comes with the
- * last chunk.
+ * What an intermediate stream chunk carries. The Gemini API sends the prompt count only (a recorded trace of a
+ * generativelanguage.googleapis.com stream: https://nextdocs.ai/bielwenass/adk-go/80464); Vertex AI sends only its
+ * traffic type, every count coming with the last chunk (a recorded Vertex stream:
+ * https://alm.pragmatismo.com.br/GeneralBots/gb/raw/commit/144c4b0b79e3ada32911f430eda31de3a6fe84fc/out.txt).
  */
 function partialUsage(usage: GeminiUsage, flavour: GeminiFlavour) {
   if (flavour === "vertex") return { trafficType: "ON_DEMAND" };
@@ -206,7 +210,18 @@ function usageOf(answer: GeminiAnswer): GeminiUsage | null {
 }
 
 /** A whole GenerateContentResponse, as `:generateContent` answers. */
+/** A blocked prompt's answer (https://ai.google.dev/api/generate-content#PromptFeedback), whole or as the only chunk. */
+function blockedPrompt(answer: GeminiAnswer, model: string, responseId: string, flavour: GeminiFlavour) {
+  const usage = usageOf(answer);
+  return {
+    promptFeedback: { blockReason: answer.blockPrompt, safetyRatings: answer.safetyRatings ?? DANGEROUS_CONTENT_BLOCKED },
+    ...(usage ? { usageMetadata: finalUsage({ promptTokenCount: usage.promptTokenCount, candidatesTokenCount: 0 }, flavour) } : {}),
+    ...envelope(model, responseId, flavour),
+  };
+}
+
 export function generateResponse(answer: GeminiAnswer, model: string, responseId: string, flavour: GeminiFlavour = "gemini-api") {
+  if (answer.blockPrompt) return blockedPrompt(answer, model, responseId, flavour);
   const usage = usageOf(answer);
   const blocked = answer.finishReason === "SAFETY";
   return {
@@ -221,6 +236,7 @@ export function generateResponse(answer: GeminiAnswer, model: string, responseId
  * finishReason and the whole usage. Function calls arrive whole in one chunk.
  */
 export function streamChunks(answer: GeminiAnswer, model: string, responseId: string, flavour: GeminiFlavour = "gemini-api") {
+  if (answer.blockPrompt) return [blockedPrompt(answer, model, responseId, flavour)];
   const usage = usageOf(answer);
   const blocked = answer.finishReason === "SAFETY";
   const pieces: (unknown[] | null)[] = blocked

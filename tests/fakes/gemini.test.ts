@@ -233,6 +233,23 @@ describe("Gemini API fake, driven by @google/genai", () => {
     assert.equal(answer.usageMetadata?.promptTokenCount, 97);
   });
 
+  test("a blocked prompt: no candidates, promptFeedback.blockReason, prompt tokens only (plain and streamed)", async () => {
+    fake.answers.push({ blockPrompt: "SAFETY", usage: { promptTokenCount: 83, candidatesTokenCount: 0 } }, { blockPrompt: "SAFETY" });
+    const answer = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Something dangerous" });
+    assert.equal(answer.candidates, undefined);
+    assert.equal(answer.text, undefined);
+    assert.equal(answer.promptFeedback?.blockReason, "SAFETY");
+    assert.deepEqual(
+      [answer.usageMetadata?.promptTokenCount, answer.usageMetadata?.candidatesTokenCount, answer.usageMetadata?.totalTokenCount],
+      [83, undefined, 83],
+    );
+    const chunks = [];
+    for await (const chunk of await ai.models.generateContentStream({ model: "gemini-2.5-flash", contents: "Something dangerous" }))
+      chunks.push(chunk);
+    assert.equal(chunks.length, 1);
+    assert.equal(chunks[0].promptFeedback?.blockReason, "SAFETY");
+  });
+
   test("a missing usage block and a stream cut mid-way", async () => {
     fake.answers.push({ text: ["No usage here."], usage: null });
     const bare = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Hi" });
