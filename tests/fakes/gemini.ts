@@ -24,6 +24,9 @@ export const GEMINI_MODELS = [
   { id: "text-embedding-004", methods: ["embedContent"] },
 ];
 
+/** How a model's supportedGenerationMethods names the wire methods that it does not list by their own name. */
+const LISTED_AS: Record<string, string> = { streamGenerateContent: "generateContent", batchEmbedContents: "embedContent" };
+
 export type GeminiFake = {
   url: string;
   received: FakeRequest[];
@@ -129,8 +132,7 @@ export async function startGeminiFake(options: { apiKey: string; models?: typeof
       );
     const [, modelId, method] = match;
     const model = models.find((candidate) => candidate.id === modelId);
-    if (!model?.methods.includes(method === "streamGenerateContent" || method === "batchEmbedContents" ? methodOf(method) : method))
-      return sendGoogleError(response, 404, notFound(modelId, method));
+    if (!model?.methods.includes(LISTED_AS[method] ?? method)) return sendGoogleError(response, 404, notFound(modelId, method));
     if (request.body === null)
       return sendGoogleError(
         response,
@@ -197,9 +199,4 @@ export async function startGeminiFake(options: { apiKey: string; models?: typeof
     return handle(request, response);
   };
   return fake;
-}
-
-/** The method name a model's supportedGenerationMethods lists for a wire method. */
-function methodOf(wireMethod: string): string {
-  return wireMethod === "streamGenerateContent" ? "generateContent" : "embedContent";
 }
