@@ -1,24 +1,19 @@
 "use client";
 // Operator: the whole ledger (every user's requests, top-ups and adjustments), filterable by user, key, model and
-// kind, paginated, exportable as CSV. Rows served by a simulator channel are labelled.
+// kind, paginated, exportable as CSV (use-ledger-export.ts). Rows served by a simulator channel are labelled.
 import { useMemo, useState } from "react";
-import { Button, Card, Code, EmptyState, Group, Select, SimpleGrid, Table, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
-import { IconChevronLeft, IconChevronRight, IconDownload, IconReceipt } from "@tabler/icons-react";
+import { Button, Card, EmptyState, Select, SimpleGrid, TextInput } from "@mantine/core";
+import { IconDownload, IconReceipt } from "@tabler/icons-react";
 import { ALL_MODELS } from "@/lib/catalog/models";
-import { api, useApi } from "@/lib/portal/api";
-import { count, dateTime, latency } from "@/lib/portal/format";
-import { download, signedUsd, toCsv } from "@/lib/portal/csv";
+import { useApi } from "@/lib/portal/api";
 import type { AdminChannel, AdminUsageRow, AdminUser } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
-import { LoadError, Loading, SimulatorBadge, LedgerAmount, LedgerStatus } from "@/components/feedback";
-import { USAGE_CSV } from "@/components/portal/usage";
-import { DataTable } from "@/components/data-table";
+import { LoadError, Loading } from "@/components/feedback";
+import { LedgerTable } from "./ledger/ledger-table";
+import { useLedgerExport } from "./ledger/use-ledger-export";
 
 type Filters = { userId: string | null; model: string | null; kind: string | null; keyId: string };
 const PAGE = 50;
-const EXPORT_PAGE = 1000;
-const EXPORT_MAX = 50_000;
 
 function path(filters: Filters, limit: number, offset: number): string {
   const params = new URLSearchParams({ limit: String(limit), offset: String(offset) });
@@ -32,7 +27,6 @@ function path(filters: Filters, limit: number, offset: number): string {
 export function LedgerAdmin() {
   const [filters, setFilters] = useState<Filters>({ userId: null, model: null, kind: null, keyId: "" });
   const [offset, setOffset] = useState(0);
-  const [exporting, setExporting] = useState(false);
   const rows = useApi<{ data: AdminUsageRow[] }>(path(filters, PAGE, offset));
   const users = useApi<{ data: AdminUser[] }>("/api/admin/users?limit=1000");
   const channels = useApi<{ data: AdminChannel[] }>("/api/admin/channels");
@@ -46,30 +40,7 @@ export function LedgerAdmin() {
     setOffset(0);
   };
   const list = rows.data?.data ?? [];
-
-  async function exportCsv() {
-    setExporting(true);
-    try {
-      const all: AdminUsageRow[] = [];
-      for (let start = 0; start < EXPORT_MAX; start += EXPORT_PAGE) {
-        const page = await api<{ data: AdminUsageRow[] }>(path(filters, EXPORT_PAGE, start));
-        all.push(...page.data);
-        if (page.data.length < EXPORT_PAGE) break;
-      }
-      const columns = [
-        { header: "user", value: (row: AdminUsageRow) => emails.get(row.userId) ?? row.userId },
-        ...USAGE_CSV,
-        { header: "channel", value: (row: AdminUsageRow) => row.channelName },
-        { header: "reserved_usd", value: (row: AdminUsageRow) => signedUsd(row.reserved) },
-        { header: "price_version", value: (row: AdminUsageRow) => row.priceVersion },
-      ];
-      download(`ledger-${new Date().toISOString().slice(0, 10)}.csv`, toCsv(all, columns));
-    } catch (error) {
-      notifications.show({ color: "red", title: "Export failed", message: (error as Error).message });
-    } finally {
-      setExporting(false);
-    }
-  }
+  const { exporting, exportCsv } = useLedgerExport((limit, start) => path(filters, limit, start), emails);
 
   return (
     <>
@@ -135,100 +106,7 @@ export function LedgerAdmin() {
           />
         </Card>
       ) : rows.data ? (
-        <Card withBorder radius="lg" p={0}>
-          <DataTable minWidth={960} verticalSpacing="xs" horizontalSpacing="sm" highlightOnHover striped data-testid="ledger-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>User</Table.Th>
-                <Table.Th>Model / endpoint</Table.Th>
-                <Table.Th>Channel</Table.Th>
-                <Table.Th ta="right">Tokens in / out</Table.Th>
-                <Table.Th ta="right">Cost</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th ta="right">Latency</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(row.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm" truncate maw={180}>
-                      {emails.get(row.userId) ?? row.userId}
-                    </Text>
-                    {row.keyPrefix ? <Code fz="xs">{row.keyPrefix}…</Code> : null}
-                  </Table.Td>
-                  <Table.Td>
-                    {row.kind === "request" ? (
-                      <>
-                        <Text size="sm" ff="monospace">
-                          {row.model}
-                        </Text>
-                        <Text size="xs" c="dimmed">
-                          {row.endpoint}
-                          {row.stream ? " · stream" : ""}
-                        </Text>
-                      </>
-                    ) : (
-                      <Text size="sm">{row.kind === "topup" ? "Redeem code" : "Adjustment"}</Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <Text size="sm" truncate maw={140}>
-                        {row.channelName ?? "—"}
-                      </Text>
-                      {row.channelId && simulators.has(row.channelId) ? <SimulatorBadge size="xs" /> : null}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td ta="right" style={{ whiteSpace: "nowrap" }}>
-                    <Text size="sm">
-                      {count(row.textInputTokens)} / {count(row.textOutputTokens)}
-                    </Text>
-                    {row.imageInputTokens || row.imageOutputTokens ? (
-                      <Text size="xs" c="dimmed">
-                        image {count(row.imageInputTokens)} / {count(row.imageOutputTokens)}
-                      </Text>
-                    ) : null}
-                  </Table.Td>
-                  <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={{ whiteSpace: "nowrap" }}>
-                    <LedgerAmount cost={row.cost} />
-                  </Table.Td>
-                  <Table.Td>
-                    <LedgerStatus row={row} />
-                  </Table.Td>
-                  <Table.Td ta="right">{row.kind === "request" ? latency(row.latencyMs) : "—"}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </DataTable>
-          <Group justify="space-between" p="md">
-            <Text size="sm" c="dimmed">
-              Rows {count(offset + 1)}–{count(offset + list.length)}
-            </Text>
-            <Group gap="xs">
-              <Button
-                size="xs"
-                variant="default"
-                leftSection={<IconChevronLeft size={14} />}
-                disabled={offset === 0}
-                onClick={() => setOffset(Math.max(0, offset - PAGE))}
-              >
-                Newer
-              </Button>
-              <Button
-                size="xs"
-                variant="default"
-                rightSection={<IconChevronRight size={14} />}
-                disabled={list.length < PAGE}
-                onClick={() => setOffset(offset + PAGE)}
-              >
-                Older
-              </Button>
-            </Group>
-          </Group>
-        </Card>
+        <LedgerTable list={list} offset={offset} pageSize={PAGE} onOffset={setOffset} emails={emails} simulators={simulators} />
       ) : null}
     </>
   );

@@ -1,11 +1,12 @@
 "use client";
 // Operator: the content policy's prompt filter on the Settings page (GET/POST /api/admin/moderation). Requests with
 // moderation "low" are checked against the low list only; the default ("auto") against both lists
-// (lib/moderation/policy.ts).
-import { useEffect, useState } from "react";
+// (lib/moderation/policy.ts). The form starts from the stored terms and starts again from them whenever they change.
+import { useState } from "react";
 import { Button, Card, Group, Stack, Text, Textarea, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
+import { api, useApi } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 import { dateTime } from "@/lib/portal/format";
 import { FormError, LoadError, Loading } from "@/components/feedback";
 
@@ -22,35 +23,6 @@ const lines = (text: string) => [
 
 export function ModerationCard() {
   const moderation = useApi<Moderation>("/api/admin/moderation");
-  const [auto, setAuto] = useState("");
-  const [low, setLow] = useState("");
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [saving, setSaving] = useState<"save" | "reset" | null>(null);
-
-  useEffect(() => {
-    if (!moderation.data) return;
-    setAuto(moderation.data.auto.join("\n"));
-    setLow(moderation.data.low.join("\n"));
-  }, [moderation.data]);
-
-  async function save(reset: boolean) {
-    setSaving(reset ? "reset" : "save");
-    setErrors(NO_ERRORS);
-    try {
-      await api("/api/admin/moderation", { body: reset ? { reset: true } : { auto: lines(auto), low: lines(low) } });
-      notifications.show({
-        color: "teal",
-        title: reset ? "Shipped terms restored" : "Moderation terms saved",
-        message: "Every instance applies them at once.",
-      });
-      await moderation.reload();
-    } catch (error) {
-      setErrors(formErrors(error, ["auto", "low"]));
-    } finally {
-      setSaving(null);
-    }
-  }
-
   return (
     <Card withBorder radius="md" padding="lg">
       <Stack gap="md">
@@ -67,39 +39,68 @@ export function ModerationCard() {
         {!moderation.data ? (
           <Loading />
         ) : (
-          <>
-            <FormError message={errors.form} />
-            <Textarea
-              label="Checked for every request (moderation low and auto)"
-              autosize
-              minRows={3}
-              maxRows={10}
-              value={low}
-              onChange={(event) => setLow(event.currentTarget.value)}
-              error={errors.fields.low}
-              name="low"
-            />
-            <Textarea
-              label="Checked as well for the default moderation (auto)"
-              autosize
-              minRows={3}
-              maxRows={10}
-              value={auto}
-              onChange={(event) => setAuto(event.currentTarget.value)}
-              error={errors.fields.auto}
-              name="auto"
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => void save(true)} loading={saving === "reset"}>
-                Restore the shipped terms
-              </Button>
-              <Button onClick={() => void save(false)} loading={saving === "save"}>
-                Save terms
-              </Button>
-            </Group>
-          </>
+          <TermsForm key={JSON.stringify(moderation.data)} current={moderation.data} onSaved={() => void moderation.reload()} />
         )}
       </Stack>
     </Card>
+  );
+}
+
+function TermsForm({ current, onSaved }: { current: Moderation; onSaved: () => void }) {
+  const [restoring, setRestoring] = useState(false);
+  const { form, onSubmit, formError, setFormError, submitting } = useApiForm({
+    initialValues: { auto: current.auto.join("\n"), low: current.low.join("\n") },
+    submit: (values) => api("/api/admin/moderation", { body: { auto: lines(values.auto), low: lines(values.low) } }),
+    onSuccess: () => {
+      notifications.show({ color: "teal", title: "Moderation terms saved", message: "Every instance applies them at once." });
+      onSaved();
+    },
+  });
+
+  /** Not a submit of the form: it throws the lists away for the shipped ones. */
+  async function restore() {
+    setRestoring(true);
+    setFormError(null);
+    try {
+      await api("/api/admin/moderation", { body: { reset: true } });
+      notifications.show({ color: "teal", title: "Shipped terms restored", message: "Every instance applies them at once." });
+      onSaved();
+    } catch (error) {
+      setFormError((error as Error).message);
+    } finally {
+      setRestoring(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate aria-label="Content policy terms">
+      <Stack gap="md">
+        <FormError message={formError} />
+        <Textarea
+          label="Checked for every request (moderation low and auto)"
+          autosize
+          minRows={3}
+          maxRows={10}
+          {...form.getInputProps("low")}
+          name="low"
+        />
+        <Textarea
+          label="Checked as well for the default moderation (auto)"
+          autosize
+          minRows={3}
+          maxRows={10}
+          {...form.getInputProps("auto")}
+          name="auto"
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => void restore()} loading={restoring}>
+            Restore the shipped terms
+          </Button>
+          <Button type="submit" loading={submitting}>
+            Save terms
+          </Button>
+        </Group>
+      </Stack>
+    </form>
   );
 }

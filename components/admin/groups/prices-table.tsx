@@ -1,0 +1,70 @@
+"use client";
+// The Prices tab: one row per model with its rates per 1M tokens, its modifiers and its price version.
+import { ActionIcon, Badge, Card, Group, Table, Text, Tooltip } from "@mantine/core";
+import { IconEdit } from "@tabler/icons-react";
+import type { AdminPrice } from "@/lib/portal/types";
+import { DataTable } from "@/components/data-table";
+
+const money = (value: number) => `$${value.toLocaleString("en-US", { maximumFractionDigits: 4 })}`;
+
+export function PricesTable({ prices, onEdit }: { prices: AdminPrice[]; onEdit: (price: AdminPrice) => void }) {
+  return (
+    <Card withBorder radius="lg" p={0}>
+      <DataTable minWidth={880} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Model</Table.Th>
+            <Table.Th ta="right">Text in</Table.Th>
+            <Table.Th ta="right">Text out</Table.Th>
+            <Table.Th ta="right">Image in</Table.Th>
+            <Table.Th ta="right">Image out</Table.Th>
+            <Table.Th>Modifiers</Table.Th>
+            <Table.Th ta="center">Version</Table.Th>
+            <Table.Th w={60}>
+              <span className="visually-hidden">Actions</span>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {prices.map((entry) => (
+            <Table.Tr key={entry.id}>
+              <Table.Td ff="monospace" fz="sm">
+                {entry.model}
+              </Table.Td>
+              <Table.Td ta="right">{money(entry.textInput)}</Table.Td>
+              <Table.Td ta="right">{money(entry.textOutput)}</Table.Td>
+              <Table.Td ta="right">{money(entry.imageInput)}</Table.Td>
+              <Table.Td ta="right">{money(entry.imageOutput)}</Table.Td>
+              <Table.Td>
+                <Group gap={4} wrap="wrap">
+                  {Object.keys(entry.modifiers ?? {}).length ? (
+                    Object.entries(entry.modifiers ?? {}).map(([key, multiplier]) => (
+                      <Badge key={key} variant="outline" color="gray" size="xs" tt="none">
+                        {key} ×{multiplier}
+                      </Badge>
+                    ))
+                  ) : (
+                    <Text size="sm" c="dimmed">
+                      none
+                    </Text>
+                  )}
+                </Group>
+              </Table.Td>
+              <Table.Td ta="center">v{entry.version}</Table.Td>
+              <Table.Td>
+                <Tooltip label="Edit">
+                  <ActionIcon variant="subtle" aria-label={`Edit price of ${entry.model}`} onClick={() => onEdit(entry)}>
+                    <IconEdit size={16} />
+                  </ActionIcon>
+                </Tooltip>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </DataTable>
+      <Text size="xs" c="dimmed" p="md">
+        Per 1 million tokens.
+      </Text>
+    </Card>
+  );
+}
