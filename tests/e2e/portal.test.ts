@@ -364,7 +364,7 @@ describe("portal", () => {
     await row.getByRole("button", { name: "Test E2E simulator" }).click();
     await row
       .getByTestId("channel-test-result")
-      .getByText(/^OK · \d+ ms$/)
+      .getByText(/^OK · [\d,]+ ms$/)
       .waitFor();
     // Every model of the built-in simulator, one by one: each answers.
     const builtIn = page.getByTestId("channel-row").filter({ hasText: "Built-in simulator" });
@@ -374,7 +374,7 @@ describe("portal", () => {
     await builtIn.getByRole("button", { name: /^Test every model of Built-in simulator/ }).click();
     const everyList = builtIn.getByTestId("channel-test-every");
     await everyList.getByText("Testing…").waitFor({ state: "detached", timeout: 120_000 });
-    assert.equal(await everyList.getByText(/: OK · \d+ ms$/).count(), builtInModels.length, (await everyList.textContent()) ?? "");
+    assert.equal(await everyList.getByText(/: OK · [\d,]+ ms$/).count(), builtInModels.length, (await everyList.textContent()) ?? "");
     // An upstream that refuses the channel's key: the test shows the failure, its status and the upstream's words.
     const refusing = await startFakeUpstream((_request, response) =>
       sendJson(response, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } }),
@@ -393,7 +393,7 @@ describe("portal", () => {
       await refusedRow.getByRole("button", { name: "Test Refusing upstream" }).click();
       await refusedRow
         .getByTestId("channel-test-result")
-        .getByText(/^Failed · 401 · \d+ ms$/)
+        .getByText(/^Failed · 401 · [\d,]+ ms$/)
         .waitFor();
       await refusedRow.getByText(/Incorrect API key provided/).waitFor();
       assert.equal(refusing.received.length, 1);
