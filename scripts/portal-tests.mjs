@@ -18,8 +18,6 @@ export const PORTAL_TESTS = [
   "tests/integration/accounts-sign-in.test.ts",
   "tests/integration/accounts-throttling.test.ts",
   "tests/integration/accounts-topup.test.ts",
-  "tests/integration/foundation.test.ts",
-  "tests/integration/hardening-web.test.ts",
   "tests/integration/input-validation-accounts.test.ts",
   "tests/integration/input-validation-fuzz.test.ts",
   "tests/integration/input-validation-images.test.ts",
@@ -30,6 +28,7 @@ export const PORTAL_TESTS = [
   "tests/integration/key-controls.test.ts",
   "tests/integration/key-models.test.ts",
   "tests/integration/object-level.test.ts",
+  "tests/integration/operator-api.test.ts",
   "tests/integration/operator-tools.test.ts",
   "tests/integration/playground-session.test.ts",
   "tests/integration/public-body-limits.test.ts",
@@ -38,6 +37,7 @@ export const PORTAL_TESTS = [
   "tests/integration/trusted-proxies.test.ts",
   "tests/integration/user-keys-edit.test.ts",
   "tests/integration/user-models.test.ts",
+  "tests/integration/web-security.test.ts",
 ];
 
 /** The path as the lists spell it: relative to the repository, with forward slashes. */
