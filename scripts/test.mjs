@@ -1,11 +1,15 @@
-// `npm test`: checks (and where it can, installs) what the tests need, builds the portal if the sources
-// changed, type-checks, then runs every test: unit, integration and end-to-end (node's test runner).
-//   npm test                      everything
-//   npm test -- tests/unit/x.test.ts   only the named files
+// `npm test`: checks (and where it can, installs) what the tests need, builds the portal if a test needs it and its
+// sources changed, then runs the tests (node's test runner).
+//   npm test                           everything: type-check, lint, layering, then unit, integration, clients, e2e
+//   npm test -- tests/unit/x.test.ts   only the named files, without the type-check, lint and layering steps
+//                                      (tsx runs TypeScript without checking it: `npx tsc --noEmit -p .` does)
+// Only tests that serve portal pages wait for a portal build: tests/e2e/ and the files listed in
+// scripts/portal-tests.mjs, whose rule is checked against every file run.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import net from "node:net";
+import { needsPortal, portalRuleProblems } from "./portal-tests.mjs";
 import { ensureBuild } from "./start.mjs";
 
 const CHROMIUM = process.env.GATEWAY_CHROMIUM ?? "/usr/bin/chromium";
@@ -75,8 +79,17 @@ const redis = await reachable(6379);
 console.log(`PostgreSQL on 127.0.0.1:5432: ${postgres ? "reachable" : "NOT reachable: its tests will be skipped"}`);
 console.log(`Redis on 127.0.0.1:6379: ${redis ? "reachable" : "NOT reachable: its tests will be skipped"}`);
 
-step("Building the portal if needed");
-ensureBuild();
+step("Building the portal if a test needs it");
+const problems = portalRuleProblems(files);
+if (problems.length) {
+  for (const problem of problems) console.error(problem);
+  process.exit(1);
+}
+const portalTests = files.filter((file) => needsPortal(file));
+if (portalTests.length) {
+  console.log(`${portalTests.length} of the ${files.length} test files serve portal pages (scripts/portal-tests.mjs).`);
+  ensureBuild();
+} else console.log("No test here serves portal pages: the portal build is neither checked nor made.");
 
 if (!requested.length) {
   step("Type-checking (tsc --noEmit)");
@@ -97,7 +110,7 @@ if (!requested.length) {
   if (layers.status !== 0) process.exit(1);
 }
 
-step(`Running ${files.length} test files`);
+step(`Running ${files.length} test file${files.length === 1 ? "" : "s"}`);
 // Test artifacts (a TAP copy of this run, screenshots) go here; it is not in git.
 mkdirSync("test-results/screenshots", { recursive: true });
 // --test-force-exit: a file whose tests are done ends even if a handle (a socket, a timer) is left open, so one

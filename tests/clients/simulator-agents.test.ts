@@ -1,5 +1,5 @@
 // The offline simulator behaves enough like a model for agents and structured output to be tried without an upstream
-// (issue "real clients", item 8): forced or named tool calls with arguments valid against the tool's schema (then text
+// (docs/simulator.md): forced or named tool calls with arguments valid against the tool's schema (then text
 // once the result is back), JSON schema response formats answered with a valid instance, and each model's context
 // window enforced with the vendors' refusals, which cost nothing. Driven with the official SDKs.
 import { after, before, describe, test } from "node:test";

@@ -1,4 +1,4 @@
-// Every page of the portal in Chromium at 1280x800 and 390x844 (portal round 2, items 3 and 11): an axe-core check
+// Every page of the portal in Chromium at 1280x800 and 390x844: an axe-core check
 // (WCAG 2 A and AA rules) with no serious or critical violation, no sideways scrolling of the page or of any table
 // (a table that does not fit becomes one card per row, every row action on screen), and a screenshot
 // of each page at each width under test-results/screenshots/ to look at.

@@ -1,5 +1,5 @@
-// Shared by the key and auth security tests (tests/integration/auth-*.test.ts, security items 3, 7, 8, 9, 11, 20,
-// 21): one gateway logging at debug level per test file (the hooks below run in the file that imports this), keys
+// Shared by the key and auth security tests (tests/integration/auth-*.test.ts; SECURITY.md, "The security list, test
+// by test"): one gateway logging at debug level per test file (the hooks below run in the file that imports this), keys
 // in every state, a funded valid key, a PNG, and fake upstreams.
 import { after, before } from "node:test";
 import sharp from "sharp";

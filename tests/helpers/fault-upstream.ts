@@ -1,4 +1,4 @@
-// A fake upstream that misbehaves on purpose (security item 22). It speaks enough of the OpenAI API (chat completions,
+// A fake upstream that misbehaves on purpose. It speaks enough of the OpenAI API (chat completions,
 // image generations and edits) and the Anthropic API (messages) to serve real answers, and for each request applies
 // one fault mode: an error status, a reset before or after the headers, a stall, a truncated or malformed body, a
 // slow drip, an oversized body. It records what it received and what it reported, so tests can compute what the

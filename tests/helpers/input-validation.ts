@@ -1,4 +1,4 @@
-// Shared by the hostile-input tests (tests/integration/input-validation-*.test.ts, security items 17, 18, 19): one
+// Shared by the hostile-input tests (tests/integration/input-validation-*.test.ts: malformed, oversized and mismatched input): one
 // gateway with a small body cap and a funded key per test file (the hooks below run in the file that imports this),
 // a sender for every kind of authentication, the dialect checks, request builders, and the suite that sends a table
 // of cases and checks that none of them cost anything.

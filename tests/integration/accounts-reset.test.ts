@@ -1,4 +1,4 @@
-// Password reset (issue 6, security item 15): the request answers the same for unknown emails, the link comes
+// Password reset: the request answers the same for unknown emails, the link comes
 // from APP_URL, tokens are stored hashed, expire, work once and die with any password change; a reset ends every
 // session and leaves 2FA on. The last part sends the mail through a real SMTP server started here.
 import { after, before, describe, test } from "node:test";

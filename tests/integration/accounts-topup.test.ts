@@ -95,7 +95,7 @@ function topupTests(database: "sqlite" | "postgres") {
       balance: 200,
     });
 
-    // A code made before round 2: case-sensitive letters, stored as SHA-256 of the code without dashes.
+    // A code in the older format: case-sensitive letters, stored as SHA-256 of the code without dashes.
     const legacy = "GW-aBcDe-FgHjK-mNpQr-StUvW";
     await withDatabase(gateway.databaseUrl, (query) =>
       query(

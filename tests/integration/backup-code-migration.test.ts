@@ -1,5 +1,5 @@
-// Hardening item 12 (SECURITY.md): backup codes written before they were keyed with the gateway secret (plain SHA-256)
-// are wrapped at start-up, so they keep working and a database dump alone no longer checks a guess. Both databases.
+// Backup codes written before they were keyed with the gateway secret (plain SHA-256; SECURITY.md) are wrapped at
+// start-up, so they keep working and a database dump alone no longer checks a guess. Both databases.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
@@ -13,7 +13,7 @@ import { withDatabase } from "../helpers/database";
 after(() => stopAllGateways());
 
 for (const database of ["sqlite", "postgres"] as const) {
-  describe(`hardening item 12: backup codes on ${database}`, async () => {
+  describe(`backup codes from before the keyed hash, on ${database}`, async () => {
     const skip = database === "postgres" && !(await postgresAvailable()) ? "PostgreSQL is not reachable at 127.0.0.1:5432" : false;
     test("a legacy SHA-256 row is wrapped with the secret at the next start and matches the code; a second start changes nothing", {
       skip,

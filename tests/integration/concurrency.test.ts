@@ -1,4 +1,4 @@
-// Money under concurrency and cut streams, on SQLite and on PostgreSQL (security items 3, 4, 5). The quota and redeem
+// Money under concurrency and cut streams, on SQLite and on PostgreSQL. The quota and redeem
 // races are in gateway-money.test.ts, accounts-topup.test.ts and scale-out.test.ts; this file adds:
 // - key revocation during a stream. Decided behaviour: revocation refuses every request that has not been
 //   authenticated yet (the next request gets 401 at once, on every instance through the cache invalidation); a stream

@@ -1,4 +1,4 @@
-// Upstream faults (security items 5 and 22): for every way an upstream can misbehave, what the client gets (status
+// Upstream faults: for every way an upstream can misbehave, what the client gets (status
 // and body in the endpoint's dialect, or how its stream ends), whether another channel takes over, what the ledger
 // says (nothing charged when nothing was delivered; only what was delivered when a stream is cut), and that the
 // gateway keeps serving afterwards. The upstream is tests/helpers/fault-upstream.ts.

@@ -1,4 +1,4 @@
-// Money under concurrency (security items 1, 4): N parallel requests on a key whose quota covers 3 produce
+// Money under concurrency: N parallel requests on a key whose quota covers 3 produce
 // exactly 3 upstream calls, and nothing goes below zero. On SQLite and PostgreSQL.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";

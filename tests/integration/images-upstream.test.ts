@@ -88,7 +88,7 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
         user: "end-user-9",
         n: 3,
         response_format: "b64_json",
-        // Fields that must not redirect or reach the upstream (security item 20).
+        // Fields that must not redirect the gateway's call or reach the upstream.
         base_url: `${trap.url}/v1`,
         api_base: `${trap.url}/v1`,
         baseURL: trap.url,

@@ -1,4 +1,4 @@
-// Keys (portal round 2, item 7): what each key has spent, shown with the key, and a key kept to some of its group's
+// Keys: what each key has spent, shown with the key, and a key kept to some of its group's
 // models: enforced on every endpoint, reflected by GET /v1/models, refused when a model is outside the group.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -63,7 +63,7 @@ const messages = () =>
 
 const IDENTIFIERS = ["org-AbCdEf123456", "proj_Zy98Xw76Vu54", "req_0123456789abcdef", "sk-proj-AAAAbbbbCCCCdddd1234"];
 
-describe("hardening item 10: leaks", () => {
+describe("what errors, /metrics and /readyz give away", () => {
   test("/metrics needs GATEWAY_METRICS_TOKEN or the master key as a bearer token; 401 with a reason otherwise", async () => {
     for (const headers of [
       {},
@@ -147,7 +147,7 @@ describe("hardening item 10: leaks", () => {
   });
 });
 
-describe("hardening item 10: /readyz on PostgreSQL", {
+describe("/readyz on PostgreSQL gives away nothing", {
   skip: !(await postgresAvailable()) && "PostgreSQL is not reachable on 127.0.0.1",
 }, () => {
   let ready: Gateway;

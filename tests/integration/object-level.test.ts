@@ -1,4 +1,4 @@
-// Object-level authorisation on every account and operator route (security items 6, 10, 14; OWASP API1, API5), and
+// Object-level authorisation on every account and operator route (OWASP API1, API5), and
 // what a database dump would give away. Two users, A and B, each signed in through next-auth's real flow: B tries
 // every /api/user route on A's keys, usage, 2FA, password and balance; every /api/admin route is tried with B's
 // session and B's key. The route list is read from the route tables, so a route added without a case here fails.
@@ -216,7 +216,7 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     assert.deepEqual([answer.status, answer.body.error.code], [409, "conflict"]);
     const backup = await bob.browser.call("POST", "/api/user/2fa/disable", { code: aliceBackupCodes[0], email: alice.email });
     assert.equal(backup.status, 409);
-    // A's own API key cannot switch A's 2FA off either, even with a valid code (item 14).
+    // A's own API key cannot switch A's 2FA off either, even with a valid code: 2FA changes need a session.
     const withKey = await callApi(gateway.url, "POST", "/api/user/2fa/disable", {
       body: { code: aliceBackupCodes[0] },
       headers: { authorization: `Bearer ${alice.key}` },

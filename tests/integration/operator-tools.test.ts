@@ -1,6 +1,5 @@
-// Operator tools (portal round 2, item 8) and the audit trail every operator write leaves (round-2 decision "one
-// audit table"): reset a user's 2FA, mail a reset link, void codes, fetch a channel's models from its upstream, the
-// per-channel overview. Real HTTP against the gateway and a fake vendor.
+// Operator tools and the audit trail every operator write leaves (lib/admin-api/audit.ts): reset a user's 2FA, mail
+// a reset link, void codes, fetch a channel's models from its upstream, the per-channel overview. Real HTTP against the gateway and a fake vendor.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";

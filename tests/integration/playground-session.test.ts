@@ -1,6 +1,6 @@
-// The portal's playground runs through the session (portal round 2, item 4; round-2 decision "playground through the
-// session"): /api/user/playground/v1/… is the /v1 endpoint itself, authenticated by the cookie and billed through one
-// server-side playground key per user with its own spending cap. No API key is ever sent to the browser.
+// The portal's playground runs through the session (SECURITY.md): /api/user/playground/v1/… is the /v1 endpoint
+// itself, authenticated by the cookie and billed through one server-side playground key per user with its own
+// spending cap. No API key is ever sent to the browser.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import sharp from "sharp";

@@ -51,7 +51,7 @@ function assertTooLarge(answer: Answer, what: string): void {
   assert.match(answer.body.error.message, /larger than the 16 KB limit/, what);
 }
 
-describe("hardening item 3: public routes parse big bodies", () => {
+describe("public routes refuse big bodies before parsing them", () => {
   test("every account route refuses a body over 16 KB with 413 in the plain shape, with or without a declared length", async () => {
     const user = await createUserWithKey(gateway);
     const routes: [string, Record<string, unknown>, Record<string, string>][] = [

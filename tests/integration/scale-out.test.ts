@@ -1,4 +1,4 @@
-// Scale-out: two gateway processes on one PostgreSQL and one Redis stay correct together (issue 8).
+// Scale-out: two gateway processes on one PostgreSQL and one Redis stay correct together.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";

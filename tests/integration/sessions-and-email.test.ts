@@ -1,5 +1,5 @@
-// Hardening items 8 and 9 (SECURITY.md). Item 8: sign-out ends that session on the server (a copy of its cookie
-// stops working at once), one session can be ended from another, "sign out everywhere" ends all of them. Item 9:
+// Sessions and email (SECURITY.md). Sign-out ends that session on the server (a copy of its cookie stops working
+// at once), one session can be ended from another, "sign out everywhere" ends all of them. And
 // sign-up answers the same for a new and a taken address; while email verification is on, a new account cannot sign
 // in before it opened the link from its mail, and only the holder of the right password learns that (or that the
 // account is disabled); accounts made by the operator count as verified; without mail, sign-up stays immediate.
@@ -69,7 +69,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       gateway = await startGateway({ portal: true, database, env: { APP_URL: "http://portal.example.test" } });
     });
 
-    test("hardening item 8: sign-out ends that session, a copied cookie stops working, other sessions go on", async () => {
+    test("sign-out ends that session, a copied cookie stops working, other sessions go on", async () => {
       const email = randomEmail("sessions");
       await gateway.admin("POST", "/api/admin/users", { email, password: PASSWORD });
       const first = await signIn(gateway.url, email, PASSWORD);
@@ -89,7 +89,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal(remaining.body.data.length, 1);
     });
 
-    test("hardening item 8: one session is ended from another; 'sign out everywhere' ends all, this one too", async () => {
+    test("one session is ended from another; 'sign out everywhere' ends all, this one too", async () => {
       const email = randomEmail("everywhere");
       await gateway.admin("POST", "/api/admin/users", { email, password: PASSWORD });
       const browsers = await Promise.all([1, 2, 3].map(() => signedIn(gateway.url, email, PASSWORD)));
@@ -119,7 +119,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal(await works(gateway, stranger.cookie), true, "other accounts are not touched");
     });
 
-    test("hardening item 9: without mail, sign-up is immediate and answers the same for a new and a taken address", async () => {
+    test("without mail, sign-up is immediate and answers the same for a new and a taken address", async () => {
       const settings = await gateway.admin("GET", "/api/admin/settings");
       assert.equal(settings.verifyEmail, false);
       assert.equal(settings.verifyEmailSource, "mail");
@@ -132,7 +132,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       assert.equal((await signIn(gateway.url, email, "another-password-77")).ok, false, "the taken address kept its password");
     });
 
-    test("hardening item 9: with verification on, a new account confirms its email before it signs in; only the right password learns why", async () => {
+    test("with verification on, a new account confirms its email before it signs in; only the right password learns why", async () => {
       const on = await gateway.admin("POST", "/api/admin/settings", { verifyEmail: true });
       assert.deepEqual([on.verifyEmail, on.verifyEmailSource], [true, "setting"]);
       try {
@@ -180,7 +180,7 @@ for (const database of ["sqlite", "postgres"] as const) {
       }
     });
 
-    test("hardening item 9: a new link on request (same answer for anyone), and a disabled account is told so only after the right password", async () => {
+    test("a new link on request (same answer for anyone), and a disabled account is told so only after the right password", async () => {
       await gateway.admin("POST", "/api/admin/settings", { verifyEmail: true });
       try {
         const email = randomEmail("resend");
@@ -208,7 +208,7 @@ for (const database of ["sqlite", "postgres"] as const) {
   });
 }
 
-describe("hardening item 9: with SMTP_URL set, verification is on unless the operator turns it off", () => {
+describe("with SMTP_URL set, verification is on unless the operator turns it off", () => {
   test("the default follows the mail setting, and the operator's choice wins", async () => {
     const gateway = await startGateway({ env: { SMTP_URL: "smtp://127.0.0.1:9" } });
     const settings = await gateway.admin("GET", "/api/admin/settings");

@@ -53,7 +53,7 @@ function closedWithin(raw: Raw, ms: number): Promise<number | "still open"> {
   return Promise.race([raw.closed, sleep(ms).then(() => "still open" as const)]);
 }
 
-describe("hardening item 2: slow clients", () => {
+describe("slow clients", () => {
   test("headers sent a line at a time past GATEWAY_HEADERS_TIMEOUT_MS: 408 and the connection is closed", async () => {
     const raw = await connect(gateway.port);
     raw.socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n");

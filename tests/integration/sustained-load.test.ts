@@ -1,4 +1,4 @@
-// Sustained concurrent streams and large images (security item 23), a short version of `npm run soak` that runs with
+// Sustained concurrent streams and large images, a short version of `npm run soak` that runs with
 // `npm test`: 100 clients stream Chat Completions and Messages, render images with the simulator and upload 12 MB
 // images for edits, in two rounds of several seconds. After each round, measured after full garbage collections
 // (through the gateway's inspector): the V8 heap and the Buffers it tracks are back within 32 MB of where they
@@ -131,8 +131,8 @@ test(`${CLIENTS} clients for ${SECONDS} s of streams and large images: memory, s
     );
     return settled;
   };
-  const first = await round("round 1");
-  const second = await round("round 2");
+  const first = await round("first round");
+  const second = await round("second round");
   assert.ok(
     second.rss <= first.rss + 192 * 1024 * 1024,
     `RSS is flat across rounds: ${mb(first.rss)} after the first, ${mb(second.rss)} after the second`,

@@ -21,7 +21,7 @@ const base = `${randomInt(1, 223)}.${randomInt(0, 255)}.${randomInt(0, 255)}`;
 const address = (host: number) => `${base}.${host}`;
 const via = (client: string) => ({ "x-forwarded-for": `${client}, 10.1.2.3` });
 
-describe("hardening item 4: the client address behind trusted proxies", () => {
+describe("the client address behind trusted proxies", () => {
   test("X-Forwarded-For is read from the right, past trusted proxies only; without trusted proxies it is ignored", () => {
     const { ranges } = parseRanges("127.0.0.1/32, 10.0.0.0/8, fd00::/8");
     assert.equal(
@@ -61,7 +61,7 @@ const databases: { name: string; skip: string | false; options: Parameters<typeo
 ];
 
 for (const { name, skip, options } of databases) {
-  describe(`hardening item 4: throttles by client address, on ${name}`, { skip }, () => {
+  describe(`throttles by client address, on ${name}`, { skip }, () => {
     let gateway: Gateway;
     const start = async () => {
       gateway ??= await startGateway({

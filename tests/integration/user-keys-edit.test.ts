@@ -1,4 +1,4 @@
-// The owner edits their keys (portal round 2, item 7): rename, pause and resume, change the expiry and the cap.
+// The owner edits their keys: rename, pause and resume, change the expiry and the cap.
 // A paused key is refused at once on /v1; resumed, it works again. The playground's own key is not edited here.
 // What the owner may not undo of the operator's controls: tests/integration/key-controls.test.ts.
 import { after, before, test } from "node:test";

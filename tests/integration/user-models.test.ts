@@ -1,4 +1,4 @@
-// GET /api/user/models (portal round 2, item 1): the models open to the signed-in person, with the endpoints that
+// GET /api/user/models: the models open to the signed-in person, with the endpoints that
 // serve them, prices per 1M tokens, long-context tiers and image prices computed as the gateway bills; an
 // operator-added priced model appears; models outside the person's groups, or without a price, do not.
 import { after, before, test } from "node:test";

@@ -1,4 +1,4 @@
-// Soak test (security items 5, 22, 23), run with `npm run soak` (not part of `npm test`):
+// Soak test (cut streams settle what was delivered, upstream faults, memory stays flat), run with `npm run soak` (not part of `npm test`):
 // 200 concurrent clients send a mix of Chat Completions and Messages (plain and streamed) and image generations and
 // edits for a bounded time against the fault-injecting fake upstream (tests/helpers/fault-upstream.ts), faults mixed
 // in: error statuses, resets before and after the headers, stalls, truncated and malformed bodies, slow drips. A

@@ -1,4 +1,4 @@
-// A flood of invalid keys costs a bounded amount of database work (security item 9), counted exactly: the real auth
+// A flood of invalid keys costs a bounded amount of database work, counted exactly: the real auth
 // wrappers (the /v1 one in lib/gateway/pipeline.ts, the operator one in lib/auth/admin.ts) run in-process against a
 // database stand-in that counts key lookups. Malformed keys are refused by their shape before any lookup; each
 // distinct well-formed unknown key costs one indexed lookup, shared by concurrent requests and then answered from

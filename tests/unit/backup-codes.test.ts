@@ -54,7 +54,7 @@ test("normaliseBackupCode lowercases and drops spaces and dashes, so any typing 
   assert.notEqual(hashBackupCode(typed.slice(1), SECRET), hashes[0]);
 });
 
-test("hardening item 12: backup codes are keyed with the secret: another secret gives another hash, a legacy row wraps to the same value", () => {
+test("backup codes are keyed with the secret: another secret gives another hash, a legacy row wraps to the same value", () => {
   const code = "abcd-efgh-jkmn";
   assert.notEqual(
     hashBackupCode(code, SECRET),

@@ -1,4 +1,4 @@
-// Hardening item 5 (SECURITY.md): the page after sign-in is a page of this site, whatever callbackUrl says. The check
+// No open redirect (SECURITY.md): the page after sign-in is a page of this site, whatever callbackUrl says. The check
 // runs on the URL as the browser will resolve it (lib/auth/redirect.ts, lib/portal/callback.ts): dot segments and
 // their encodings are removed before the origin is compared, and the answer, read again, stays on the site.
 import { test } from "node:test";
@@ -12,7 +12,7 @@ const ORIGIN = "https://gateway.example";
 const ELSEWHERE = "http://elsewhere.invalid";
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 
-test("hardening item 5: open redirect: hostile callbackUrls fall back to the dashboard, pages of the site pass", () => {
+test("open redirect: hostile callbackUrls fall back to the dashboard, pages of the site pass", () => {
   const hostile = [
     "//evil.example/x",
     "/\\evil.example/x",

@@ -1,4 +1,4 @@
-// CSV export (portal round 2, item 9): amounts are signed numbers from the user's side, never text with a minus;
+// CSV export: amounts are signed numbers from the user's side, never text with a minus;
 // the formula guard applies to text cells only.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The pass-through paths of issue 9: an upstream image answer split around its base64 without copying it, and the
+// The pass-through paths for large bodies: an upstream image answer split around its base64 without copying it, and the
 // gateway's own Response class that the production server writes part by part but that any other caller (Next.js
 // in development, a test calling a handler) reads like a normal Response.
 import { test } from "node:test";

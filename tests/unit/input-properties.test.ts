@@ -1,5 +1,5 @@
 // Property-based tests of every request schema and of what runs on a validated body before anything is reserved or
-// sent (security item 17): for random JSON, shaped like each endpoint's request or not, the parsers either accept
+// sent: for random JSON, shaped like each endpoint's request or not, the parsers either accept
 // or throw a GatewayError with a 4xx status, never anything else (which would be a 500). For Chat Completions and
 // Messages also the token counting (runs before the reservation) and the cross-protocol converters (run inside an
 // attempt: a throw there that is not a GatewayError would be the gateway's bug, not the client's).

@@ -63,7 +63,7 @@ setSingleton("db.prisma", {
 /** Lets pending promise callbacks run, so a read that was started has reached the stand-in. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("hardening item 13: revocation race", () => {
+describe("a revocation racing a key lookup", () => {
   test("a read that started before the revocation answers its own request but is not cached: the next lookup reads again and sees the revoked key", async () => {
     const hash = "race-a";
     const inFlight = findKey(hash);

@@ -1,4 +1,4 @@
-// Property-based tests of the SSE parser (security items 17 and 22): any events, encoded by encodeSse and delivered
+// Property-based tests of the SSE parser: any events, encoded by encodeSse and delivered
 // in any chunking (cuts inside lines, inside CRLF pairs, inside multibyte characters), come back exactly; and a body
 // cut anywhere short of an event boundary yields exactly the complete events before the cut, then TruncatedStreamError.
 import { describe, test } from "node:test";

@@ -5,8 +5,9 @@ import { DirectResponse } from "./direct-body";
 import { clientAddress } from "./client-address";
 import { declaredLength, takeArrived } from "./arrived-body";
 
-/** After a handler stops reading a body early, what is still arriving is read and discarded up to these bounds
- *  before the connection is cut, so the client receives the answer instead of a reset (a "lingering close"). */
+/** After a handler stops reading a body early, what is still arriving is read and discarded up to DRAIN_MAX_BYTES,
+ *  then no longer read at all, and the connection is cut DRAIN_MAX_MS after the drain began (or earlier, when the
+ *  client closes it): a "lingering close", so the client receives the answer instead of a reset. */
 const DRAIN_MAX_BYTES = 32 * 1024 * 1024;
 const DRAIN_MAX_MS = 5_000;
 
@@ -64,15 +65,27 @@ function lazyBody(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
-/** Reads and discards what is still arriving of a body nobody will read, within bounds, then cuts the connection. */
+/**
+ * Reads and discards what is still arriving of a body nobody will read, within bounds, then cuts the connection.
+ *
+ * Past the byte bound the body is left unread (paused) rather than cut there. A client busy writing may not have
+ * looked at its socket yet when the bytes run out (on loopback 32 MB arrive in tens of milliseconds, and under load
+ * the client's turn to read comes later; one that sends its whole body before reading never looks while its writes
+ * go through). Cutting the connection then, with its input unread, makes the kernel send a reset, and the client sees
+ * ECONNRESET instead of the 413 that explains why (tests/unit/lingering-close.test.ts reproduces it). Left unread,
+ * its writes stall, it reads the answer and closes; one that never does is cut at the time bound.
+ */
 function drainBounded(incoming: IncomingMessage): void {
   let drained = 0;
-  const stop = () => incoming.destroy();
-  const timer = setTimeout(stop, DRAIN_MAX_MS);
-  incoming.on("data", (chunk: Buffer) => {
+  const timer = setTimeout(() => incoming.destroy(), DRAIN_MAX_MS);
+  const discard = (chunk: Buffer) => {
     drained += chunk.byteLength;
-    if (drained > DRAIN_MAX_BYTES) stop();
-  });
+    if (drained > DRAIN_MAX_BYTES) {
+      incoming.off("data", discard);
+      incoming.pause();
+    }
+  };
+  incoming.on("data", discard);
   incoming.once("end", () => clearTimeout(timer));
   incoming.once("close", () => clearTimeout(timer));
   incoming.resume();

@@ -1,7 +1,8 @@
-// Hardening items 1, 6 and 7 (SECURITY.md): writes with a session cookie only from the portal's own origin (scheme,
-// host and port) and as JSON; a cookie or path parameter that does not decode is not a 500; a body nested thousands
-// of levels deep is a 400 in the endpoint's dialect. Item 5 over HTTP (the check itself: tests/unit/callback.test.ts),
-// item 11 for the portal's pages and next-auth's own; item 12 has its own file (tests/integration/backup-code-migration.test.ts).
+// The portal's web security over HTTP (SECURITY.md): writes with a session cookie only from the portal's own origin
+// (scheme, host and port) and as JSON; a cookie or path parameter that does not decode is not a 500; a body nested
+// thousands of levels deep is a 400 in the endpoint's dialect; the page after sign-in stays on this site (the check
+// itself: tests/unit/callback.test.ts); the portal's pages and next-auth's own refuse framing. Backup codes from
+// before they were keyed with the secret: tests/integration/backup-code-migration.test.ts.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
@@ -28,7 +29,7 @@ async function codes(): Promise<number> {
   return (await gateway.admin("GET", "/api/admin/redeem-codes")).data.length;
 }
 
-describe("hardening item 1: cross-site writes", () => {
+describe("cross-site writes", () => {
   const body = JSON.stringify({ quota: 1_000_000_000, count: 5 });
   const own = () => new URL(gateway.url).host;
 
@@ -120,7 +121,7 @@ describe("hardening item 1: cross-site writes", () => {
   });
 });
 
-describe("hardening item 5: the page after sign-in, over HTTP", () => {
+describe("the page after sign-in, over HTTP", () => {
   // The reproduced URLs: each path normalizes to "//evil.example/phish", a host to the browser.
   const tricks = ["%2F.%2F%2Fevil.example%2Fphish", "%2F%252e%2F%2Fevil.example%2Fphish", "%2Fx%2F..%2F%2Fevil.example%2Fphish"];
 
@@ -164,7 +165,7 @@ describe("hardening item 5: the page after sign-in, over HTTP", () => {
   });
 });
 
-describe("hardening item 6: one bad cookie, one bad path", () => {
+describe("one bad cookie, one bad path", () => {
   test("a cookie that does not decode breaks nothing; a path parameter that does not decode is a 404", async () => {
     const self = await fetch(`${gateway.url}/api/user/self`, { headers: { cookie: `other=100%; ${adminCookie}` } });
     assert.equal(self.status, 200, "the session still reads");
@@ -189,7 +190,7 @@ describe("hardening item 6: one bad cookie, one bad path", () => {
   });
 });
 
-describe("hardening item 7: deep JSON", () => {
+describe("deep JSON", () => {
   const deep = (levels: number) => `${'{"p":'.repeat(levels)}1${"}".repeat(levels)}`;
   test("5,000 levels in a tool's parameters: 400 naming where, in each dialect; nothing charged", async () => {
     const chat = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -220,7 +221,7 @@ describe("hardening item 7: deep JSON", () => {
   });
 });
 
-describe("hardening item 11: framing", () => {
+describe("framing and page headers", () => {
   test("every page view gets a fresh script nonce: the policy allows only scripts that carry it, and every script does", async () => {
     const nonces = new Set<string>();
     for (const path of ["/", "/sign-in", "/sign-up"]) {

@@ -1,8 +1,7 @@
-// Portal round 2 in Chromium, at 1280x800 and 390x844 where layout is the point: the dashboard's cards and charts
-// (item 5: no overflow, a legend that is not cut, one rounding rule), usage charts and totals for the filtered rows,
-// each chart's numbers as a table (item 11), a key's spend and its own model list (item 7), progress previews in the
-// playground (item 6), the light/dark toggle before sign-in (item 11). Tables are checked on every page by
-// accessibility.test.ts (item 3).
+// The portal's pages in Chromium, at 1280x800 and 390x844 where layout is the point: the dashboard's cards and charts
+// (no overflow, a legend that is not cut, one rounding rule), usage charts and totals for the filtered rows, each
+// chart's numbers as a table, a key's spend and its own model list, progress previews in the playground, the
+// light/dark toggle before sign-in. Tables are checked on every page by accessibility.test.ts.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright";
@@ -64,7 +63,7 @@ async function overflowing(page: Page, selector: string): Promise<string[]> {
   }, selector);
 }
 
-describe("portal round 2", () => {
+describe("the portal's pages: dashboard, usage, keys, playground, theme", () => {
   for (const viewport of [
     { width: 1280, height: 800 },
     { width: 390, height: 844 },
@@ -87,7 +86,7 @@ describe("portal round 2", () => {
       await table.waitFor();
       const cells = await table.locator("tbody tr").last().locator("td").allTextContents();
       assert.equal(cells.at(-1), String(MODELS.length), cells.join(" | "));
-      await screenshot(page, `round2-${viewport.width}-dashboard`);
+      await screenshot(page, `pages-${viewport.width}-dashboard`);
     });
   }
 
@@ -108,7 +107,7 @@ describe("portal round 2", () => {
     await page.getByRole("combobox", { name: "Model", exact: true }).fill("msg-opus-4-6");
     await page.getByRole("option", { name: "msg-opus-4-6", exact: true }).click();
     await page.getByTestId("total-requests").filter({ hasText: /^1$/ }).waitFor();
-    await screenshot(page, "round2-1280-usage");
+    await screenshot(page, "pages-1280-usage");
   });
 
   test("keys: the spend of each key, and a key kept to one model from the edit dialog", async () => {
@@ -130,7 +129,7 @@ describe("portal round 2", () => {
       body: JSON.stringify({ model: "msg-opus-4-6", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
     });
     assert.equal(refused.status, 403);
-    await screenshot(page, "round2-1280-keys");
+    await screenshot(page, "pages-1280-keys");
   });
 
   test("playground: with two progress previews asked for, each image shows them before it is done", async () => {
