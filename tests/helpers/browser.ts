@@ -1,4 +1,4 @@
-// Debian's Chromium driven by playwright (which carries playwright-core) (docs/architecture.md, "Platform notes": `npx playwright install` cannot download a browser
+// Debian's Chromium driven by playwright (which carries playwright-core) (docs/decisions/0025-debian-chromium-for-browser-tests.md: `npx playwright install` cannot download a browser
 // here). Screenshots go to test-results/screenshots/ as artifacts of the run.
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";

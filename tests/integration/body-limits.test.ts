@@ -1,5 +1,5 @@
 // Large bodies: money before work on every paid endpoint, and /v1/messages/count_tokens bounded (docs/billing.md,
-// "Money before work"; docs/architecture.md, decision 18). "Not parsed" is checked structurally: the bodies end in
+// "Money before work"; docs/decisions/0018-large-bodies-off-the-event-loop.md). "Not parsed" is checked structurally: the bodies end in
 // bytes that are not JSON, so a gateway that parsed them would answer 400 "not valid JSON" instead of the refusal.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

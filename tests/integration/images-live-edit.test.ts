@@ -1,4 +1,4 @@
-// Edits sent upstream while the client uploads them (docs/architecture.md, decision 15): the upstream receives the
+// Edits sent upstream while the client uploads them (docs/decisions/0015-edits-sent-while-uploaded.md): the upstream receives the
 // files as they arrive, but a complete request only once the whole upload has been checked and reserved for; a
 // refusal leaves the upstream with an abandoned request, and a channel failing mid-upload hands over to the next
 // channel from the copies kept on disk.

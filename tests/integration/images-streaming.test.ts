@@ -1,4 +1,4 @@
-// Image answers passed on as they arrive (docs/architecture.md, "Images at wire speed"): the client gets the first
+// Image answers passed on as they arrive (docs/decisions/0010-images-at-wire-speed.md): the client gets the first
 // bytes while the upstream is still sending, the upstream's base64 goes through byte for byte (escapes included),
 // the fields after the image still drive the bill, and a cut on either side settles the way docs/billing.md says.
 import { describe, test } from "node:test";

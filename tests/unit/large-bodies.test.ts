@@ -1,5 +1,5 @@
-// The pieces that keep a large body off the event loop and its payer's money before the work (docs/architecture.md,
-// decision 18): the parse in slices (lib/platform/http/sliced-json.ts), the count of text bytes
+// The pieces that keep a large body off the event loop and its payer's money before the work
+// (docs/decisions/0018-large-bodies-off-the-event-loop.md): the parse in slices (lib/platform/http/sliced-json.ts), the count of text bytes
 // (lib/platform/http/text-bytes.ts), the worker's preparation of a body (lib/gateway/text-request.ts) and the worker
 // pool (lib/platform/worker-pool.ts).
 import { test } from "node:test";
