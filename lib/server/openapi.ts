@@ -2,7 +2,13 @@
 // their zod schemas (zod 4's toJSONSchema): the same schemas the handlers validate with and the answer check parses
 // the answers with, so the document cannot drift from what the gateway accepts and answers.
 import { z } from "zod";
-import { anthropicErrorSchema, openaiErrorSchema, type RouteAuth, type RouteDefinition } from "@/lib/platform/http/route-definition";
+import {
+  anthropicErrorSchema,
+  openaiErrorSchema,
+  plainErrorSchema,
+  type RouteAuth,
+  type RouteDefinition,
+} from "@/lib/platform/http/route-definition";
 import { routeDefinitions } from "./routes";
 
 const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
@@ -43,7 +49,9 @@ function errorContent(dialect: RouteDefinition["dialect"]): Record<string, unkno
       ? ref("AnthropicError")
       : dialect === "caller"
         ? { oneOf: [ref("Error"), ref("AnthropicError")] }
-        : ref("Error");
+        : dialect === "plain"
+          ? ref("PlainError")
+          : ref("Error");
   return { "application/json": { schema } };
 }
 
@@ -103,7 +111,11 @@ export function openApiDocument(serverUrl: string, routes: readonly RouteDefinit
     servers: [{ url: serverUrl }],
     tags: [{ name: "Gateway" }, { name: "Account" }, { name: "Operator" }],
     components: {
-      schemas: { Error: schemaOf(openaiErrorSchema, "output"), AnthropicError: schemaOf(anthropicErrorSchema, "output") },
+      schemas: {
+        Error: schemaOf(openaiErrorSchema, "output"),
+        AnthropicError: schemaOf(anthropicErrorSchema, "output"),
+        PlainError: schemaOf(plainErrorSchema, "output"),
+      },
       securitySchemes: {
         apiKeyBearer: { type: "http", scheme: "bearer", description: "An sk- key (all /v1 endpoints except /v1/messages)" },
         apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "An sk- key (/v1/messages)" },

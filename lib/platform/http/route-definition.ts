@@ -50,12 +50,23 @@ export function defineRoute<const Definition extends RouteDefinition>(definition
 /** A body without fields: the endpoint reads none (an empty object or no body at all). */
 export const noBody = z.object({}).describe("No fields: send {} or no body");
 
-/** `{error:{message,type,code,param}}`: every dialect but Anthropic's (lib/platform/errors.ts). */
+/** `{error:{message,type,code,param}}`: /v1 in OpenAI's dialect (lib/platform/errors.ts); an upstream's refusal passed
+ *  on may carry more fields. */
 export const openaiErrorSchema = z.looseObject({
   error: z.looseObject({
     message: z.string(),
     type: z.string(),
     code: z.union([z.string(), z.number()]).nullable().optional(),
+    param: z.string().nullable().optional(),
+  }),
+});
+
+/** The gateway's own refusals on the account, operator and portal APIs: the same shape, nothing beside `error`. */
+export const plainErrorSchema = z.strictObject({
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    code: z.string(),
     param: z.string().nullable().optional(),
   }),
 });
@@ -69,6 +80,7 @@ export const anthropicErrorSchema = z.looseObject({
 export function errorSchemaOf(dialect: RouteDefinition["dialect"]): z.ZodType {
   if (dialect === "anthropic") return anthropicErrorSchema;
   if (dialect === "caller") return z.union([openaiErrorSchema, anthropicErrorSchema]);
+  if (dialect === "plain") return plainErrorSchema;
   return openaiErrorSchema;
 }
 
