@@ -3,7 +3,7 @@
 import http from "node:http";
 import { ConfigError, env } from "@/lib/platform/env";
 import { prepareDatabase } from "@/lib/server/startup";
-import { dialectFor, isPlainPath, matchRoute } from "@/lib/server/routes";
+import { dialectFor, isPlainPath, matchRoute, servedRoutes } from "@/lib/server/routes";
 import { sendWebResponse, toWebRequest } from "@/lib/platform/http/node-adapter";
 import { newRequestId } from "@/lib/platform/http/json";
 import { responseHeader, setResponseHeaders } from "@/lib/platform/http/direct-body";
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
   await startOperations();
   // The token table (~0.1-0.3 s to read) is loaded before the first request rather than by it.
   loadTokenizer();
+  // The route table is built from the route definitions once, before the first request.
+  servedRoutes();
 
   let nextHandler: ((request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>) | null = null;
   if (config.GATEWAY_DISABLE_NEXT !== "1") {

@@ -108,12 +108,16 @@ export function buildRouteTable(definitions: readonly RouteDefinition[], options
 let served: RouteTable | null = null;
 
 /**
- * The gateway's table, built on first use. GATEWAY_CHECK_ANSWERS=1 (set by the integration tests' harness,
+ * The gateway's table, built once (server.ts builds it at start-up; a route file on first use). GATEWAY_CHECK_ANSWERS=1 (set by the integration tests' harness,
  * tests/helpers/gateway.ts; never in production) turns on the answer check.
  */
-export function matchRoute(method: string, pathname: string): Match {
+export function servedRoutes(): RouteTable {
   served ??= buildRouteTable(routeDefinitions, { checkAnswers: process.env.GATEWAY_CHECK_ANSWERS === "1" });
-  return served.match(method, pathname);
+  return served;
+}
+
+export function matchRoute(method: string, pathname: string): Match {
+  return servedRoutes().match(method, pathname);
 }
 
 /** The error dialect of a path no route matched (or a method it does not take). */
