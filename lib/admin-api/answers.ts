@@ -88,7 +88,8 @@ export const adminPriceAnswer = z.looseObject({
 export const adminPriceListAnswer = list(adminPriceAnswer);
 
 export const catalogAnswer = list(z.looseObject({ id: z.string(), kind: z.string() }));
-export const catalogEntryAnswer = z.looseObject({ id: z.string() });
+/** The model's entry with the override applied; null when the model is not in the catalog. */
+export const catalogEntryAnswer = z.looseObject({ id: z.string() }).nullable();
 
 export const createdCodesAnswer = z.object({ batch: z.string(), codes: z.array(z.string()), quota: micros, expiresAt: isoDate.nullable() });
 

@@ -55,7 +55,7 @@ export const noBody = z.object({}).describe("No fields: send {} or no body");
 export const openaiErrorSchema = z.looseObject({
   error: z.looseObject({
     message: z.string(),
-    type: z.string(),
+    type: z.string().nullable().optional(),
     code: z.union([z.string(), z.number()]).nullable().optional(),
     param: z.string().nullable().optional(),
   }),
