@@ -3,24 +3,18 @@
 import http from "node:http";
 import { ConfigError, env } from "@/lib/platform/env";
 import { prepareDatabase } from "@/lib/server/startup";
-import { isPlainPath, matchRoute } from "@/lib/server/routes";
+import { dialectFor, isPlainPath, matchRoute, servedRoutes } from "@/lib/server/routes";
 import { sendWebResponse, toWebRequest } from "@/lib/platform/http/node-adapter";
 import { newRequestId } from "@/lib/platform/http/json";
 import { responseHeader, setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { clientAddress, isTrustedProxy } from "@/lib/platform/http/client-address";
 import { guardConnections } from "@/lib/platform/http/connection-guard";
 import { signInBodyRefusal } from "@/lib/platform/http/sign-in-body";
-import { errorResponse, GatewayError, type Dialect } from "@/lib/platform/errors";
+import { errorResponse, GatewayError } from "@/lib/platform/errors";
 import { log } from "@/lib/platform/log";
 import { closeLedger } from "@/lib/money/ledger";
 import { loadTokenizer } from "@/lib/money/bpe";
 import { operationsRoute, startOperations, stopOperations } from "@/lib/server/operations";
-
-function dialectFor(pathname: string): Dialect {
-  if (pathname.startsWith("/v1/messages")) return "anthropic";
-  if (pathname.startsWith("/v1")) return "openai";
-  return "plain";
-}
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof env>;
@@ -38,6 +32,8 @@ async function main(): Promise<void> {
   await startOperations();
   // The token table (~0.1-0.3 s to read) is loaded before the first request rather than by it.
   loadTokenizer();
+  // The route table is built from the route definitions once, before the first request.
+  servedRoutes();
 
   let nextHandler: ((request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>) | null = null;
   if (config.GATEWAY_DISABLE_NEXT !== "1") {

@@ -2,7 +2,7 @@
 // Three kinds of endpoint:
 //   publicRoute        no authentication (sign-up, password reset)
 //   sessionRoute       the portal's session cookie only; a request carrying an API key is refused with 403, so a
-//                      leaked key can never reach keys, 2FA or the password (security items 10 and 14)
+//                      leaked key can never reach keys, 2FA or the password (SECURITY.md: object-level checks, sessions)
 //   sessionOrKeyRoute  the session cookie, or `Authorization: Bearer sk-…` of the same user (topup, docs/api.md §5)
 import { checkCookieWrite } from "@/lib/auth/cross-site";
 import { GatewayError, errorResponse } from "@/lib/platform/errors";

@@ -1,4 +1,4 @@
-// Checking a second-factor code (security items 12 and 13) for sign-in and for turning 2FA off: a TOTP code from
+// Checking a second-factor code for sign-in and for turning 2FA off: a TOTP code from
 // the user's authenticator, or one of their backup codes. Both are consumed with one conditional update, so two
 // requests carrying the same code at the same moment cannot both pass (no replay, even in a race).
 // Throttling is the caller's job (lib/accounts/throttle: check → consume → record).

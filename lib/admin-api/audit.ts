@@ -1,4 +1,4 @@
-// One audit trail for every operator write: adminRoute (lib/admin-api/handlers.ts)
+// One audit trail for every operator write: adminRoute (lib/admin-api/route.ts)
 // records each successful non-GET call with who made it, the route, the object it concerned and the answer's
 // status; a handler may add details (never secrets: no passwords, keys or codes) with auditDetail().
 //   GET /api/admin/audit?targetId=&limit=&before=   newest first
@@ -50,8 +50,10 @@ export async function recordAudit(request: Request, params: Record<string, strin
   }
 }
 
+export const auditQuery = z.object({ targetId: queryFilter, limit: queryLimit(100, 1000) });
+
 export async function listAudit(request: Request): Promise<Response> {
-  const { targetId, limit } = parseQuery(request, z.object({ targetId: queryFilter, limit: queryLimit(100, 1000) }));
+  const { targetId, limit } = parseQuery(request, auditQuery);
   const rows = await db().auditLog.findMany({ where: targetId ? { targetId } : undefined, orderBy: { createdAt: "desc" }, take: limit });
   return json({ data: rows });
 }

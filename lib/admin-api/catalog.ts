@@ -4,11 +4,11 @@
 import { z } from "zod";
 import { json, readBody } from "@/lib/platform/http/json";
 import { catalogOverrideSchema, listCatalog, setCatalogOverride } from "@/lib/catalog";
-import { adminRoute } from "./handlers";
+import { adminRoute } from "./route";
 
 export const getCatalog = adminRoute(async () => json({ data: await listCatalog() }));
 
-const overrideBody = z.object({ override: catalogOverrideSchema.nullable() });
+export const overrideBody = z.object({ override: catalogOverrideSchema.nullable() });
 
 export const putCatalogEntry = adminRoute(async (request, params) => {
   const { override } = await readBody(request, overrideBody);

@@ -16,7 +16,7 @@ import { IMAGE_MODELS, parseImageOptions } from "@/lib/wire/image-request";
 import { imageUsage } from "@/lib/money/image-usage";
 import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
 import type { ImageOutcome } from "@/lib/providers/image-types";
-import { adminRoute } from "./handlers";
+import { adminRoute } from "./route";
 
 /** A test that has not answered by then is reported as a timeout. */
 export const CHANNEL_TEST_TIMEOUT_MS = 30_000;
@@ -81,7 +81,7 @@ async function drain(response: Response): Promise<{ status: number; error?: stri
 }
 
 /** An optional body {model}: test that model of the channel (the portal's "test every model" asks one by one). */
-const testSchema = z.object({ model: z.string().trim().min(1).max(200).optional() });
+export const testSchema = z.object({ model: z.string().trim().min(1).max(200).optional() });
 
 export const testChannel = adminRoute(async (request, params) => {
   const row = await db().channel.findUnique({ where: { id: params.id } });

@@ -6,7 +6,7 @@ import { GatewayError } from "@/lib/platform/errors";
 import { json, readBody } from "@/lib/platform/http/json";
 import { moderationUpdateSchema } from "@/lib/moderation/policy";
 import { readModeration, saveModeration, type StoredModeration } from "@/lib/moderation/store";
-import { adminRoute } from "./handlers";
+import { adminRoute } from "./route";
 
 function view(stored: StoredModeration) {
   return { auto: stored.terms.auto, low: stored.terms.low, customised: stored.customised, updatedAt: stored.updatedAt };

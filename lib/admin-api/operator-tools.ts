@@ -19,7 +19,7 @@ import { listCatalog } from "@/lib/catalog";
 import { sendResetMail } from "@/lib/accounts/password-reset";
 import { providerOf, type ChannelType } from "@/lib/providers";
 import { auditDetail } from "./audit";
-import { adminRoute } from "./handlers";
+import { adminRoute } from "./route";
 import { queryLimit } from "./query";
 
 export const resetUserTwoFactor = adminRoute(async (request, params) => {
@@ -105,8 +105,10 @@ function median(values: number[]): number | null {
 /** How many ledger rows the overview reads at most (the newest); the answer says when it stopped there. */
 const OVERVIEW_ROWS = 200_000;
 
+export const overviewQuery = z.object({ hours: queryLimit(24, 24 * 31) });
+
 export const overview = adminRoute(async (request) => {
-  const { hours } = parseQuery(request, z.object({ hours: queryLimit(24, 24 * 31) }));
+  const { hours } = parseQuery(request, overviewQuery);
   await flushLedger();
   const since = new Date(Date.now() - hours * 3600_000);
   const rows = await db().usageLog.findMany({

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { json, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
-import { adminRoute } from "./handlers";
+import { adminRoute } from "./route";
 import { env } from "@/lib/platform/env";
 import { emailVerificationMode, VERIFY_EMAIL_SETTING } from "@/lib/accounts/email-verification";
 import {

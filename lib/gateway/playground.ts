@@ -9,13 +9,11 @@ import { checkCookieWrite } from "@/lib/auth/cross-site";
 import { allowedGroups } from "@/lib/accounts/groups";
 import { ensurePlaygroundKey } from "@/lib/keys/playground";
 import { findKey } from "@/lib/keys/lookup";
-import type { RouteHandler } from "@/lib/server/routes";
+import type { RouteHandler } from "@/lib/platform/http/route-definition";
 import { usablePrincipal, withPrincipal } from "./pipeline";
-import { chatCompletions, messages } from "./text";
-import { imageEdits, imageGenerations } from "./images/handler";
-import { responses } from "./responses/handler";
 
-function through(handler: RouteHandler, dialect: Dialect, options: { multipart?: boolean } = {}): RouteHandler {
+/** A /v1 handler run with the signed-in user's playground key (the routes: lib/gateway/routes.ts). */
+export function throughSession(handler: RouteHandler, dialect: Dialect, options: { multipart?: boolean } = {}): RouteHandler {
   return async (request, params) => {
     try {
       const user = await readSessionRecord(request);
@@ -35,12 +33,3 @@ function through(handler: RouteHandler, dialect: Dialect, options: { multipart?:
     }
   };
 }
-
-export const playgroundRoutes: [method: string, path: string, handler: RouteHandler][] = [
-  ["POST", "/api/user/playground/v1/chat/completions", through(chatCompletions, "openai")],
-  ["POST", "/api/user/playground/v1/messages", through(messages, "anthropic")],
-  ["POST", "/api/user/playground/v1/responses", through(responses, "openai")],
-  ["POST", "/api/user/playground/v1/images/generations", through(imageGenerations, "openai")],
-  // Multipart (the images and the mask), with the x-gateway-portal header in place of the JSON content type.
-  ["POST", "/api/user/playground/v1/images/edits", through(imageEdits, "openai", { multipart: true })],
-];

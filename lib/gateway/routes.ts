@@ -1,17 +1,130 @@
-// The /v1 routes, merged into lib/server/routes.ts.
-import type { RouteHandler } from "@/lib/server/routes";
-import { chatCompletions, messages } from "./text";
+// The /v1 endpoints and the playground's session-authenticated copies of them, one definition per endpoint
+// (docs/routes.md). The route table, /openapi.json and the answer check are read from these lists. The text
+// endpoints parse their bodies with their own parsers (lib/gateway/text.ts); the schemas here describe those bodies.
+import { defineRoute } from "@/lib/platform/http/route-definition";
+import { imageRequestSchema } from "@/lib/wire/image-request";
+import { chatCompletions, chatSchema, messages, messagesSchema } from "./text";
 import { imageEdits, imageGenerations } from "./images/handler";
+import { imageEditsMultipart } from "./images/openapi";
 import { responses } from "./responses/handler";
+import { responsesRequestDocumentation } from "./responses/openapi";
 import { countTokens, listModels, retrieveModel } from "./models";
+import { throughSession } from "./playground";
+import * as answers from "./answers";
 
-export const gatewayRoutes: [method: string, path: string, handler: RouteHandler][] = [
-  ["POST", "/v1/chat/completions", chatCompletions],
-  ["POST", "/v1/messages", messages],
-  ["POST", "/v1/images/generations", imageGenerations],
-  ["POST", "/v1/images/edits", imageEdits],
-  ["POST", "/v1/responses", responses],
-  ["GET", "/v1/models", listModels],
-  ["GET", "/v1/models/{id}", retrieveModel],
-  ["POST", "/v1/messages/count_tokens", countTokens],
+const chat = {
+  summary: "Chat Completions (OpenAI-compatible); stream with `stream: true`",
+  dialect: "openai",
+  request: { body: chatSchema },
+  response: { 200: answers.chatCompletionAnswer },
+  stream: true,
+} as const;
+const messagesCall = {
+  summary: "Messages (Anthropic-compatible); the key goes in x-api-key",
+  dialect: "anthropic",
+  request: { body: messagesSchema },
+  response: { 200: answers.messageAnswer },
+  stream: true,
+} as const;
+const generations = {
+  summary: "Generate one image (std-image-2). Sizes above 2560x1440 are experimental; background 'transparent' is refused",
+  dialect: "openai",
+  request: { body: imageRequestSchema },
+  response: { 200: answers.imagesAnswer },
+} as const;
+const edits = {
+  summary: "Edit uploaded images (multipart); the mask applies to the first image; each file at most 50 MB",
+  dialect: "openai",
+  request: { multipart: imageEditsMultipart },
+  response: { 200: answers.imagesAnswer },
+} as const;
+const responsesCall = {
+  summary:
+    "std-5.5 with the image_generation tool, streamed; several images by asking for them in the prompt (n and previous_response_id are refused)",
+  dialect: "openai",
+  request: { body: responsesRequestDocumentation },
+  response: { 200: answers.responseObjectAnswer },
+  stream: true,
+} as const;
+
+export const gatewayRoutes = [
+  defineRoute({ ...chat, method: "POST", path: "/v1/chat/completions", auth: "bearer", handler: chatCompletions }),
+  defineRoute({ ...messagesCall, method: "POST", path: "/v1/messages", auth: "apiKey", handler: messages }),
+  defineRoute({ ...generations, method: "POST", path: "/v1/images/generations", auth: "bearer", handler: imageGenerations }),
+  defineRoute({ ...edits, method: "POST", path: "/v1/images/edits", auth: "bearer", handler: imageEdits }),
+  defineRoute({ ...responsesCall, method: "POST", path: "/v1/responses", auth: "bearer", handler: responses }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/models",
+    auth: "bearer",
+    dialect: "caller",
+    summary:
+      "The models this key may use: OpenAI's list shape, or Anthropic's (paged with limit, after_id, before_id) when the key is sent in x-api-key or with anthropic-version",
+    request: {},
+    response: { 200: answers.modelListAnswer },
+    handler: listModels,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/models/{id}",
+    auth: "bearer",
+    dialect: "caller",
+    summary: "One model this key may use (404 otherwise), in the caller's shape",
+    request: {},
+    response: { 200: answers.modelAnswer },
+    handler: retrieveModel,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/messages/count_tokens",
+    auth: "apiKey",
+    dialect: "anthropic",
+    summary: "The input tokens a Messages request would read (the gateway's estimate; free)",
+    request: { body: messagesSchema.omit({ max_tokens: true }) },
+    response: { 200: answers.countTokensAnswer },
+    handler: countTokens,
+  }),
+];
+
+/**
+ * The portal's playground: the /v1 endpoint itself, authenticated by the session cookie and billed through the user's
+ * playground key (lib/gateway/playground.ts). `?group=` picks the group for a first key.
+ */
+export const playgroundRoutes = [
+  defineRoute({
+    ...chat,
+    method: "POST",
+    path: "/api/user/playground/v1/chat/completions",
+    auth: "session",
+    handler: throughSession(chatCompletions, "openai"),
+  }),
+  defineRoute({
+    ...messagesCall,
+    method: "POST",
+    path: "/api/user/playground/v1/messages",
+    auth: "session",
+    handler: throughSession(messages, "anthropic"),
+  }),
+  defineRoute({
+    ...responsesCall,
+    method: "POST",
+    path: "/api/user/playground/v1/responses",
+    auth: "session",
+    handler: throughSession(responses, "openai"),
+  }),
+  defineRoute({
+    ...generations,
+    method: "POST",
+    path: "/api/user/playground/v1/images/generations",
+    auth: "session",
+    handler: throughSession(imageGenerations, "openai"),
+  }),
+  // Multipart (the images and the mask), with the x-gateway-portal header in place of the JSON content type.
+  defineRoute({
+    ...edits,
+    method: "POST",
+    path: "/api/user/playground/v1/images/edits",
+    auth: "session",
+    handler: throughSession(imageEdits, "openai", { multipart: true }),
+  }),
 ];

@@ -1,5 +1,5 @@
 // API key format: "sk-" + 48 characters. Only the SHA-256 is stored; the first 10 characters are the display
-// prefix shown in lists, logs and ledger rows (security items 6 and 7).
+// prefix shown in lists, logs and ledger rows (SECURITY.md).
 import { randomToken, sha256 } from "@/lib/platform/crypto";
 
 export const KEY_PATTERN = /^sk-[A-Za-z0-9]{20,100}$/;

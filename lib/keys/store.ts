@@ -3,10 +3,11 @@
 import { db } from "@/lib/platform/db/client";
 import { publish } from "@/lib/platform/events";
 import type { KeyWrite } from "./controls";
+import { newApiKey } from "./format";
 
 /**
- * Writes a change to a key (the operator's through lib/admin-api/handlers.ts, or its owner's through
- * lib/account-api/handlers.ts, both shaped by lib/keys/controls.ts); every cached copy of the key is dropped at once.
+ * Writes a change to a key (the operator's through lib/admin-api/keys.ts, or its owner's through
+ * lib/account-api/keys.ts, both shaped by lib/keys/controls.ts); every cached copy of the key is dropped at once.
  * With `write.where`, the change is made only while the row still holds those values: null when it no longer does.
  */
 export async function applyKeyChange(key: { id: string; keyHash: string }, write: KeyWrite) {
@@ -61,4 +62,57 @@ export function publicKey(key: {
     purpose: key.purpose || null,
     models: Array.isArray(key.models) ? (key.models as string[]) : [],
   };
+}
+
+/** The fields a new key is made with; the secret is made here and returned once with the row. */
+export type NewKey = {
+  userId: string;
+  name: string;
+  group: string;
+  quotaRemaining: bigint;
+  unlimited: boolean;
+  expiresAt: Date | null;
+  quotaByOperator?: boolean;
+  operatorExpiresAt?: Date | null;
+  rateLimitPerMinute?: number | null;
+};
+
+/** Makes a key: the full key is in the result only; the row holds its SHA-256 and a display prefix. */
+export async function createKeyRow(fields: NewKey) {
+  const { key, hash, prefix } = newApiKey();
+  const row = await db().apiKey.create({ data: { keyHash: hash, prefix, ...fields } });
+  return { row, key };
+}
+
+/** A live (not deleted) key of this user, or null: another user's key and a missing key look the same. */
+export function findOwnKey(userId: string, id: string) {
+  return db().apiKey.findFirst({ where: { id, userId, deletedAt: null } });
+}
+
+/** The user's live keys, newest first. */
+export function listOwnKeys(userId: string) {
+  return db().apiKey.findMany({ where: { userId, deletedAt: null }, orderBy: { createdAt: "desc" } });
+}
+
+export function countLiveKeys(userId: string): Promise<number> {
+  return db().apiKey.count({ where: { userId, deletedAt: null } });
+}
+
+/** Whether the user ever had this key (deleted keys included: their history stays). */
+export async function userHadKey(userId: string, id: string): Promise<boolean> {
+  return (await db().apiKey.findFirst({ where: { id, userId }, select: { id: true } })) !== null;
+}
+
+/**
+ * Deletes a key (kept as a row for its history, disabled); `userId` limits it to that owner's keys. Every cached copy
+ * is dropped. False when the key was already gone.
+ */
+export async function deleteKeyRow(key: { id: string; keyHash: string }, userId?: string): Promise<boolean> {
+  const deleted = await db().apiKey.updateMany({
+    where: { id: key.id, ...(userId ? { userId } : {}), deletedAt: null },
+    data: { deletedAt: new Date(), status: "disabled" },
+  });
+  if (deleted.count === 0) return false;
+  publish({ type: "key.changed", keyHash: key.keyHash, keyId: key.id });
+  return true;
 }

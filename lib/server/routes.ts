@@ -1,80 +1,43 @@
-// The route table for everything served by plain handlers: /v1, /api/user and /api/admin.
-// server.ts dispatches these directly (no Next.js router on the hot path); app/**/route.ts files re-export the
-// same handlers so `next dev` serves them too. Each issue adds its lines here.
-import * as admin from "@/lib/admin-api/handlers";
-import { getSettings, updateSettings } from "@/lib/admin-api/settings";
-import * as tools from "@/lib/admin-api/operator-tools";
-import { listAudit } from "@/lib/admin-api/audit";
-import { adminRoute } from "@/lib/admin-api/handlers";
+// The route table for everything served by plain handlers: /v1, /api/user and /api/admin. It is built once, from the
+// lists of route definitions (docs/routes.md), and serves both the production server (server.ts dispatches to it
+// directly: no Next.js router on the hot path) and the catch-all route files under app/ that `next dev` and the
+// portal's build use (lib/server/next-route.ts).
+import type { Dialect } from "@/lib/platform/errors";
+import type { RouteDefinition, RouteHandler } from "@/lib/platform/http/route-definition";
+import { checkingAnswers } from "@/lib/platform/http/answer-check";
 import { isStorableText } from "@/lib/platform/text";
-
-const audit = adminRoute((request) => listAudit(request));
-import * as moderation from "@/lib/admin-api/moderation";
-import { getCatalog, putCatalogEntry } from "@/lib/admin-api/catalog";
-import { testChannel } from "@/lib/admin-api/channel-test";
+import { adminRoutes } from "@/lib/admin-api/routes";
 import { userRoutes } from "@/lib/account-api/routes";
-import { gatewayRoutes } from "@/lib/gateway/routes";
-import { playgroundRoutes } from "@/lib/gateway/playground";
+import { gatewayRoutes, playgroundRoutes } from "@/lib/gateway/routes";
 
-export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response>;
+export type { RouteHandler };
+
+/** Every endpoint the table serves, in the order it tries them. */
+export const routeDefinitions: readonly RouteDefinition[] = [...adminRoutes, ...userRoutes, ...gatewayRoutes, ...playgroundRoutes];
+
 type Route = { method: string; path: string; pattern: RegExp; names: string[]; handler: RouteHandler };
 
-const table: Route[] = [];
+export type Match = { handler: RouteHandler; params: Record<string, string> } | { allowed: string[] } | null;
 
-function route(method: string, path: string, handler: RouteHandler): void {
+export type RouteTable = { match: (method: string, pathname: string) => Match };
+
+function compile(definition: RouteDefinition, checkAnswers: boolean): Route {
   const names: string[] = [];
   const pattern = new RegExp(
-    `^${path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    `^${definition.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
       names.push(name);
       return "([^/]+)";
     })}/?$`,
   );
-  table.push({ method, path, pattern, names, handler });
+  const handler = checkAnswers ? checkingAnswers(definition) : definition.handler;
+  return { method: definition.method, path: definition.path, pattern, names, handler };
 }
-
-// Operator API
-route("POST", "/api/admin/users", admin.createUser);
-route("GET", "/api/admin/users", admin.listUsers);
-route("PATCH", "/api/admin/users/{id}", admin.updateUser);
-route("POST", "/api/admin/keys", admin.createKey);
-route("GET", "/api/admin/keys", admin.listKeys);
-route("PATCH", "/api/admin/keys/{id}", admin.updateKey);
-route("DELETE", "/api/admin/keys/{id}", admin.deleteKey);
-route("POST", "/api/admin/groups", admin.upsertGroup);
-route("GET", "/api/admin/groups", admin.listGroups);
-route("POST", "/api/admin/channels", admin.createChannel);
-route("GET", "/api/admin/channels", admin.listChannels);
-route("PATCH", "/api/admin/channels/{id}", admin.updateChannel);
-route("DELETE", "/api/admin/channels/{id}", admin.deleteChannel);
-route("POST", "/api/admin/channels/{id}/test", testChannel);
-route("POST", "/api/admin/prices", admin.upsertPrice);
-route("GET", "/api/admin/prices", admin.listPrices);
-route("GET", "/api/admin/catalog", getCatalog);
-route("PUT", "/api/admin/catalog/{model}", putCatalogEntry);
-route("POST", "/api/admin/redeem-codes", admin.createRedeemCodes);
-route("GET", "/api/admin/redeem-codes", admin.listRedeemCodes);
-route("GET", "/api/admin/usage", admin.listUsage);
-route("GET", "/api/admin/outbox", admin.listOutbox);
-route("GET", "/api/admin/settings", getSettings);
-route("POST", "/api/admin/settings", updateSettings);
-route("GET", "/api/admin/moderation", moderation.getModeration);
-route("POST", "/api/admin/moderation", moderation.updateModeration);
-route("POST", "/api/admin/users/{id}/reset-2fa", tools.resetUserTwoFactor);
-route("POST", "/api/admin/users/{id}/send-reset", tools.sendUserResetLink);
-route("POST", "/api/admin/redeem-codes/void", tools.voidCodes);
-route("POST", "/api/admin/channels/{id}/fetch-models", tools.fetchChannelModels);
-route("GET", "/api/admin/overview", tools.overview);
-route("GET", "/api/admin/audit", audit);
-
-for (const [method, path, handler] of [...userRoutes, ...gatewayRoutes, ...playgroundRoutes]) route(method, path, handler);
 
 export const PLAIN_PREFIXES = ["/v1/", "/api/admin/", "/api/user/"];
 
 export function isPlainPath(pathname: string): boolean {
   return PLAIN_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === "/v1";
 }
-
-export type Match = { handler: RouteHandler; params: Record<string, string> } | { allowed: string[] } | null;
 
 /**
  * A browser's preflight for a /v1 endpoint: any origin may call the API with a key and no cookies (browser clients of
@@ -95,49 +58,71 @@ async function preflight(request: Request): Promise<Response> {
 }
 
 /**
- * "METHOD path" -> handler for the routes without parameters that no earlier route in the table also matches: one map
- * lookup instead of trying the table's ~70 patterns in order (~8 µs of a chat request, most of them before /v1).
- * Anything else (parameters, a method the path does not take, a preflight) goes through the table as before.
+ * The table of these definitions. "METHOD path" -> handler for the routes without parameters that no earlier route
+ * also matches: one map lookup instead of trying the table's ~70 patterns in order (~8 µs of a chat request, most of
+ * them before /v1). Anything else (parameters, a method the path does not take, a preflight) goes through the
+ * patterns in order. With `checkAnswers` every handler's answers are checked against its definition
+ * (lib/platform/http/answer-check.ts); otherwise the handlers are called as they are.
  */
-let exact: Map<string, RouteHandler> | null = null;
-
-function exactRoutes(): Map<string, RouteHandler> {
-  const map = new Map<string, RouteHandler>();
+export function buildRouteTable(definitions: readonly RouteDefinition[], options: { checkAnswers?: boolean } = {}): RouteTable {
+  const table = definitions.map((definition) => compile(definition, options.checkAnswers === true));
+  const exact = new Map<string, RouteHandler>();
   table.forEach((entry, index) => {
     if (entry.names.length) return;
     const shadowed = table.slice(0, index).some((earlier) => earlier.method === entry.method && earlier.pattern.test(entry.path));
-    if (!shadowed) map.set(`${entry.method} ${entry.path}`, entry.handler);
+    if (!shadowed) exact.set(`${entry.method} ${entry.path}`, entry.handler);
   });
-  return map;
+
+  function match(method: string, pathname: string): Match {
+    const direct = exact.get(`${method} ${pathname.endsWith("/") ? pathname.slice(0, -1) : pathname}`);
+    if (direct) return { handler: direct, params: {} };
+    if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname)))
+      return { handler: preflight, params: {} };
+    const allowed: string[] = [];
+    for (const entry of table) {
+      const found = entry.pattern.exec(pathname);
+      if (!found) continue;
+      if (entry.method !== method) {
+        allowed.push(entry.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      // A parameter that does not decode ("%ZZ"), or decodes to text no database holds ("%00": PostgreSQL refuses NUL
+      // even in a lookup), is kept as sent: it names no object, so the handler answers 404.
+      entry.names.forEach((name, index) => {
+        const sent = found[index + 1]!;
+        try {
+          const decoded = decodeURIComponent(sent);
+          params[name] = isStorableText(decoded) ? decoded : sent;
+        } catch {
+          params[name] = sent;
+        }
+      });
+      return { handler: entry.handler, params };
+    }
+    return allowed.length ? { allowed } : null;
+  }
+  return { match };
+}
+
+let served: RouteTable | null = null;
+
+/**
+ * The gateway's table, built once (server.ts builds it at start-up; a route file on first use). GATEWAY_CHECK_ANSWERS=1 (set by the integration tests' harness,
+ * tests/helpers/gateway.ts; never in production) turns on the answer check.
+ */
+export function servedRoutes(): RouteTable {
+  served ??= buildRouteTable(routeDefinitions, { checkAnswers: process.env.GATEWAY_CHECK_ANSWERS === "1" });
+  return served;
 }
 
 export function matchRoute(method: string, pathname: string): Match {
-  exact ??= exactRoutes();
-  const direct = exact.get(`${method} ${pathname.endsWith("/") ? pathname.slice(0, -1) : pathname}`);
-  if (direct) return { handler: direct, params: {} };
-  if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname)))
-    return { handler: preflight, params: {} };
-  const allowed: string[] = [];
-  for (const entry of table) {
-    const found = entry.pattern.exec(pathname);
-    if (!found) continue;
-    if (entry.method !== method) {
-      allowed.push(entry.method);
-      continue;
-    }
-    const params: Record<string, string> = {};
-    // A parameter that does not decode ("%ZZ"), or decodes to text no database holds ("%00": PostgreSQL refuses NUL
-    // even in a lookup), is kept as sent: it names no object, so the handler answers 404.
-    entry.names.forEach((name, index) => {
-      const sent = found[index + 1]!;
-      try {
-        const decoded = decodeURIComponent(sent);
-        params[name] = isStorableText(decoded) ? decoded : sent;
-      } catch {
-        params[name] = sent;
-      }
-    });
-    return { handler: entry.handler, params };
-  }
-  return allowed.length ? { allowed } : null;
+  return servedRoutes().match(method, pathname);
+}
+
+/** The error dialect of a path no route matched (or a method it does not take). */
+export function dialectFor(pathname: string): Dialect {
+  if (pathname.startsWith("/v1/messages")) return "anthropic";
+  if (pathname.startsWith("/v1")) return "openai";
+  return "plain";
 }

@@ -111,6 +111,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     GATEWAY_DISABLE_NEXT: options.portal ? "0" : "1",
     GATEWAY_LOG: "warn",
     NEXT_TELEMETRY_DISABLED: "1",
+    // Every JSON answer is parsed with the schema its route definition declares; one off its schema becomes a 500
+    // naming the route (lib/platform/http/answer-check.ts), so each integration test checks the schemas too.
+    GATEWAY_CHECK_ANSWERS: "1",
   };
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete environment[name];

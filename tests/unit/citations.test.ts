@@ -24,7 +24,7 @@ const CITED_SECTION = /^`?,? ?\(?["“]([^"”\n]+)["”]/;
 /** A relative Markdown link in a doc: `[text](0012-name.md)` or `(../billing.md#anchor)`. */
 const MARKDOWN_LINK = /\]\(((?![a-z]+:|#|\/)[^)\s#]+\.md)(?:#[^)]*)?\)/g;
 /** Work-item citations: these name a list outside the repository, not what the code does. */
-const WORK_ITEM = /decision [0-9]+|[Ii]ssue [0-9]+|item [0-9]+|[Rr]ound [0-9]|design\/[a-z-]+\.md/g;
+const WORK_ITEM = /decision [0-9]+|[Ii]ssue [0-9]+|items? [0-9]+(?![.,]?[0-9])|[Rr]ound [0-9]|design\/[a-z-]+\.md/g;
 /** Lines where such words describe behaviour: the sustained-load test's two rounds of load. */
 const BEHAVIOUR = [/\bround\("round [0-9]"\)/];
 

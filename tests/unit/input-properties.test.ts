@@ -16,10 +16,19 @@ import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messa
 import { chatRequestSchema } from "@/lib/wire/openai-chat";
 import { chatRequestToMessages } from "@/lib/providers/anthropic/convert/chat-to-messages";
 import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
-import * as admin from "@/lib/admin-api/handlers";
+import * as adminUsers from "@/lib/admin-api/users";
+import * as adminKeys from "@/lib/admin-api/keys";
+import { groupSchema } from "@/lib/admin-api/groups";
+import { createChannelSchema, updateChannelSchema } from "@/lib/admin-api/channels";
+import { priceSchema } from "@/lib/admin-api/prices";
+import { codesSchema } from "@/lib/admin-api/codes";
 import { settingsSchema } from "@/lib/admin-api/settings";
 import { moderationUpdateSchema } from "@/lib/moderation/policy";
-import { createKeySchema as userKeySchema, passwordSchema, signupSchema, topupSchema, usageQuery } from "@/lib/account-api/handlers";
+import { createKeySchema as userKeySchema } from "@/lib/account-api/keys";
+import { passwordSchema } from "@/lib/account-api/profile";
+import { signupSchema } from "@/lib/account-api/signup";
+import { topupSchema } from "@/lib/account-api/topup";
+import { usageQuery } from "@/lib/account-api/usage";
 import { codeSchema } from "@/lib/account-api/two-factor";
 import { resetRequestSchema, resetSchema } from "@/lib/account-api/reset";
 
@@ -329,15 +338,15 @@ test("property: the Responses request throws only client errors", () => {
 
 test("property: every account and operator schema throws only client errors", () => {
   const schemas = {
-    "admin users": admin.createUserSchema,
-    "admin user patch": admin.updateUserSchema,
-    "admin keys": admin.createKeySchema,
-    "admin key patch": admin.updateKeySchema,
-    "admin groups": admin.groupSchema,
-    "admin channels": admin.createChannelSchema,
-    "admin channel patch": admin.updateChannelSchema,
-    "admin prices": admin.priceSchema,
-    "admin codes": admin.codesSchema,
+    "admin users": adminUsers.createUserSchema,
+    "admin user patch": adminUsers.updateUserSchema,
+    "admin keys": adminKeys.createKeySchema,
+    "admin key patch": adminKeys.updateKeySchema,
+    "admin groups": groupSchema,
+    "admin channels": createChannelSchema,
+    "admin channel patch": updateChannelSchema,
+    "admin prices": priceSchema,
+    "admin codes": codesSchema,
     "admin settings": settingsSchema,
     "admin moderation": moderationUpdateSchema,
     "user signup": signupSchema,

@@ -12,7 +12,7 @@ const handlerOf = (method: string, path: string) => {
 };
 
 test("a route without parameters is found with and without a trailing slash, and only for its method", () => {
-  for (const [method, path, handler] of gatewayRoutes) {
+  for (const { method, path, handler } of gatewayRoutes) {
     if (path.includes("{")) continue;
     assert.equal(handlerOf(method, path).handler, handler, `${method} ${path}`);
     assert.equal(handlerOf(method, `${path}/`).handler, handler, `${method} ${path}/`);

@@ -1,9 +1,8 @@
-// /v1/responses in /openapi.json (lib/server/openapi.ts). The tool is described by the very schema the handler
+// /v1/responses in /openapi.json (declared in lib/gateway/routes.ts). The tool is described by the very schema the handler
 // validates it with; the rest of the request is checked by hand in responses-request.ts (the spec fixes some of its
 // messages), so this schema states those rules for readers and the tests keep both in step.
 import { z } from "zod";
 import { TEXT_MODEL } from "@/lib/catalog/models";
-import type { Documented } from "@/lib/server/openapi";
 import { imageToolSchema, MAX_INPUT_IMAGES } from "@/lib/wire/responses-request";
 
 const part = z.union([
@@ -32,16 +31,3 @@ export const responsesRequestDocumentation = z.object({
     .describe(`Must be a list (a plain string is refused); at most ${MAX_INPUT_IMAGES} input images`),
   tools: z.array(imageToolSchema).length(1),
 });
-
-export const documentedRoutes: Documented[] = [
-  {
-    method: "post",
-    path: "/v1/responses",
-    tag: "Gateway",
-    security: "bearer",
-    body: responsesRequestDocumentation,
-    stream: true,
-    summary:
-      "std-5.5 with the image_generation tool, streamed; several images by asking for them in the prompt (n and previous_response_id are refused)",
-  },
-];

@@ -3,5 +3,6 @@ import { dispatchThroughTable } from "@/lib/server/next-route";
 
 export const GET = dispatchThroughTable;
 export const POST = dispatchThroughTable;
+export const PUT = dispatchThroughTable;
 export const PATCH = dispatchThroughTable;
 export const DELETE = dispatchThroughTable;

@@ -1,5 +1,0 @@
-// POST /api/user/password (handler: lib/account-api/handlers.ts; the production server calls it directly).
-import { nextRoute } from "@/lib/server/next-route";
-import { changePassword } from "@/lib/account-api/handlers";
-
-export const POST = nextRoute(changePassword);

@@ -1,3 +1,0 @@
-import { chatCompletions } from "@/lib/gateway/text";
-
-export const POST = chatCompletions;

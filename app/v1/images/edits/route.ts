@@ -1,3 +1,0 @@
-import { imageEdits } from "@/lib/gateway/images/handler";
-
-export const POST = imageEdits;

@@ -1,3 +1,0 @@
-import { imageGenerations } from "@/lib/gateway/images/handler";
-
-export const POST = imageGenerations;

@@ -1,3 +1,0 @@
-import { countTokens } from "@/lib/gateway/models";
-
-export const POST = countTokens;

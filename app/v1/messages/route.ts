@@ -1,3 +1,0 @@
-import { messages } from "@/lib/gateway/text";
-
-export const POST = messages;

@@ -1,3 +1,0 @@
-import { retrieveModel } from "@/lib/gateway/models";
-
-export const GET = retrieveModel;

@@ -1,3 +1,0 @@
-import { listModels } from "@/lib/gateway/models";
-
-export const GET = listModels;

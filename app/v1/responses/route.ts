@@ -1,3 +1,0 @@
-import { responses } from "@/lib/gateway/responses/handler";
-
-export const POST = responses;

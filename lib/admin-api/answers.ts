@@ -1,0 +1,186 @@
+// What the operator API answers (/api/admin/*), as zod schemas of the JSON: the route definitions declare them
+// (lib/admin-api/routes.ts), /openapi.json shows them and lib/portal/types.ts derives the portal's types from them.
+// Dates arrive as ISO strings; money as integer micro-USD; prices in USD per 1M tokens.
+import { z } from "zod";
+import { isoDate } from "@/lib/platform/http/route-definition";
+import { apiKeyAnswer } from "@/lib/keys/answer";
+import { usageRowAnswer } from "@/lib/money/usage-answer";
+
+const micros = z.number().int();
+const list = <Item extends z.ZodType>(item: Item) => z.object({ data: z.array(item) });
+
+export const createdUserAnswer = z.object({ id: z.string(), email: z.string(), role: z.enum(["user", "admin"]), quota: micros });
+
+export const adminUserAnswer = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(["user", "admin"]),
+  status: z.enum(["active", "disabled"]),
+  balance: micros,
+  totpEnabled: z.boolean(),
+  emailVerified: z.boolean(),
+  createdAt: isoDate,
+});
+export const adminUserListAnswer = list(adminUserAnswer);
+
+export const updatedUserAnswer = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(["user", "admin"]),
+  status: z.enum(["active", "disabled"]),
+  balance: micros,
+});
+
+export const adminCreatedKeyAnswer = apiKeyAnswer.extend({ key: z.string(), quota: micros });
+export const adminKeyListAnswer = list(apiKeyAnswer);
+
+export const adminGroupAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  models: z.array(z.string()),
+  rateLimitPerMinute: z.number().int().nullable(),
+});
+export const adminGroupListAnswer = list(adminGroupAnswer);
+
+export const adminChannelAnswer = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  baseUrl: z.string(),
+  models: z.array(z.string()),
+  modelMapping: z.record(z.string(), z.string()),
+  settings: z.record(z.string(), z.unknown()),
+  priority: z.number().int(),
+  weight: z.number().int(),
+  status: z.enum(["enabled", "disabled"]),
+  disabledReason: z.string().nullable(),
+  hasApiKey: z.boolean(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export const adminChannelListAnswer = list(adminChannelAnswer);
+export const createdChannelAnswer = z.object({ id: z.string() });
+export const deletedAnswer = z.object({ id: z.string(), deleted: z.literal(true) });
+
+export const channelTestAnswer = z.object({
+  ok: z.boolean(),
+  latencyMs: z.number(),
+  /** The upstream's HTTP status (or the gateway's status for a failure before any answer). */
+  status: z.number().int(),
+  model: z.string(),
+  kind: z.enum(["chat", "messages", "image"]),
+  error: z.string().optional(),
+});
+
+/** A price row, every column of ModelPrice. */
+export const adminPriceAnswer = z.looseObject({
+  id: z.string(),
+  model: z.string(),
+  textInput: z.number(),
+  textOutput: z.number(),
+  imageInput: z.number(),
+  imageOutput: z.number(),
+  /** Price modifiers: multiplier by `field:value`, an operator's field name or `anthropic-beta:<beta>`. */
+  modifiers: z.record(z.string(), z.number()).optional(),
+  version: z.number().int(),
+  updatedAt: isoDate.optional(),
+});
+export const adminPriceListAnswer = list(adminPriceAnswer);
+
+export const catalogAnswer = list(z.looseObject({ id: z.string(), kind: z.string() }));
+/** The model's entry with the override applied; null when the model is not in the catalog. */
+export const catalogEntryAnswer = z.looseObject({ id: z.string() }).nullable();
+
+export const createdCodesAnswer = z.object({ batch: z.string(), codes: z.array(z.string()), quota: micros, expiresAt: isoDate.nullable() });
+
+export const adminRedeemCodeAnswer = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  batch: z.string(),
+  quota: micros,
+  status: z.string(),
+  expiresAt: isoDate.nullable(),
+  redeemedById: z.string().nullable(),
+  redeemedAt: isoDate.nullable(),
+  createdAt: isoDate,
+});
+export const adminRedeemCodeListAnswer = list(adminRedeemCodeAnswer);
+export const voidedCodesAnswer = z.object({ voided: z.number().int() });
+
+/** The operator's view of a ledger row (every column of UsageLog). */
+export const adminUsageRowAnswer = usageRowAnswer.extend({
+  userId: z.string(),
+  channelId: z.string().nullable(),
+  channelName: z.string().nullable(),
+  cacheReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+  reserved: micros,
+  overReservation: micros,
+  priceVersion: z.number().int(),
+  detail: z.unknown(),
+});
+export const adminUsageListAnswer = list(adminUsageRowAnswer);
+
+export const outboxMailAnswer = z.object({
+  id: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  status: z.string(),
+  createdAt: isoDate,
+});
+export const outboxListAnswer = list(outboxMailAnswer);
+
+export const settingsAnswer = z.object({
+  signupEnabled: z.boolean(),
+  signupForcedOffByEnvironment: z.boolean(),
+  userGroups: z.array(z.string()),
+  priceModifierFields: z.array(z.string()),
+  /** The vendors' own modifiers, always known (lib/money/price-modifiers.ts). */
+  builtInPriceModifierFields: z.array(z.string()),
+  verifyEmail: z.boolean(),
+  verifyEmailSource: z.string(),
+  mailConfigured: z.boolean(),
+});
+
+export const moderationAnswer = z.object({
+  auto: z.array(z.string()),
+  low: z.array(z.string()),
+  customised: z.boolean(),
+  updatedAt: isoDate.nullable(),
+});
+
+export const twoFactorResetAnswer = z.object({ id: z.string(), totpEnabled: z.literal(false) });
+export const resetLinkSentAnswer = z.object({ id: z.string(), sent: z.literal(true) });
+export const fetchedModelsAnswer = z.object({ models: z.array(z.string()) });
+
+export const overviewAnswer = z.object({
+  hours: z.number().int(),
+  since: isoDate,
+  truncated: z.boolean(),
+  deadLetters: z.number().int(),
+  channels: z.array(
+    z.object({
+      channel: z.string(),
+      requests: z.number().int(),
+      errors: z.number().int(),
+      revenue: micros,
+      errorRate: z.number(),
+      latencyP50: z.number().nullable(),
+    }),
+  ),
+  series: z.array(z.object({ at: isoDate, requests: z.number().int(), errors: z.number().int(), revenue: micros })),
+});
+
+export const auditListAnswer = list(
+  z.looseObject({
+    id: z.string(),
+    actor: z.string(),
+    action: z.string(),
+    path: z.string(),
+    targetId: z.string().nullable(),
+    status: z.number().int(),
+    createdAt: isoDate,
+  }),
+);
+export const adminKeyAnswer = apiKeyAnswer;

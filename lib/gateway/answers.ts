@@ -1,0 +1,41 @@
+// What the /v1 endpoints answer when the answer is JSON, as zod schemas (lib/gateway/routes.ts declares them). Lenient
+// on purpose: an upstream's extra fields pass through to the client, so only the fields every client reads are named.
+// Streams (server-sent events) are not described here.
+import { z } from "zod";
+
+export const chatCompletionAnswer = z.looseObject({
+  id: z.string(),
+  object: z.literal("chat.completion"),
+  model: z.string(),
+  choices: z.array(z.looseObject({ index: z.number().int(), message: z.looseObject({ role: z.string() }) })),
+  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() }).optional(),
+});
+
+export const messageAnswer = z.looseObject({
+  id: z.string(),
+  type: z.literal("message"),
+  role: z.literal("assistant"),
+  model: z.string(),
+  content: z.array(z.looseObject({ type: z.string() })),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+});
+
+export const imagesAnswer = z.looseObject({
+  created: z.number().int(),
+  data: z.array(z.looseObject({ b64_json: z.string().optional(), url: z.string().optional() })),
+});
+
+/** /v1/responses always streams (the request must say `stream: true`); this is the `response` object of its events. */
+export const responseObjectAnswer = z.looseObject({ id: z.string(), object: z.literal("response"), status: z.string() });
+
+export const countTokensAnswer = z.object({ input_tokens: z.number().int() });
+
+const openaiModel = z.object({ id: z.string(), object: z.literal("model"), created: z.number().int(), owned_by: z.string() });
+const anthropicModel = z.object({ type: z.literal("model"), id: z.string(), display_name: z.string(), created_at: z.string() });
+
+/** OpenAI's list, or Anthropic's page when the caller speaks Anthropic (x-api-key or anthropic-version). */
+export const modelListAnswer = z.union([
+  z.object({ object: z.literal("list"), data: z.array(openaiModel) }),
+  z.object({ data: z.array(anthropicModel), has_more: z.boolean(), first_id: z.string().nullable(), last_id: z.string().nullable() }),
+]);
+export const modelAnswer = z.union([openaiModel, anthropicModel]);
