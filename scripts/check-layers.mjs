@@ -15,7 +15,8 @@ export const LAYERS = [
   ["platform"], // env, errors, logs, metrics, events, the TTL cache, HTTP and SSE plumbing, the databases
   ["images"], // image headers and sizes
   ["catalog"], // the public model names and the model catalog
-  ["wire"], // the vendors' request, response and event shapes
+  ["wire"], // raw JSON and events, the Responses and image request and event shapes
+  ["dialects"], // the text dialects (Chat Completions, Messages): their shapes and the converters between them
   ["money"], // prices, token counts, the reservation bound, reserve and settle, the ledger
   ["keys", "channels", "mail", "moderation"],
   ["accounts"], // passwords, 2FA, sign-in throttling, groups, password-reset and verification mail

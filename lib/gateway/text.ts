@@ -21,7 +21,7 @@ import {
   type ServerToolPlan,
 } from "@/lib/money/reservation";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
-import { isLongContextBeta, splitBetas } from "@/lib/providers/anthropic/betas";
+import { isLongContextBeta, splitBetas } from "@/lib/dialects/messages/betas";
 import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
 import { requirePrice, reserve } from "@/lib/money/reserve";
 import { settleWhenDone, withFailover } from "./relay";

@@ -10,10 +10,13 @@ import { encodeSse, type SseEvent, type SseSource } from "@/lib/platform/sse";
 import { GatewayError } from "@/lib/platform/errors";
 import { jsonText } from "@/lib/platform/http/json";
 import { chargeOutput, OutputMeter } from "@/lib/money/meter";
+import { countTextTokens } from "@/lib/money/tokens";
 import { relayedOutcome, type StreamEnd } from "./sse-relay";
 import { readUpstreamJson, upstreamBody } from "./http";
-import { MessagesStreamToChat, messagesResponseToChat } from "./anthropic/convert/chat-to-messages";
-import { ChatStreamToMessages, chatResponseToMessage } from "./anthropic/convert/messages-to-chat";
+import { chatResponseToMessage } from "@/lib/dialects/convert/chat-to-messages";
+import { messagesResponseToChat } from "@/lib/dialects/convert/messages-to-chat";
+import { MessagesStreamToChat } from "@/lib/dialects/convert/messages-stream-to-chat";
+import { ChatStreamToMessages } from "@/lib/dialects/convert/chat-stream-to-messages";
 import type { Outcome, TextCall, UpstreamFailure, UsageReport } from "./types";
 
 export type TextDialect = "chat" | "messages";
@@ -261,7 +264,12 @@ function clientWriter(call: TextCall, upstream: TextDialect, client: TextDialect
     };
   }
   // message_stop only once the upstream's stream is complete ([DONE] after the finish reason), not on its usage.
-  const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens, holdEnd: true });
+  const converter = new ChatStreamToMessages({
+    publicModel: call.publicModel,
+    countTokens: countTextTokens,
+    inputTokens: call.inputTokens,
+    holdEnd: true,
+  });
   const send = (events: { type: string }[]) =>
     events.map((event) => {
       meter.messagesEvent(event);
