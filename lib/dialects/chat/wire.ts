@@ -84,12 +84,16 @@ export const chatRequestSchema = chatEndpointRequestSchema.extend({
 export type ChatRequestInput = z.infer<typeof chatRequestSchema>;
 export type ChatMessageInput = z.infer<typeof chatMessageSchema>;
 
-const chatUsageSchema = z.looseObject({
-  prompt_tokens: z.number().default(0),
-  completion_tokens: z.number().default(0),
+/** Chat usage as an upstream reports it: a count that did not come stays absent (the relay then meters instead). */
+export const chatUsageReportSchema = z.looseObject({
+  prompt_tokens: z.number().nullish(),
+  completion_tokens: z.number().nullish(),
   total_tokens: z.number().optional(),
   prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
 });
+
+/** A whole completion's usage, the counts it lacks read as 0. */
+const chatUsageSchema = chatUsageReportSchema.extend({ prompt_tokens: z.number().default(0), completion_tokens: z.number().default(0) });
 
 /** An OpenAI `chat.completion` from an upstream. */
 export const chatCompletionSchema = z.looseObject({
@@ -141,7 +145,7 @@ export const chatCompletionChunkSchema = z.looseObject({
       }),
     )
     .nullish(),
-  usage: chatUsageSchema.nullish(),
+  usage: chatUsageReportSchema.nullish(),
   error: z.unknown().optional(),
 });
 export type ChatCompletionChunkInput = z.infer<typeof chatCompletionChunkSchema>;

@@ -76,8 +76,8 @@ export class ChatStreamToMessages {
     this.start(events);
     if (chunk.usage) {
       this.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-      this.inputTokens = chunk.usage.prompt_tokens;
-      this.outputTokens = chunk.usage.completion_tokens;
+      this.inputTokens = chunk.usage.prompt_tokens ?? 0;
+      this.outputTokens = chunk.usage.completion_tokens ?? 0;
     }
     // Only the first choice is converted; Anthropic has no `n`.
     const choice = (chunk.choices ?? []).find((candidate) => (candidate.index ?? 0) === 0);
