@@ -5,6 +5,9 @@
 //   2. One import style: `./` for a file in the same folder or below it, `@/lib/…` for anything else (never `../`).
 //   3. No file in lib/ over 600 lines.
 //   4. Outside lib/ (app/, components/, tests/, bench/, server.ts), lib/ is imported as `@/lib/…` too.
+//   5. Some folders import less than their layer allows (NARROW), and the subfolders of some are peers (PEER_SUBFOLDERS):
+//      lib/providers/anthropic/, openai/ and simulator/ never import one another; what they share is a file directly in
+//      lib/providers/ or in lib/dialects/.
 // A new top-level folder must be given a layer here. Run on its own: `node scripts/check-layers.mjs`.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -15,7 +18,8 @@ export const LAYERS = [
   ["platform"], // env, errors, logs, metrics, events, the TTL cache, HTTP and SSE plumbing, the databases
   ["images"], // image headers and sizes
   ["catalog"], // the public model names and the model catalog
-  ["wire"], // the vendors' request, response and event shapes
+  ["wire"], // raw JSON and events, the Responses and image request and event shapes
+  ["dialects"], // the text dialects (Chat Completions, Messages): their shapes and the converters between them
   ["money"], // prices, token counts, the reservation bound, reserve and settle, the ledger
   ["keys", "channels", "mail", "moderation"],
   ["accounts"], // passwords, 2FA, sign-in throttling, groups, password-reset and verification mail
@@ -25,6 +29,14 @@ export const LAYERS = [
   ["account-api", "admin-api"], // /api/user/* and /api/admin/*
   ["server"], // the composition root: route table, OpenAPI, start-up, seed, Redis wiring
 ];
+
+/** Folders that may import, as values, only these folders below them (besides their own). */
+export const NARROW = {
+  dialects: ["platform", "wire"], // the text dialects: shapes and converters, no vendor, no money, no endpoint
+};
+
+/** Folders whose subfolders are peers: a file in one subfolder may not import another subfolder, as a value. */
+export const PEER_SUBFOLDERS = ["providers"];
 
 export const MAX_LINES = 600;
 
@@ -95,10 +107,28 @@ export function checkLayers(root) {
         );
         continue;
       } else continue; // a package or a node: built-in
-      const targetFolder = target.split("/")[0];
-      if (targetFolder === folder || typeOnly) continue;
+      const targetParts = target.split("/");
+      const targetFolder = targetParts[0];
+      if (typeOnly) continue;
+      if (targetFolder === folder) {
+        // A file in lib/<folder>/<sub>/ reaching into lib/<folder>/<other>/ (a folder, not a file of lib/<folder>/).
+        const sub = relative.length > 2 ? relative[1] : null;
+        const targetSub = targetParts.length > 2 ? targetParts[1] : null;
+        if (PEER_SUBFOLDERS.includes(folder) && sub && targetSub && sub !== targetSub) {
+          problems.push(
+            `${at}: lib/${folder}/${sub} imports '${specifier}', and lib/${folder}/${targetSub}/ is its peer: move the shared code to a file directly in lib/${folder}/ or down a layer`,
+          );
+        }
+        continue;
+      }
       if (!RANK.has(targetFolder)) {
         problems.push(`${at}: imports lib/${targetFolder}, which has no layer`);
+        continue;
+      }
+      if (NARROW[folder] && !NARROW[folder].includes(targetFolder)) {
+        problems.push(
+          `${at}: lib/${folder} imports '${specifier}'; lib/${folder} may import only ${NARROW[folder].map((name) => `lib/${name}`).join(" and ")}`,
+        );
         continue;
       }
       if (RANK.get(targetFolder) >= RANK.get(folder)) {

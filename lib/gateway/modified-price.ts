@@ -2,13 +2,13 @@
 // modifiers"; the rules are lib/money/price-modifiers.ts), and the channels that may serve it. A modifier changes the
 // bill only where it reaches the upstream: a body field goes upstream as sent only on a channel that speaks the
 // endpoint's dialect (a converted request is rebuilt from the fields the converter knows, lib/providers/anthropic/
-// convert), a beta only on an anthropic channel that lets it through (lib/providers/anthropic/betas.ts). A request
+// convert), a beta only on an anthropic channel that lets it through (lib/dialects/messages/betas.ts). A request
 // whose modifiers change the price is served only by channels that pass all of them, so what is charged is what the
 // upstream that served it bills.
 import { GatewayError } from "@/lib/platform/errors";
 import { channelsFor, type Channel } from "@/lib/channels";
 import { providerOf } from "@/lib/providers";
-import { allowedBetas, splitBetas } from "@/lib/providers/anthropic/betas";
+import { allowedBetas, splitBetas } from "@/lib/dialects/messages/betas";
 import type { Price } from "@/lib/money/prices";
 import type { HeldFor } from "@/lib/money/reserve";
 import { BETA_PREFIX, modifierFieldNames, multipliedPrice, priceModifiersOf, type AppliedModifier } from "@/lib/money/price-modifiers";

@@ -12,7 +12,8 @@ import { WorkerPool, WorkerUnavailable } from "@/lib/platform/worker-pool";
 import { singleton } from "@/lib/platform/singleton";
 import { log } from "@/lib/platform/log";
 import { countChatRequestInputTokens, countMessagesInputTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
-import { chatSchema, countSchema, messagesSchema } from "./text-schemas";
+import { chatEndpointRequestSchema } from "@/lib/dialects/chat/wire";
+import { messagesCountRequestSchema, messagesEndpointRequestSchema } from "@/lib/dialects/messages/wire";
 import { IMAGE_MODEL } from "@/lib/catalog/models";
 import { checkSpecRules, parseResponsesRequest } from "@/lib/wire/responses-request";
 import { asksForImageTool, chatBodyOf } from "./responses/chat-request";
@@ -48,7 +49,7 @@ export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: stri
  */
 export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole = false): Omit<ReadTextRequest, "bytes"> {
   if (kind === "chat") {
-    const body = parseWith(chatSchema, raw);
+    const body = parseWith(chatEndpointRequestSchema, raw);
     const stats = newCountStats();
     const inputTokens = countChatRequestInputTokens(body as never, stats);
     if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(body as never);
@@ -56,14 +57,14 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole 
   }
   if (kind === "messages") {
     if (raw.max_tokens === undefined) throw new GatewayError("invalid_request", "max_tokens: Field required", { param: "max_tokens" });
-    const body = parseWith(messagesSchema, raw);
+    const body = parseWith(messagesEndpointRequestSchema, raw);
     const stats = newCountStats();
     const inputTokens = countMessagesInputTokens(body as never, stats);
     if (whole && stats.exactChars === 0) stats.whole = countMessagesInputTokens(body as never);
     return { body, inputTokens, stats, model: body.model };
   }
   if (kind === "responses") return prepareResponses(raw, whole);
-  const body = parseWith(countSchema, raw);
+  const body = parseWith(messagesCountRequestSchema, raw);
   return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
 }
 

@@ -21,7 +21,7 @@ import {
   type ServerToolPlan,
 } from "@/lib/money/reservation";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
-import { isLongContextBeta, splitBetas } from "@/lib/providers/anthropic/betas";
+import { isLongContextBeta, splitBetas } from "@/lib/dialects/messages/betas";
 import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
 import { requirePrice, reserve } from "@/lib/money/reserve";
 import { settleWhenDone, withFailover } from "./relay";
@@ -31,9 +31,12 @@ import type { TextCall } from "@/lib/providers/types";
 import { providerOf } from "@/lib/providers";
 import { paidBodyWatch } from "@/lib/money/body-funds";
 import { readTextRequest } from "./text-request";
-import type { chatSchema, messagesSchema } from "./text-schemas";
+import type { chatEndpointRequestSchema } from "@/lib/dialects/chat/wire";
+import type { messagesEndpointRequestSchema } from "@/lib/dialects/messages/wire";
 
-export { chatSchema, messagesSchema } from "./text-schemas";
+// The endpoints' request schemas (lib/dialects/), under the names the OpenAPI document reads them by.
+export { chatEndpointRequestSchema as chatSchema } from "@/lib/dialects/chat/wire";
+export { messagesEndpointRequestSchema as messagesSchema } from "@/lib/dialects/messages/wire";
 
 type TextRequest = {
   kind: "chat" | "messages";
@@ -214,7 +217,7 @@ export function relayTextRequest(
 
 export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {
   const read = await readTextRequest(context.request, "chat", { watch: paidBodyWatch(context) });
-  const body = read.body as z.infer<typeof chatSchema>;
+  const body = read.body as z.infer<typeof chatEndpointRequestSchema>;
   const { inputTokens, stats } = read;
   const stream = body.stream === true;
   const explicitCap = body.max_completion_tokens ?? body.max_tokens ?? undefined;
@@ -232,7 +235,7 @@ export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", 
 
 export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
   const read = await readTextRequest(context.request, "messages", { watch: paidBodyWatch(context) });
-  const body = read.body as z.infer<typeof messagesSchema>;
+  const body = read.body as z.infer<typeof messagesEndpointRequestSchema>;
   const { inputTokens, stats } = read;
   return relayText(context, {
     kind: "messages",

@@ -6,14 +6,20 @@
 // - the client's dialect is metered (lib/money/meter.ts): every delta of every kind that reached the client;
 // - the charge is the reported usage for a complete answer that reported it, else at least what the meter counted.
 // Each adapter only builds its request and hands the answer here; none counts anything on its own.
+import type { z } from "zod";
 import { encodeSse, type SseEvent, type SseSource } from "@/lib/platform/sse";
 import { GatewayError } from "@/lib/platform/errors";
 import { jsonText } from "@/lib/platform/http/json";
 import { chargeOutput, OutputMeter } from "@/lib/money/meter";
+import { countTextTokens } from "@/lib/money/tokens";
 import { relayedOutcome, type StreamEnd } from "./sse-relay";
 import { readUpstreamJson, upstreamBody } from "./http";
-import { MessagesStreamToChat, messagesResponseToChat } from "./anthropic/convert/chat-to-messages";
-import { ChatStreamToMessages, chatResponseToMessage } from "./anthropic/convert/messages-to-chat";
+import { chatResponseToMessage } from "@/lib/dialects/convert/chat-to-messages";
+import { messagesResponseToChat } from "@/lib/dialects/convert/messages-to-chat";
+import { MessagesStreamToChat } from "@/lib/dialects/convert/messages-stream-to-chat";
+import { ChatStreamToMessages } from "@/lib/dialects/convert/chat-stream-to-messages";
+import { chatCompletionChunkSchema, chatCompletionSchema } from "@/lib/dialects/chat/wire";
+import { messagesResponseSchema, messagesStreamEventSchemas } from "@/lib/dialects/messages/wire";
 import type { Outcome, TextCall, UpstreamFailure, UsageReport } from "./types";
 
 export type TextDialect = "chat" | "messages";
@@ -123,8 +129,8 @@ export async function relayText(call: TextCall, upstream: TextDialect, client: T
       upstream === client
         ? body
         : upstream === "messages"
-          ? (messagesResponseToChat(body as never, call.publicModel) as unknown as Json)
-          : (chatResponseToMessage(body as never, call.publicModel) as unknown as Json);
+          ? messagesResponseToChat(parsedAnswer(messagesResponseSchema, body, "message"), call.publicModel)
+          : chatResponseToMessage(parsedAnswer(chatCompletionSchema, body, "chat completion"), call.publicModel);
     out.model = call.publicModel;
     // Metered only when the rules need it (no usage reported): a whole answer is read once, here.
     const metered = () => {
@@ -158,6 +164,17 @@ export async function relayText(call: TextCall, upstream: TextDialect, client: T
 
 // ------------------------------------------------------------------------------------------ the upstream's dialect
 
+// Each event is read through its dialect's lenient schema (lib/dialects/): what the relay reads is checked, fields it
+// does not know are kept. The event as the upstream sent it (the JSON.parse result, not the schema's copy) is what
+// goes on to the client's writer, untouched but for what the writer itself changes.
+
+/** A whole answer read through its dialect's schema for conversion, or the upstream's fault. */
+function parsedAnswer<T extends z.ZodType>(schema: T, body: Json, what: string): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new GatewayError("upstream_error", `The upstream sent a malformed ${what}.`);
+  return parsed.data;
+}
+
 /** Reads a Chat Completions stream: usage when it comes; complete once a finish reason and then `[DONE]` arrived. */
 class ChatUpstream {
   #finished = false;
@@ -171,31 +188,40 @@ class ChatUpstream {
       this.complete = this.#finished;
       return null;
     }
-    const chunk = JSON.parse(event.data) as unknown;
-    if (!isObject(chunk)) throw new GatewayError("upstream_error", "The upstream sent a malformed chat completion chunk.");
+    const data: unknown = JSON.parse(event.data);
+    const parsed = isObject(data) ? chatCompletionChunkSchema.safeParse(data) : null;
+    if (!parsed?.success || !isObject(data))
+      throw new GatewayError("upstream_error", "The upstream sent a malformed chat completion chunk.");
+    const chunk = parsed.data;
     if (chunk.error !== undefined && chunk.error !== null) throw new GatewayError("upstream_error", "The upstream failed mid-stream.");
     if (chunk.usage) chatReported(chunk.usage, this.reported);
-    if (Array.isArray(chunk.choices) && chunk.choices.some((choice) => isObject(choice) && choice.finish_reason)) this.#finished = true;
-    return chunk;
+    if (chunk.choices?.some((choice) => choice.finish_reason)) this.#finished = true;
+    return data;
   }
 }
 
-/** Reads a Messages stream: input from message_start, cumulative usage from message_delta; complete at message_stop. */
+/** Reads a Messages stream: input from message_start, cumulative usage from message_delta; complete at message_stop.
+ *  Events of a type the schemas do not know (a newer vendor feature) go on unread. */
 class MessagesUpstream {
   complete = false;
 
   constructor(private readonly reported: Reported) {}
 
   read(event: SseEvent): Json {
-    const data = JSON.parse(event.data) as unknown;
+    const data: unknown = JSON.parse(event.data);
     if (!isObject(data)) throw new GatewayError("upstream_error", "The upstream sent a malformed Messages event.");
-    if (data.type === "message_start" && isObject(data.message)) messagesReported(data.message.usage, this.reported, false);
-    else if (data.type === "message_delta") messagesReported(data.usage, this.reported);
-    else if (data.type === "message_stop") this.complete = true;
-    else if (data.type === "error") {
+    const type = data.type;
+    if (typeof type !== "string" || !Object.hasOwn(messagesStreamEventSchemas, type)) return data;
+    const parsed = messagesStreamEventSchemas[type as keyof typeof messagesStreamEventSchemas].safeParse(data);
+    if (!parsed.success) throw new GatewayError("upstream_error", `The upstream sent a malformed Messages event (${type}).`);
+    const known = parsed.data;
+    if (known.type === "message_start") messagesReported(known.message.usage, this.reported, false);
+    else if (known.type === "message_delta") messagesReported(known.usage, this.reported);
+    else if (known.type === "message_stop") this.complete = true;
+    else if (known.type === "error") {
       // Only the error's type is passed on: the upstream's words may carry details of the channel's account.
-      const type = isObject(data.error) && typeof data.error.type === "string" ? data.error.type : "api_error";
-      throw new GatewayError("upstream_error", `The upstream failed mid-stream (${type}).`, { vendor: { type } });
+      const vendorType = known.error?.type ?? "api_error";
+      throw new GatewayError("upstream_error", `The upstream failed mid-stream (${vendorType}).`, { vendor: { type: vendorType } });
     }
     return data;
   }
@@ -261,7 +287,12 @@ function clientWriter(call: TextCall, upstream: TextDialect, client: TextDialect
     };
   }
   // message_stop only once the upstream's stream is complete ([DONE] after the finish reason), not on its usage.
-  const converter = new ChatStreamToMessages({ publicModel: call.publicModel, inputTokens: call.inputTokens, holdEnd: true });
+  const converter = new ChatStreamToMessages({
+    publicModel: call.publicModel,
+    countTokens: countTextTokens,
+    inputTokens: call.inputTokens,
+    holdEnd: true,
+  });
   const send = (events: { type: string }[]) =>
     events.map((event) => {
       meter.messagesEvent(event);

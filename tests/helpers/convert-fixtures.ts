@@ -5,7 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { GatewayError } from "@/lib/platform/errors";
 import { encodeSse } from "@/lib/platform/sse";
-import type { MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
+import type { MessagesStreamEvent } from "@/lib/dialects/messages/wire";
 // ---------------------------------------------------------------------------------------------
 // Helpers: real SDK clients whose fetch answers with what the converters produced.
 

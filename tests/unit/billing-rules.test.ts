@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { costOf, plainPrice, textReservation, type Price } from "@/lib/money/prices";
 import { planServerTools, textInputBound, DEFAULT_SERVER_TOOL_USES, SERVER_TOOL_RESULT_TOKENS } from "@/lib/money/reservation";
 import { countMessagesInputTokens, countChatRequestInputTokens, newCountStats } from "@/lib/money/tokens";
-import { allowedBetas } from "@/lib/providers/anthropic/betas";
+import { allowedBetas } from "@/lib/dialects/messages/betas";
 import { GatewayError } from "@/lib/platform/errors";
 
 // msg-sonnet-4-6[1m] as seeded: $3 / $15 up to 200,000 input tokens, $6 / $22.50 above; caching 0.1x / 1.25x / 2x.

@@ -1,21 +1,12 @@
-// A Chat Completions request served by an Anthropic upstream (lib/providers/anthropic/convert/chat-to-messages.ts):
-// the request, the message and its stream converted, read back by the official openai SDK; and a round trip.
+// Chat Completions to Messages (lib/dialects/convert/chat-to-messages.ts): a Chat request served by a Messages
+// upstream, and a Chat upstream's completion given to a Messages client, read back by the official Anthropic SDK.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeSse, readSseEvents } from "@/lib/platform/sse";
-import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
-import { MessagesStreamToChat, chatRequestToMessages, messagesResponseToChat } from "@/lib/providers/anthropic/convert/chat-to-messages";
-import { chatRequestSchema } from "@/lib/wire/openai-chat";
-import { messagesRequestSchema, messagesResponseSchema } from "@/lib/wire/anthropic-messages";
-import {
-  sseResponse,
-  jsonResponse,
-  openaiClient,
-  textBody,
-  rejectsWith,
-  PNG_BASE64,
-  anthropicToolStream,
-} from "../helpers/convert-fixtures";
+import { chatRequestFromMessages } from "@/lib/dialects/convert/messages-to-chat";
+import { chatRequestToMessages, chatResponseToMessage } from "@/lib/dialects/convert/chat-to-messages";
+import { chatRequestSchema, chatCompletionSchema } from "@/lib/dialects/chat/wire";
+import { messagesRequestSchema } from "@/lib/dialects/messages/wire";
+import { jsonResponse, rejectsWith, PNG_BASE64, anthropicClient } from "../helpers/convert-fixtures";
 
 test("chatRequestToMessages maps a full OpenAI request", () => {
   const body = chatRequestSchema.parse({
@@ -207,174 +198,58 @@ test("chatRequestToMessages sends inline PDFs as documents", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// messagesResponseToChat
+// chatResponseToMessage
 
-const anthropicMessage = messagesResponseSchema.parse({
-  id: "msg_01Aq9w938a90dw8q",
-  type: "message",
-  role: "assistant",
-  model: "claude-sonnet-4-6",
-  content: [
-    { type: "thinking", thinking: "The user wants weather.", signature: "sig" },
-    { type: "text", text: "I'll look that up." },
+const openaiCompletion = chatCompletionSchema.parse({
+  id: "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT",
+  object: "chat.completion",
+  created: 1741569952,
+  model: "gpt-4.1-2025-04-14",
+  choices: [
     {
-      type: "tool_use",
-      id: "toolu_01A09q90qw90lq917835lq9",
-      name: "get_weather",
-      input: { location: "San Francisco, CA", unit: "celsius" },
+      index: 0,
+      message: {
+        role: "assistant",
+        content: "Let me check.",
+        refusal: null,
+        tool_calls: [{ id: "call_abc", type: "function", function: { name: "get_weather", arguments: '{"location":"Paris"}' } }],
+        annotations: [],
+      },
+      logprobs: null,
+      finish_reason: "tool_calls",
     },
   ],
-  stop_reason: "tool_use",
-  stop_sequence: null,
-  usage: { input_tokens: 2095, cache_creation_input_tokens: 5, cache_read_input_tokens: 1000, output_tokens: 503 },
+  usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 30, audio_tokens: 0 } },
+  service_tier: "default",
 });
 
-test("messagesResponseToChat maps content, tool calls, finish reason and usage", async () => {
-  const completion = messagesResponseToChat(anthropicMessage, "msg-sonnet-4-6", { created: 1700000000 });
-  assert.deepEqual(completion, {
-    id: "chatcmpl-01Aq9w938a90dw8q",
-    object: "chat.completion",
-    created: 1700000000,
-    model: "msg-sonnet-4-6",
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: "I'll look that up.",
-          refusal: null,
-          tool_calls: [
-            {
-              id: "toolu_01A09q90qw90lq917835lq9",
-              type: "function",
-              function: { name: "get_weather", arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
-            },
-          ],
-        },
-        logprobs: null,
-        finish_reason: "tool_calls",
-      },
+test("chatResponseToMessage maps content, tool calls, stop reason and usage", async () => {
+  const message = chatResponseToMessage(openaiCompletion, "std-5.5");
+  assert.deepEqual(message, {
+    id: "msg_B9MBs8CjcvOU2jLn4n570S5qMJKcT",
+    type: "message",
+    role: "assistant",
+    model: "std-5.5",
+    content: [
+      { type: "text", text: "Let me check." },
+      { type: "tool_use", id: "call_abc", name: "get_weather", input: { location: "Paris" } },
     ],
-    usage: {
-      prompt_tokens: 3100,
-      completion_tokens: 503,
-      total_tokens: 3603,
-      prompt_tokens_details: { cached_tokens: 1000 },
-      completion_tokens_details: { reasoning_tokens: 0 },
-    },
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 70, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 30 },
   });
+  const stop = (finish_reason: string) =>
+    chatResponseToMessage({ ...openaiCompletion, choices: [{ ...openaiCompletion.choices[0]!, finish_reason }] }, "m").stop_reason;
+  assert.equal(stop("stop"), "end_turn");
+  assert.equal(stop("length"), "max_tokens");
+  assert.equal(stop("content_filter"), "refusal");
 
-  // The finish reasons a client switches on.
-  const finish = (stop_reason: string) => messagesResponseToChat({ ...anthropicMessage, stop_reason }, "m").choices[0]!.finish_reason;
-  assert.equal(finish("end_turn"), "stop");
-  assert.equal(finish("stop_sequence"), "stop");
-  assert.equal(finish("max_tokens"), "length");
-  assert.equal(finish("refusal"), "content_filter");
-
-  // The OpenAI SDK reads it like one of its own.
-  const client = openaiClient(() => jsonResponse(completion));
-  const read = await client.chat.completions.create({ model: "msg-sonnet-4-6", messages: [{ role: "user", content: "Weather?" }] });
-  assert.equal(read.choices[0]!.message.content, "I'll look that up.");
-  const call = read.choices[0]!.message.tool_calls![0]!;
-  assert.ok(call.type === "function");
-  assert.deepEqual(JSON.parse(call.function.arguments), { location: "San Francisco, CA", unit: "celsius" });
-  assert.equal(read.usage!.total_tokens, 3603);
-});
-
-test("messagesResponseToChat: a reply of tool calls only has null content", () => {
-  const completion = messagesResponseToChat({ ...anthropicMessage, content: anthropicMessage.content.slice(2) }, "m");
-  assert.equal(completion.choices[0]!.message.content, null);
-});
-
-// ---------------------------------------------------------------------------------------------
-// MessagesStreamToChat
-
-test("MessagesStreamToChat turns Anthropic tool-use events into OpenAI chunks", () => {
-  const converter = new MessagesStreamToChat({ publicModel: "msg-sonnet-4-6", created: 1700000000 });
-  const chunks = anthropicToolStream.flatMap((event) => converter.push(event));
-  const base = { id: "chatcmpl-014p7gG3wDgGV9EUtLvnow3U", object: "chat.completion.chunk", created: 1700000000, model: "msg-sonnet-4-6" };
-  const chunk = (delta: object, finish_reason: string | null = null) => ({
-    ...base,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason }],
-  });
-  assert.deepEqual(chunks, [
-    chunk({ role: "assistant", content: "", refusal: null }),
-    chunk({ content: "Okay" }),
-    chunk({ content: ", let's check the weather for San Francisco, CA:" }),
-    chunk({
-      tool_calls: [{ index: 0, id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", type: "function", function: { name: "get_weather", arguments: "" } }],
-    }),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: '{"location":' } }] }),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: ' "San Francisco, CA"' } }] }),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: ', "unit": "fahrenheit"}' } }] }),
-    chunk({}, "tool_calls"),
-  ]);
-  assert.equal(converter.completed, true);
-  // Input counts cache reads and writes too; output is message_delta's cumulative count.
-  assert.deepEqual(converter.usage(), { inputTokens: 572, outputTokens: 89 });
-});
-
-test("MessagesStreamToChat adds usage: null and a final usage chunk when asked", () => {
-  const converter = new MessagesStreamToChat({ publicModel: "m", includeUsage: true });
-  const chunks = anthropicToolStream.flatMap((event) => converter.push(event));
-  assert.ok(chunks.slice(0, -1).every((chunk) => chunk.usage === null && chunk.choices.length === 1));
-  const last = chunks.at(-1)!;
-  assert.deepEqual(last.choices, []);
-  assert.deepEqual(last.usage, {
-    prompt_tokens: 572,
-    completion_tokens: 89,
-    total_tokens: 661,
-    prompt_tokens_details: { cached_tokens: 100 },
-    completion_tokens_details: { reasoning_tokens: 0 },
-  });
-});
-
-test("MessagesStreamToChat: upstream error events and malformed events throw upstream_error", () => {
-  const converter = new MessagesStreamToChat({ publicModel: "m" });
-  converter.push(anthropicToolStream[0]);
-  rejectsWith(() => converter.push({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }), "upstream_error");
-  rejectsWith(() => converter.push({ type: "content_block_delta", delta: { type: "text_delta", text: "x" } }), "upstream_error");
-  rejectsWith(
-    () =>
-      new MessagesStreamToChat({ publicModel: "m" }).push({
-        type: "content_block_delta",
-        index: 0,
-        delta: { type: "text_delta", text: "x" },
-      }),
-    "upstream_error",
-  );
-  // Event types added later are ignored rather than fatal.
-  assert.deepEqual(converter.push({ type: "content_block_citation_added", index: 0 }), []);
-});
-
-test("Anthropic SSE → readSseEvents → MessagesStreamToChat → the OpenAI SDK's ChatCompletionStream", async () => {
-  const upstream = anthropicToolStream.map((event) => encodeSse({ event: event.type, data: JSON.stringify(event) })).join("");
-  const converter = new MessagesStreamToChat({ publicModel: "msg-sonnet-4-6", includeUsage: true });
-  let downstream = "";
-  for await (const event of readSseEvents(textBody(upstream))) {
-    for (const chunk of converter.push(JSON.parse(event.data))) downstream += encodeSse({ data: JSON.stringify(chunk) });
-  }
-  downstream += encodeSse({ data: "[DONE]" });
-
-  const client = openaiClient(() => sseResponse(downstream));
-  const stream = client.chat.completions.stream({
-    model: "msg-sonnet-4-6",
-    messages: [{ role: "user", content: "Weather in SF?" }],
-    stream_options: { include_usage: true },
-  });
-  const streamedText: string[] = [];
-  stream.on("content", (delta) => streamedText.push(delta));
-  const final = await stream.finalChatCompletion();
-  assert.equal(streamedText.join(""), "Okay, let's check the weather for San Francisco, CA:");
-  const message = final.choices[0]!.message;
-  assert.equal(message.content, "Okay, let's check the weather for San Francisco, CA:");
-  assert.equal(final.choices[0]!.finish_reason, "tool_calls");
-  const call = message.tool_calls![0]!;
-  assert.ok(call.type === "function");
-  assert.equal(call.id, "toolu_01T1x1fJ34qAmk2tNTrN7Up6");
-  assert.deepEqual(JSON.parse(call.function.arguments), { location: "San Francisco, CA", unit: "fahrenheit" });
-  assert.equal(final.usage!.prompt_tokens, 572);
-  assert.equal(final.usage!.completion_tokens, 89);
+  // The Anthropic SDK reads it like one of its own.
+  const client = anthropicClient(() => jsonResponse(message));
+  const read = await client.messages.create({ model: "std-5.5", max_tokens: 100, messages: [{ role: "user", content: "Weather?" }] });
+  assert.equal(read.content[0]!.type === "text" && read.content[0]!.text, "Let me check.");
+  assert.equal(read.stop_reason, "tool_use");
+  assert.equal(read.usage.output_tokens, 20);
 });
 
 // ---------------------------------------------------------------------------------------------

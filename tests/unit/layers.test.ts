@@ -76,3 +76,40 @@ test("outside lib/, a relative path into lib/ is reported; @/lib/… is the one 
   assert.deepEqual(checkOutside(root), ["tests/unit/a.test.ts:1: imports '../../lib/platform/log'; write '@/lib/platform/log'"]);
   assert.deepEqual(checkOutside(repository), []);
 });
+
+test("provider subfolders are peers: one importing another is reported; shared files in lib/providers/ are not", (t) => {
+  const root = tree({
+    "lib/platform/log.ts": "export const log = 1;\n",
+    "lib/providers/http.ts": 'import { log } from "@/lib/platform/log";\nexport const fetchIt = log;\n',
+    "lib/providers/index.ts": 'import { chat } from "./openai/chat";\nexport const all = [chat];\n',
+    "lib/providers/anthropic/convert/common.ts": "export const DEFAULT_MAX_TOKENS = 4096;\n",
+    "lib/providers/anthropic/messages.ts":
+      'import { DEFAULT_MAX_TOKENS } from "./convert/common";\nexport const cap = DEFAULT_MAX_TOKENS;\n',
+    "lib/providers/openai/chat.ts":
+      'import { fetchIt } from "@/lib/providers/http";\nimport { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";\nexport const chat = fetchIt + DEFAULT_MAX_TOKENS;\n',
+    "lib/providers/simulator/text.ts": 'import type { cap } from "@/lib/providers/anthropic/messages";\nexport type Cap = typeof cap;\n',
+  });
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const problems = checkLayers(root);
+  assert.equal(problems.length, 1, problems.join("\n"));
+  assert.match(
+    problems[0]!,
+    /^lib\/providers\/openai\/chat\.ts:2: lib\/providers\/openai imports .* lib\/providers\/anthropic\/ is its peer/,
+  );
+});
+
+test("lib/dialects/ imports only lib/platform and lib/wire, though its layer sits above more", (t) => {
+  const root = tree({
+    "lib/platform/errors.ts": "export const fail = 1;\n",
+    "lib/catalog/models.ts": "export const MODELS = [];\n",
+    "lib/wire/raw-json.ts": "export const raw = 1;\n",
+    "lib/dialects/chat/wire.ts":
+      'import { raw } from "@/lib/wire/raw-json";\nimport { fail } from "@/lib/platform/errors";\nexport const chat = raw + fail;\n',
+    "lib/dialects/convert/common.ts": 'import { MODELS } from "@/lib/catalog/models";\nexport const n = MODELS.length;\n',
+    "lib/dialects/convert/types.ts": 'import type { MODELS } from "@/lib/catalog/models";\nexport type M = typeof MODELS;\n',
+  });
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const problems = checkLayers(root);
+  assert.equal(problems.length, 1, problems.join("\n"));
+  assert.match(problems[0]!, /^lib\/dialects\/convert\/common\.ts:1: .*may import only lib\/platform and lib\/wire/);
+});

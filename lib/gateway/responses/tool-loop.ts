@@ -13,7 +13,7 @@ import { checkPrompt } from "@/lib/moderation/store";
 import { AUTO_SIZE } from "@/lib/images/size";
 import { addImageUsage, imageUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { resolveQuality } from "@/lib/money/image-tokens";
-import { chatCompletionSchema, type ChatRequestMessage, type ChatToolCall } from "@/lib/wire/openai-chat";
+import { chatCompletionSchema, type ChatRequestMessage, type ChatToolCall } from "@/lib/dialects/chat/wire";
 import type { Outcome, TextCall, UpstreamFailure } from "@/lib/providers/types";
 import type { ResponsesCall, ResponsesOutcome, ResponsesSource, ResponsesUsage } from "@/lib/providers/responses-types";
 import { RESPONSES_LIMITS } from "@/lib/money/reservation";

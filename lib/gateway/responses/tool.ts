@@ -3,7 +3,7 @@
 // Chat Completions form. The gateway's input-token count is taken over exactly what the tool loop sends, so the
 // reservation and the simulator's numbers match what a real model would read.
 import { countChatRequestInputTokens, type CountStats } from "@/lib/money/tokens";
-import type { ChatRequestBody, ChatRequestMessage, ChatRequestPart } from "@/lib/wire/openai-chat";
+import type { ChatRequestBody, ChatRequestMessage, ChatRequestPart } from "@/lib/dialects/chat/wire";
 import type { ImageTool, InputImageUri, ResponsesRequest } from "@/lib/wire/responses-request";
 
 export const IMAGE_FUNCTION = "generate_image";

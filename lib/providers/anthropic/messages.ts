@@ -1,14 +1,14 @@
 // `anthropic` channels: the vendor's Messages API. baseUrl is the API root without /v1
 // (https://docs.anthropic.com/en/api/messages). Serves Messages natively and Chat Completions by conversion.
 // `[1m]` models switch on the 1M-token context with a beta header, configurable per channel
-// (settings.longContextBeta) because the vendor may rename or drop it. Client betas pass only by allowlist (./betas.ts).
+// (settings.longContextBeta) because the vendor may rename or drop it. Client betas pass only by allowlist (lib/dialects/messages/betas.ts).
 import { upstreamFetch, joinUrl, channelDeadlines, jsonBody } from "@/lib/providers/http";
 import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
-import { chatRequestSchema } from "@/lib/wire/openai-chat";
-import { chatRequestToMessages } from "./convert/chat-to-messages";
+import { chatRequestSchema } from "@/lib/dialects/chat/wire";
+import { chatRequestToMessages } from "@/lib/dialects/convert/chat-to-messages";
 import { parseWith } from "@/lib/platform/http/json";
-import { allowedBetas } from "./betas";
+import { allowedBetas } from "@/lib/dialects/messages/betas";
 
 export const DEFAULT_VERSION = "2023-06-01";
 export const DEFAULT_LONG_CONTEXT_BETA = "context-1m-2025-08-07";

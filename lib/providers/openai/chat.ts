@@ -4,8 +4,8 @@
 import { upstreamFetch, joinUrl, channelDeadlines, jsonBody } from "@/lib/providers/http";
 import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
-import { chatRequestFromMessages } from "@/lib/providers/anthropic/convert/messages-to-chat";
-import { messagesRequestSchema } from "@/lib/wire/anthropic-messages";
+import { chatRequestFromMessages } from "@/lib/dialects/convert/messages-to-chat";
+import { messagesRequestSchema } from "@/lib/dialects/messages/wire";
 import { parseWith } from "@/lib/platform/http/json";
 
 /** The field this channel's upstream reads the output cap from: `max_completion_tokens` unless set otherwise. */

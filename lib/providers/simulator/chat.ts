@@ -8,7 +8,7 @@ import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulat
 import { contextRefusal, withSchemaLimits } from "./agent";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
 import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
-import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
+import { DEFAULT_MAX_TOKENS } from "@/lib/dialects/convert/common";
 
 /** The model's context window (lib/catalog/index.ts; the `[1m]` names have 1M) against the whole request, as vendors check. */
 async function outsideWindow(call: TextCall, dialect: "chat" | "messages"): Promise<Outcome | null> {

@@ -14,9 +14,9 @@ import {
   type ChatMessageLike,
   type MessagesBodyLike,
 } from "@/lib/money/tokens";
-import { DEFAULT_MAX_TOKENS } from "@/lib/providers/anthropic/convert/common";
-import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, ChatUsage } from "@/lib/wire/openai-chat";
-import type { MessagesResponse, MessagesStopReason, MessagesStreamEvent } from "@/lib/wire/anthropic-messages";
+import { DEFAULT_MAX_TOKENS } from "@/lib/dialects/convert/common";
+import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, ChatUsage } from "@/lib/dialects/chat/wire";
+import type { MessagesResponse, MessagesStopReason, MessagesStreamEvent } from "@/lib/dialects/messages/wire";
 
 import {
   chatEndsWithToolResult,

@@ -13,9 +13,33 @@ export const chatToolCallSchema = z.looseObject({
 /** A content part; only its `type` is checked here, each converter checks the fields it reads. */
 export const chatContentPartSchema = z.looseObject({ type: z.string() });
 
-export const chatMessageSchema = z.looseObject({
-  role: z.string(),
-  content: z.union([z.string(), z.array(chatContentPartSchema)]).nullish(),
+/** The largest output cap a request may ask for (`max_tokens`, `max_completion_tokens`). */
+export const MAX_OUTPUT_CAP = 1_000_000;
+
+/** A message as /v1/chat/completions checks it: its role and the shape of its content. */
+const chatEndpointMessageSchema = z.looseObject({
+  role: z.enum(["system", "developer", "user", "assistant", "tool", "function"], {
+    message: "must be one of system, developer, user, assistant, tool",
+  }),
+  content: z.union([z.string(), z.array(chatContentPartSchema), z.null()]).optional(),
+});
+
+/**
+ * A chat request as /v1/chat/completions checks it on arrival (lib/gateway/text-request.ts): what the gateway needs
+ * to reserve and route, each with the message a client sees; everything else is passed on to the upstream.
+ */
+export const chatEndpointRequestSchema = z.looseObject({
+  model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
+  messages: z.array(chatEndpointMessageSchema, { message: "must be an array of messages" }).min(1, "must hold at least one message"),
+  max_tokens: z.number().int().min(1).max(MAX_OUTPUT_CAP).nullable().optional(),
+  max_completion_tokens: z.number().int().min(1).max(MAX_OUTPUT_CAP).nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  n: z.number().int().min(1).max(1, "must be 1: the gateway returns one choice").nullable().optional(),
+});
+
+/** A message with the fields a conversion reads besides (tool calls and their results). */
+export const chatMessageSchema = chatEndpointMessageSchema.extend({
   name: z.string().nullish(),
   tool_calls: z.array(chatToolCallSchema).nullish(),
   tool_call_id: z.string().nullish(),
@@ -38,19 +62,18 @@ const chatToolChoiceSchema = z.union([
   z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() }),
 ]);
 
-/** An OpenAI chat request as the gateway accepts it (lenient: fields it does not read pass through). */
-export const chatRequestSchema = z.looseObject({
-  model: z.string(),
-  messages: z.array(chatMessageSchema).min(1),
-  max_tokens: z.number().int().positive().nullish(),
-  max_completion_tokens: z.number().int().positive().nullish(),
+/**
+ * A chat request as a conversion reads it (lib/dialects/convert/chat-to-messages.ts): the endpoint's request with the
+ * fields the conversion maps checked too (lenient: fields it does not read pass through).
+ */
+export const chatRequestSchema = chatEndpointRequestSchema.extend({
+  messages: z.array(chatMessageSchema, { message: "must be an array of messages" }).min(1, "must hold at least one message"),
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
-  stream: z.boolean().nullish(),
-  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
-  n: z.number().int().nullish(),
   user: z.string().nullish(),
+  // The endpoint refuses n > 1 already; the conversion keeps its own refusal for a caller that did not check it.
+  n: z.number().int().nullish(),
   tools: z.array(chatToolSchema).nullish(),
   tool_choice: chatToolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
@@ -61,12 +84,16 @@ export const chatRequestSchema = z.looseObject({
 export type ChatRequestInput = z.infer<typeof chatRequestSchema>;
 export type ChatMessageInput = z.infer<typeof chatMessageSchema>;
 
-const chatUsageSchema = z.looseObject({
-  prompt_tokens: z.number().default(0),
-  completion_tokens: z.number().default(0),
+/** Chat usage as an upstream reports it: a count that did not come stays absent (the relay then meters instead). */
+export const chatUsageReportSchema = z.looseObject({
+  prompt_tokens: z.number().nullish(),
+  completion_tokens: z.number().nullish(),
   total_tokens: z.number().optional(),
   prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
 });
+
+/** A whole completion's usage, the counts it lacks read as 0. */
+const chatUsageSchema = chatUsageReportSchema.extend({ prompt_tokens: z.number().default(0), completion_tokens: z.number().default(0) });
 
 /** An OpenAI `chat.completion` from an upstream. */
 export const chatCompletionSchema = z.looseObject({
@@ -118,7 +145,7 @@ export const chatCompletionChunkSchema = z.looseObject({
       }),
     )
     .nullish(),
-  usage: chatUsageSchema.nullish(),
+  usage: chatUsageReportSchema.nullish(),
   error: z.unknown().optional(),
 });
 export type ChatCompletionChunkInput = z.infer<typeof chatCompletionChunkSchema>;

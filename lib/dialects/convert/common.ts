@@ -1,9 +1,9 @@
-// Helpers shared by both directions of the Chat Completions <-> Messages conversion. Nothing here does I/O.
+// Helpers shared by the converters between Chat Completions and Messages (each direction, whole and streamed). Nothing here does I/O.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
-import type { ChatMessageInput } from "@/lib/wire/openai-chat";
-import type { MessagesStopReason } from "@/lib/wire/anthropic-messages";
+import type { ChatFinishReason, ChatMessageInput, ChatUsage } from "@/lib/dialects/chat/wire";
+import type { MessagesStopReason, messagesUsageSchema } from "@/lib/dialects/messages/wire";
 
 /** Default `max_tokens` when an OpenAI request sets none (Anthropic requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -99,3 +99,34 @@ export type StreamUsage = {
   inputTokens: number;
   outputTokens: number;
 };
+
+/** https://docs.anthropic.com/en/api/handling-stop-reasons → https://platform.openai.com/docs/api-reference/chat/object */
+export function chatFinishReason(stopReason: string | null | undefined): ChatFinishReason {
+  switch (stopReason) {
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "tool_use":
+      return "tool_calls";
+    case "refusal":
+      return "content_filter";
+    default: // end_turn, stop_sequence, pause_turn, or none
+      return "stop";
+  }
+}
+
+/** Every input token, cached or not, is a prompt token in OpenAI's accounting. */
+export function anthropicInputTotal(usage: z.infer<typeof messagesUsageSchema> | null | undefined): number {
+  if (!usage) return 0;
+  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+export function chatUsage(promptTokens: number, completionTokens: number, cachedTokens: number): ChatUsage {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: cachedTokens },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
+}

@@ -9,14 +9,49 @@ export const messagesBlockSchema = z.looseObject({ type: z.string() });
 
 const messagesTextBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
 
-/** An Anthropic Messages request as the gateway accepts it (lenient: fields it does not read pass through). */
-export const messagesRequestSchema = z.looseObject({
-  model: z.string(),
-  max_tokens: z.number().int().positive(),
-  // "system" turns inside `messages` are newer than the top-level `system` field; both are accepted.
-  messages: z.array(
-    z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(messagesBlockSchema)]) }),
-  ),
+/** The largest output cap a request may ask for. */
+const MAX_OUTPUT_CAP = 1_000_000;
+
+const endpointBlockSchema = z.looseObject({ type: z.string({ message: "each content block needs a type" }) });
+
+/**
+ * A Messages request as /v1/messages checks it on arrival (lib/gateway/text-request.ts): what the gateway needs to
+ * reserve and route, each with the message a client sees; everything else is passed on to the upstream.
+ */
+export const messagesEndpointRequestSchema = z.looseObject({
+  model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
+  max_tokens: z
+    .number({ message: "is required and must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(MAX_OUTPUT_CAP),
+  messages: z
+    // `system` turns inside `messages` are the vendor's mid-conversation system messages (Claude Code sends them).
+    .array(
+      z.looseObject({
+        role: z.enum(["user", "assistant", "system"], { message: "must be user, assistant or system" }),
+        content: z.union([z.string(), z.array(endpointBlockSchema)]),
+      }),
+      { message: "must be an array of messages" },
+    )
+    .min(1, "must hold at least one message"),
+  system: z.union([z.string(), z.array(endpointBlockSchema)]).optional(),
+  stream: z.boolean().optional(),
+});
+
+/** /v1/messages/count_tokens: a Messages request without max_tokens; the count reads what it knows and the rest as JSON. */
+export const messagesCountRequestSchema = z.looseObject({
+  model: z.string({ message: "is required and must be a string" }).min(1, "is required"),
+  messages: z
+    .array(z.looseObject({ role: z.string(), content: z.unknown() }), { message: "must be an array of messages" })
+    .min(1, "must hold at least one message"),
+});
+
+/**
+ * A Messages request as a conversion reads it (lib/dialects/convert/messages-to-chat.ts): the endpoint's request with
+ * the fields the conversion maps checked too (lenient: fields it does not read pass through).
+ */
+export const messagesRequestSchema = messagesEndpointRequestSchema.extend({
   system: z.union([z.string(), z.array(messagesTextBlockSchema)]).nullish(),
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
