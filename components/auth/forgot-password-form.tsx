@@ -1,35 +1,21 @@
 "use client";
 // Asks for a reset link (POST /api/user/reset/request). The answer is the same for every email.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import Link from "next/link";
 import { Alert, Anchor, Button, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
 import { IconMailForward } from "@tabler/icons-react";
-import { api, formErrors, NO_ERRORS, type FormErrors } from "@/lib/portal/api";
+import { api } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 import { FormError } from "@/components/feedback";
 
 export function ForgotPasswordForm() {
-  const [email, setEmail] = useState("");
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [submitting, setSubmitting] = useState(false);
   const [sent, setSent] = useState<string | null>(null);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!email.trim()) {
-      setErrors({ fields: { email: "Enter the email address of your account" }, form: null });
-      return;
-    }
-    setErrors(NO_ERRORS);
-    setSubmitting(true);
-    try {
-      const answer = await api<{ message: string }>("/api/user/reset/request", { body: { email } });
-      setSent(answer.message);
-    } catch (error) {
-      setErrors(formErrors(error, ["email"]));
-    } finally {
-      setSubmitting(false);
-    }
-  }
+  const { form, onSubmit, formError, submitting } = useApiForm({
+    initialValues: { email: "" },
+    validate: { email: (value) => (value.trim() ? null : "Enter the email address of your account") },
+    submit: (values) => api<{ message: string }>("/api/user/reset/request", { body: { email: values.email } }),
+    onSuccess: (answer) => setSent(answer.message),
+  });
 
   return (
     <Paper withBorder shadow="sm" radius="lg" p={{ base: "lg", sm: 32 }}>
@@ -51,20 +37,10 @@ export function ForgotPasswordForm() {
           </Button>
         </Stack>
       ) : (
-        <form onSubmit={submit} noValidate aria-label="Request a password reset link">
+        <form onSubmit={onSubmit} noValidate aria-label="Request a password reset link">
           <Stack gap="md">
-            <FormError message={errors.form} />
-            <TextInput
-              label="Email"
-              type="email"
-              autoComplete="email"
-              required
-              autoFocus
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-              error={errors.fields.email}
-              name="email"
-            />
+            <FormError message={formError} />
+            <TextInput label="Email" type="email" autoComplete="email" required autoFocus {...form.getInputProps("email")} name="email" />
             <Button type="submit" fullWidth size="md" loading={submitting}>
               Send reset link
             </Button>

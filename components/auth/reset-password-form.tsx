@@ -1,20 +1,24 @@
 "use client";
 // The page the reset mail links to (/reset-password?token=…&email=…): choose a new password (POST /api/user/reset).
-import { useState, type FormEvent } from "react";
 import Link from "next/link";
 import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { IconAlertTriangle } from "@tabler/icons-react";
-import { api, formErrors, NO_ERRORS, type FormErrors } from "@/lib/portal/api";
+import { api } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 import { FormError } from "@/components/feedback";
 
-const FIELDS = ["email", "password", "confirm", "token"] as const;
-
 export function ResetPasswordForm({ token, email: initialEmail }: { token: string; email: string }) {
-  const [email, setEmail] = useState(initialEmail);
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [submitting, setSubmitting] = useState(false);
+  const { form, onSubmit, formError, submitting } = useApiForm({
+    // The token is a value of the form so that the server's error about it (param "token") has a place to show.
+    initialValues: { email: initialEmail, password: "", confirm: "", token },
+    validate: {
+      email: (value) => (value.trim() ? null : "Enter the email address of your account"),
+      password: (value) => (value.length < 8 ? "Use at least 8 characters" : null),
+      confirm: (value, values) => (value !== values.password ? "The two passwords are not the same" : null),
+    },
+    submit: (values) => api("/api/user/reset", { body: { email: values.email, token: values.token, password: values.password } }),
+    onSuccess: (_answer, values) => window.location.assign(`/sign-in?reset=1&email=${encodeURIComponent(values.email)}`),
+  });
 
   if (!token) {
     return (
@@ -34,25 +38,6 @@ export function ResetPasswordForm({ token, email: initialEmail }: { token: strin
     );
   }
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const fields: Record<string, string> = {};
-    if (!email.trim()) fields.email = "Enter the email address of your account";
-    if (password.length < 8) fields.password = "Use at least 8 characters";
-    if (confirm !== password) fields.confirm = "The two passwords are not the same";
-    setErrors({ fields, form: null });
-    if (Object.keys(fields).length) return;
-    setSubmitting(true);
-    try {
-      await api("/api/user/reset", { body: { email, token, password } });
-      window.location.assign(`/sign-in?reset=1&email=${encodeURIComponent(email)}`);
-    } catch (error) {
-      setErrors(formErrors(error, FIELDS));
-    } finally {
-      setSubmitting(false);
-    }
-  }
-
   return (
     <Paper withBorder shadow="sm" radius="lg" p={{ base: "lg", sm: 32 }}>
       <Stack gap="xs" mb="lg">
@@ -63,12 +48,12 @@ export function ResetPasswordForm({ token, email: initialEmail }: { token: strin
           Signing in with the new password ends your other sessions. Two-factor authentication stays on if you use it.
         </Text>
       </Stack>
-      <form onSubmit={submit} noValidate aria-label="Choose a new password">
+      <form onSubmit={onSubmit} noValidate aria-label="Choose a new password">
         <Stack gap="md">
-          <FormError message={errors.form} />
-          {errors.fields.token ? (
+          <FormError message={formError} />
+          {form.errors.token ? (
             <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
-              {errors.fields.token}{" "}
+              {form.errors.token}{" "}
               <Anchor component={Link} href="/forgot-password" size="sm">
                 Request a new link
               </Anchor>
@@ -79,9 +64,7 @@ export function ResetPasswordForm({ token, email: initialEmail }: { token: strin
             type="email"
             autoComplete="username"
             required
-            value={email}
-            onChange={(event) => setEmail(event.currentTarget.value)}
-            error={errors.fields.email}
+            {...form.getInputProps("email")}
             readOnly={Boolean(initialEmail)}
             name="email"
           />
@@ -91,18 +74,14 @@ export function ResetPasswordForm({ token, email: initialEmail }: { token: strin
             autoComplete="new-password"
             required
             autoFocus
-            value={password}
-            onChange={(event) => setPassword(event.currentTarget.value)}
-            error={errors.fields.password}
+            {...form.getInputProps("password")}
             name="password"
           />
           <PasswordInput
             label="Repeat the new password"
             autoComplete="new-password"
             required
-            value={confirm}
-            onChange={(event) => setConfirm(event.currentTarget.value)}
-            error={errors.fields.confirm}
+            {...form.getInputProps("confirm")}
             name="confirm"
           />
           <Button type="submit" fullWidth size="md" loading={submitting}>

@@ -1,6 +1,9 @@
 "use client";
 // Email + password through next-auth's credentials provider; when the account has 2FA on, the provider answers
 // "Second factor required" and the form asks for an authenticator or backup code, then signs in with all three.
+// Not a useApiForm: it calls next-auth's signIn, whose answer is a result to read rather than an API error, and it is
+// a two-step flow (password, then the code) whose answers change the form itself (the code field, "Use another
+// account", the resend button for an unconfirmed email).
 import { useRef, useState, type FormEvent } from "react";
 import Link from "next/link";
 import { signIn } from "next-auth/react";

@@ -2,47 +2,35 @@
 // Self-service sign-up (POST /api/user/signup). The answer is the same whether or not the email had an account
 // (the API must not tell), so the form then tries to sign in with what was typed: a new account goes straight to
 // the dashboard; otherwise the neutral message is shown with a way to sign in.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { IconMailCheck } from "@tabler/icons-react";
-import { api, formErrors, NO_ERRORS, type FormErrors } from "@/lib/portal/api";
+import { api } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 import { FormError } from "@/components/feedback";
 
-const FIELDS = ["email", "password", "confirm"] as const;
-
 export function SignUpForm() {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [submitting, setSubmitting] = useState(false);
   const [done, setDone] = useState<string | null>(null);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const fields: Record<string, string> = {};
-    if (!email.trim()) fields.email = "Enter your email address";
-    if (password.length < 8) fields.password = "Use at least 8 characters";
-    if (confirm !== password) fields.confirm = "The two passwords are not the same";
-    setErrors({ fields, form: null });
-    if (Object.keys(fields).length) return;
-    setSubmitting(true);
-    try {
+  const { form, onSubmit, formError, submitting } = useApiForm({
+    initialValues: { email: "", password: "", confirm: "" },
+    validate: {
+      email: (value) => (value.trim() ? null : "Enter your email address"),
+      password: (value) => (value.length < 8 ? "Use at least 8 characters" : null),
+      confirm: (value, values) => (value !== values.password ? "The two passwords are not the same" : null),
+    },
+    submit: async ({ email, password }) => {
       const answer = await api<{ email: string; message: string }>("/api/user/signup", { body: { email, password } });
       const result = await signIn("credentials", { email, password, redirect: false });
-      if (result && !result.error && result.ok) {
-        window.location.assign("/dashboard?welcome=1");
-        return;
-      }
-      setDone(answer.message);
-    } catch (error) {
-      setErrors(formErrors(error, FIELDS));
-    } finally {
-      setSubmitting(false);
-    }
-  }
+      return { message: answer.message, signedIn: Boolean(result && !result.error && result.ok) };
+    },
+    onSuccess: ({ message, signedIn }) => {
+      if (signedIn) window.location.assign("/dashboard?welcome=1");
+      else setDone(message);
+    },
+  });
+  const { email } = form.values;
 
   if (done) {
     return (
@@ -72,37 +60,23 @@ export function SignUpForm() {
           Get an API key for image and text models in a minute. Top up with a redeem code when you are ready.
         </Text>
       </Stack>
-      <form onSubmit={submit} noValidate aria-label="Create an account">
+      <form onSubmit={onSubmit} noValidate aria-label="Create an account">
         <Stack gap="md">
-          <FormError message={errors.form} />
-          <TextInput
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            autoFocus
-            value={email}
-            onChange={(event) => setEmail(event.currentTarget.value)}
-            error={errors.fields.email}
-            name="email"
-          />
+          <FormError message={formError} />
+          <TextInput label="Email" type="email" autoComplete="email" required autoFocus {...form.getInputProps("email")} name="email" />
           <PasswordInput
             label="Password"
             description="At least 8 characters; not a common password or your email."
             autoComplete="new-password"
             required
-            value={password}
-            onChange={(event) => setPassword(event.currentTarget.value)}
-            error={errors.fields.password}
+            {...form.getInputProps("password")}
             name="password"
           />
           <PasswordInput
             label="Repeat the password"
             autoComplete="new-password"
             required
-            value={confirm}
-            onChange={(event) => setConfirm(event.currentTarget.value)}
-            error={errors.fields.confirm}
+            {...form.getInputProps("confirm")}
             name="confirm"
           />
           <Button type="submit" fullWidth size="md" loading={submitting}>

@@ -5,23 +5,16 @@ import { useState } from "react";
 import Link from "next/link";
 import { Alert, Button, Paper, Stack, Text, Title } from "@mantine/core";
 import { IconAlertTriangle, IconMailCheck } from "@tabler/icons-react";
-import { api, ApiError } from "@/lib/portal/api";
+import { api } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 
 export function VerifyEmailForm({ token, email }: { token: string; email: string }) {
-  const [state, setState] = useState<{ kind: "idle" | "done" | "failed"; message?: string }>({ kind: "idle" });
-  const [submitting, setSubmitting] = useState(false);
-
-  async function confirm() {
-    setSubmitting(true);
-    try {
-      await api("/api/user/verify-email", { body: { email, token } });
-      setState({ kind: "done" });
-    } catch (error) {
-      setState({ kind: "failed", message: error instanceof ApiError ? error.message : "Could not reach the server. Try again." });
-    } finally {
-      setSubmitting(false);
-    }
-  }
+  const [done, setDone] = useState(false);
+  const { onSubmit, formError, submitting } = useApiForm({
+    initialValues: {},
+    submit: () => api("/api/user/verify-email", { body: { email, token } }),
+    onSuccess: () => setDone(true),
+  });
 
   return (
     <Paper withBorder shadow="sm" radius="lg" p={{ base: "lg", sm: 32 }}>
@@ -33,7 +26,7 @@ export function VerifyEmailForm({ token, email }: { token: string; email: string
           <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />}>
             Open this page from the link in the confirmation email. The link carries a one-time token.
           </Alert>
-        ) : state.kind === "done" ? (
+        ) : done ? (
           <>
             <Alert color="teal" variant="light" icon={<IconMailCheck size={18} />}>
               {email} is confirmed. You can sign in now.
@@ -43,19 +36,21 @@ export function VerifyEmailForm({ token, email }: { token: string; email: string
             </Button>
           </>
         ) : (
-          <>
-            <Text size="sm">
-              Confirm that <b>{email}</b> is your address. Then you can sign in.
-            </Text>
-            {state.kind === "failed" ? (
-              <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
-                {state.message}
-              </Alert>
-            ) : null}
-            <Button onClick={() => void confirm()} loading={submitting} fullWidth>
-              Confirm my email
-            </Button>
-          </>
+          <form onSubmit={onSubmit} noValidate aria-label="Confirm your email">
+            <Stack gap="md">
+              <Text size="sm">
+                Confirm that <b>{email}</b> is your address. Then you can sign in.
+              </Text>
+              {formError ? (
+                <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
+                  {formError}
+                </Alert>
+              ) : null}
+              <Button type="submit" loading={submitting} fullWidth>
+                Confirm my email
+              </Button>
+            </Stack>
+          </form>
         )}
       </Stack>
     </Paper>

@@ -1,17 +1,17 @@
 "use client";
 // A chat box for the text models with streamed answers, over Chat Completions (Bearer key) or Messages
 // (x-api-key). Each answer shows its tokens and its cost from the ledger, and is labelled when the simulator made it.
+// The stream is read by use-chat-stream.ts and the conversation shown by chat-log.tsx. The message box is not a
+// useApiForm: it sends a stream, not a JSON call, and its settings build the snippets as they are typed.
 import { useEffect, useRef, useState } from "react";
 import {
   ActionIcon,
-  Badge,
   Button,
   Card,
   EmptyState,
   Grid,
   Group,
   NumberInput,
-  Paper,
   ScrollArea,
   Stack,
   Text,
@@ -20,29 +20,14 @@ import {
   Tooltip,
 } from "@mantine/core";
 import { IconMessageChatbot, IconPlayerStop, IconSend, IconTrash } from "@tabler/icons-react";
-import { errorFrom, type ApiError } from "@/lib/portal/api";
 import { useBaseUrl } from "@/components/base-url";
-import { count } from "@/lib/portal/format";
-import { chatBody, findLedgerRow, formatSeconds, messagesBody, type ChatTurn } from "@/lib/portal/playground";
-import { readEventStream } from "@/lib/portal/sse";
+import { chatBody, messagesBody, type ChatTurn } from "@/lib/portal/playground";
 import { buildSnippets } from "@/lib/portal/snippets";
 import type { ModelSource } from "@/lib/portal/server";
-import { SimulatorBadge } from "@/components/feedback";
+import { ChatLog } from "./chat-log";
 import { SnippetCard } from "./snippet-card";
-import { CostLine, RunError, SourceBadge, type SendRequest } from "./shared";
-
-type Shown = ChatTurn & {
-  id: number;
-  streaming?: boolean;
-  simulated?: boolean;
-  inputTokens?: number;
-  outputTokens?: number;
-  cost?: number | null;
-  latencyMs?: number;
-  failed?: boolean;
-};
-
-const SIMULATED_PREFIX = "(simulated)";
+import { useChatStream } from "./use-chat-stream";
+import { RunError, SourceBadge, type SendRequest } from "./shared";
 
 export function ChatPanel({
   protocol,
@@ -59,11 +44,9 @@ export function ChatPanel({
 }) {
   const [system, setSystem] = useState("You are a helpful assistant.");
   const [maxTokens, setMaxTokens] = useState<number | string>(512);
-  const [turns, setTurns] = useState<Shown[]>([]);
   const [draft, setDraft] = useState("");
-  const [streaming, setStreaming] = useState(false);
-  const [error, setError] = useState<ApiError | Error | null>(null);
-  const abort = useRef<AbortController | null>(null);
+  const chat = useChatStream(protocol, model, sendRequest);
+  const { turns, streaming } = chat;
   const viewport = useRef<HTMLDivElement>(null);
 
   const history: ChatTurn[] = turns.filter((turn) => !turn.failed).map(({ role, content }) => ({ role, content }));
@@ -77,82 +60,11 @@ export function ChatPanel({
     viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
   }, [turns]);
 
-  useEffect(() => () => abort.current?.abort(), []);
-
   async function send() {
     const text = draft.trim();
-    if (!text || streaming) return;
-    const controller = new AbortController();
-    abort.current = controller;
-    const requestBody = body;
-    const userTurn: Shown = { id: Date.now(), role: "user", content: text };
-    const answerId = userTurn.id + 1;
-    setTurns((current) => [...current, userTurn, { id: answerId, role: "assistant", content: "", streaming: true }]);
+    if (!text || chat.streaming) return;
     setDraft("");
-    setError(null);
-    setStreaming(true);
-    const started = performance.now();
-    const update = (change: Partial<Shown> | ((turn: Shown) => Partial<Shown>)) =>
-      setTurns((current) =>
-        current.map((turn) => (turn.id === answerId ? { ...turn, ...(typeof change === "function" ? change(turn) : change) } : turn)),
-      );
-    try {
-      const response = await sendRequest(
-        protocol === "chat" ? "/v1/chat/completions" : "/v1/messages",
-        JSON.stringify(requestBody),
-        controller.signal,
-      );
-      if (!response.ok) {
-        setError(await errorFrom(response));
-        update({ streaming: false, failed: true, content: "" });
-        return;
-      }
-      const requestId = response.headers.get("x-request-id");
-      await readEventStream(response, (event) => {
-        const payload = event.payload;
-        if (!payload) return;
-        if (protocol === "chat") {
-          const choices = payload.choices as { delta?: { content?: string } }[] | undefined;
-          const delta = choices?.[0]?.delta?.content;
-          if (payload.system_fingerprint === "simulator") update({ simulated: true });
-          if (delta) update((turn) => ({ content: turn.content + delta }));
-          const usage = payload.usage as { prompt_tokens?: number; completion_tokens?: number } | undefined;
-          if (usage) update({ inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
-          const failure = payload.error as { message?: string } | undefined;
-          if (failure?.message) setError(new Error(failure.message));
-        } else {
-          if (event.type === "message_start") {
-            const usage = (payload.message as { usage?: { input_tokens?: number } } | undefined)?.usage;
-            update({ inputTokens: usage?.input_tokens });
-          } else if (event.type === "content_block_delta") {
-            const delta = payload.delta as { type?: string; text?: string } | undefined;
-            if (delta?.type === "text_delta" && delta.text) update((turn) => ({ content: turn.content + delta.text }));
-          } else if (event.type === "message_delta") {
-            const usage = payload.usage as { output_tokens?: number } | undefined;
-            if (usage?.output_tokens !== undefined) update({ outputTokens: usage.output_tokens });
-          } else if (event.type === "error") {
-            setError(new Error((payload.error as { message?: string } | undefined)?.message ?? "The stream failed"));
-          }
-        }
-      });
-      update((turn) => ({
-        streaming: false,
-        latencyMs: Math.round(performance.now() - started),
-        simulated: turn.simulated || turn.content.startsWith(SIMULATED_PREFIX),
-      }));
-      void findLedgerRow(requestId, model)
-        .then((row) => update({ cost: row ? row.cost : null }))
-        .catch(() => update({ cost: null }));
-    } catch (caught) {
-      if (controller.signal.aborted) update((turn) => ({ streaming: false, content: turn.content + (turn.content ? " …" : "(stopped)") }));
-      else {
-        setError(caught as Error);
-        update({ streaming: false, failed: true });
-      }
-    } finally {
-      setStreaming(false);
-      abort.current = null;
-    }
+    await chat.send(text, body);
   }
 
   return (
@@ -202,7 +114,7 @@ export function ChatPanel({
                   variant="subtle"
                   color="gray"
                   aria-label="Clear the conversation"
-                  onClick={() => setTurns([])}
+                  onClick={chat.clear}
                   disabled={streaming || turns.length === 0}
                 >
                   <IconTrash size={16} />
@@ -219,42 +131,7 @@ export function ChatPanel({
                   description="Answers stream in word by word. Each one shows its tokens and what it cost."
                 />
               ) : (
-                <Stack gap="sm" py="md" data-testid="chat-log" aria-live="polite">
-                  {turns.map((turn) => (
-                    <Group key={turn.id} justify={turn.role === "user" ? "flex-end" : "flex-start"} align="flex-start" wrap="nowrap">
-                      <Paper
-                        radius="lg"
-                        px="md"
-                        py="sm"
-                        maw="85%"
-                        withBorder={turn.role === "assistant"}
-                        bg={turn.role === "user" ? "var(--mantine-primary-color-filled)" : undefined}
-                        c={turn.role === "user" ? "white" : undefined}
-                        data-testid={turn.role === "assistant" ? "assistant-message" : "user-message"}
-                      >
-                        <Text size="sm" style={{ whiteSpace: "pre-wrap" }} className={turn.streaming ? "streaming-caret" : undefined}>
-                          {turn.content || (turn.failed ? "No answer." : "")}
-                        </Text>
-                        {turn.role === "assistant" && !turn.streaming && !turn.failed ? (
-                          <Group gap={6} mt={6} wrap="wrap">
-                            {turn.simulated ? <SimulatorBadge size="xs" /> : null}
-                            {turn.inputTokens !== undefined || turn.outputTokens !== undefined ? (
-                              <Badge size="xs" variant="default">
-                                {count(turn.inputTokens ?? 0)} in / {count(turn.outputTokens ?? 0)} out
-                              </Badge>
-                            ) : null}
-                            {turn.latencyMs !== undefined ? (
-                              <Badge size="xs" variant="default">
-                                {formatSeconds(turn.latencyMs)}
-                              </Badge>
-                            ) : null}
-                            <CostLine cost={turn.cost} pending={turn.cost === undefined} />
-                          </Group>
-                        ) : null}
-                      </Paper>
-                    </Group>
-                  ))}
-                </Stack>
+                <ChatLog turns={chat.turns} />
               )}
             </ScrollArea>
             <form
@@ -283,7 +160,7 @@ export function ChatPanel({
                   name="message"
                 />
                 {streaming ? (
-                  <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} onClick={() => abort.current?.abort()}>
+                  <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} onClick={chat.stop}>
                     Stop
                   </Button>
                 ) : (
@@ -294,7 +171,7 @@ export function ChatPanel({
               </Group>
             </form>
           </Card>
-          <RunError error={error} onRenewKey={onKeyRejected} />
+          <RunError error={chat.error} onRenewKey={onKeyRejected} />
           <SnippetCard snippets={buildSnippets(origin, protocol === "chat" ? "/v1/chat/completions" : "/v1/messages", body)} />
         </Stack>
       </Grid.Col>

@@ -2,6 +2,8 @@
 // Image edits: POST /v1/images/edits as multipart, with up to 16 uploaded images and, optionally, a mask that is
 // uploaded or drawn over the first image (mask-editor.tsx). A mask must match the first image's format, so a JPEG or
 // WebP first image is converted to PNG once a mask is used. The result is shown with its cost, like a generation.
+// Not a useApiForm: the request goes through the playground's `send` (session or pasted key, with Stop), its answer
+// is an image rather than a JSON reply to `api`, and its fields build the snippets as they are typed.
 import { useState } from "react";
 import { Badge, Button, Card, EmptyState, FileInput, Grid, SegmentedControl, Stack, Text, Textarea } from "@mantine/core";
 import { IconPhotoEdit, IconUpload } from "@tabler/icons-react";

@@ -2,6 +2,8 @@
 // Image generation: POST /v1/images/generations (through the session or a pasted key; Stop cuts it, and the time
 // runs while it is made); the image is shown as it came back
 // (data[0].b64_json), with its size, quality, format, tokens, latency and the cost read from the ledger.
+// Not a useApiForm: the request goes through the playground's `send` (session or pasted key, with Stop), its answer
+// is an image rather than a JSON reply to `api`, and its fields build the snippets as they are typed.
 import { useState } from "react";
 import { Button, Card, EmptyState, Grid, Stack, Text, Textarea, Title } from "@mantine/core";
 import { IconPhoto, IconSparkles } from "@tabler/icons-react";

@@ -3,39 +3,16 @@
 // (from /api/user/usage daily totals; one call per model for the by-model chart), and the latest ledger rows.
 import { useEffect, useMemo, useState } from "react";
 import Link from "next/link";
-import {
-  Anchor,
-  Badge,
-  Button,
-  Card,
-  EmptyState,
-  Group,
-  Paper,
-  SimpleGrid,
-  Skeleton,
-  Stack,
-  Table,
-  Text,
-  ThemeIcon,
-  Title,
-} from "@mantine/core";
+import { Badge, Button, Card, EmptyState, Group, SimpleGrid, Skeleton, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import {
-  IconCalendarMonth,
-  IconChartBar,
-  IconCircleCheck,
-  IconCircleDashed,
-  IconClockHour4,
-  IconSparkles,
-  IconWallet,
-} from "@tabler/icons-react";
+import { IconCalendarMonth, IconChartBar, IconClockHour4, IconSparkles, IconWallet } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
-import { count, dateTime, usdPrecise, usdSummary, utcDay } from "@/lib/portal/format";
+import { count, usdPrecise, usdSummary, utcDay } from "@/lib/portal/format";
 import { UsageChart } from "./usage-chart";
+import { GetStarted, RecentActivity, StatCard } from "./dashboard-cards";
 import type { ApiKey, DailyTotal, Self, UsagePage } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
-import { LoadError, StatusBadge, LedgerAmount } from "@/components/feedback";
-import { DataTable } from "@/components/data-table";
+import { LoadError } from "@/components/feedback";
 
 const DAYS = 30;
 
@@ -49,52 +26,6 @@ function rangeStart(now: Date): Date {
 function lastDays(now: Date): string[] {
   return Array.from({ length: DAYS }, (_unused, index) =>
     utcDay(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (DAYS - 1 - index)))),
-  );
-}
-
-function StatCard({
-  label,
-  value,
-  exact,
-  hint,
-  icon,
-  loading,
-  testId,
-}: {
-  label: string;
-  value: string;
-  /** The exact amount, shown on hover when `value` is rounded. */
-  exact?: string;
-  hint?: string;
-  icon: React.ReactNode;
-  loading: boolean;
-  testId?: string;
-}) {
-  return (
-    <Card withBorder padding="lg" radius="lg">
-      <Group justify="space-between" align="flex-start" wrap="nowrap">
-        <Stack gap={4} miw={0}>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-            {label}
-          </Text>
-          {loading ? (
-            <Skeleton h={30} w={120} />
-          ) : (
-            <Text fz={{ base: 24, xl: 28 }} fw={700} lh={1.2} data-testid={testId} title={exact} style={{ overflowWrap: "anywhere" }}>
-              {value}
-            </Text>
-          )}
-          {hint ? (
-            <Text size="xs" c="dimmed">
-              {hint}
-            </Text>
-          ) : null}
-        </Stack>
-        <ThemeIcon size={42} radius="md" variant="light">
-          {icon}
-        </ThemeIcon>
-      </Group>
-    </Card>
   );
 }
 
@@ -189,34 +120,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
         />
       </SimpleGrid>
 
-      {!allDone && self.data && keys.data && usage.data ? (
-        <Paper withBorder radius="lg" p="lg" mb="lg">
-          <Title order={2} fz="lg" mb="sm">
-            Get started
-          </Title>
-          <Stack gap="xs">
-            {steps.map((step) => (
-              <Group key={step.label} justify="space-between" wrap="wrap" gap="xs">
-                <Group gap="sm" wrap="nowrap">
-                  {step.done ? (
-                    <IconCircleCheck size={20} color="var(--mantine-color-teal-6)" />
-                  ) : (
-                    <IconCircleDashed size={20} color="var(--mantine-color-gray-5)" />
-                  )}
-                  <Text size="sm" td={step.done ? "line-through" : undefined} c={step.done ? "dimmed" : undefined}>
-                    {step.label}
-                  </Text>
-                </Group>
-                {!step.done ? (
-                  <Button size="xs" variant="light" component={Link} href={step.href}>
-                    {step.action}
-                  </Button>
-                ) : null}
-              </Group>
-            ))}
-          </Stack>
-        </Paper>
-      ) : null}
+      {!allDone && self.data && keys.data && usage.data ? <GetStarted steps={steps} /> : null}
 
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="md" mb="lg">
         <Card withBorder radius="lg" padding="lg">
@@ -263,61 +167,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
         </Card>
       </SimpleGrid>
 
-      <Card withBorder radius="lg" padding="lg">
-        <Group justify="space-between" mb="sm">
-          <Title order={2} fz="lg">
-            Recent activity
-          </Title>
-          <Anchor component={Link} href="/usage" size="sm">
-            All usage
-          </Anchor>
-        </Group>
-        {!usage.data ? (
-          <Skeleton h={120} />
-        ) : usage.data.data.length === 0 ? (
-          <Text size="sm" c="dimmed" py="md">
-            Nothing yet. Requests, top-ups and adjustments show up here as they happen.
-          </Text>
-        ) : (
-          <DataTable minWidth={560} verticalSpacing="sm" highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>What</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th ta="right">Amount</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {usage.data.data.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td>{dateTime(row.createdAt)}</Table.Td>
-                  <Table.Td>
-                    {row.kind === "request" ? (
-                      <Text size="sm">
-                        <Text span ff="monospace" size="sm">
-                          {row.model}
-                        </Text>{" "}
-                        <Text span c="dimmed" size="xs">
-                          {row.endpoint}
-                        </Text>
-                      </Text>
-                    ) : (
-                      <Text size="sm">{row.kind === "topup" ? "Redeemed a code" : "Balance adjustment"}</Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={row.status} />
-                  </Table.Td>
-                  <Table.Td ta="right" c={row.cost < 0 ? "teal" : undefined} fw={500}>
-                    <LedgerAmount cost={row.cost} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </DataTable>
-        )}
-      </Card>
+      <RecentActivity page={usage.data} />
     </>
   );
 }

@@ -2,9 +2,9 @@
 // Edit one of your keys (PATCH /api/user/keys/{id}): its name, its expiry, its spending cap and the models it may
 // call (any of its group's, or only some). Pausing and resuming is a button on the row (keys.tsx). A cap or expiry
 // the operator set may be tightened here, not loosened (docs/api.md, "Keys: the owner and the operator").
-import { useState, type FormEvent } from "react";
 import { Button, Checkbox, Group, Modal, MultiSelect, NumberInput, Stack, Text, TextInput } from "@mantine/core";
-import { api, formErrors, NO_ERRORS, useApi, type FormErrors } from "@/lib/portal/api";
+import { api, useApi } from "@/lib/portal/api";
+import { useApiForm } from "@/lib/portal/form";
 import { dateOnly, usdToMicros } from "@/lib/portal/format";
 import type { ApiKey } from "@/lib/portal/types";
 import { FormError } from "@/components/feedback";
@@ -13,19 +13,40 @@ import { FormError } from "@/components/feedback";
 const dayOf = (value: string | null) => (value ? value.slice(0, 10) : "");
 
 function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => void; onClose: () => void }) {
-  const initial = {
+  const initial: { expires: string; unlimited: boolean; cap: number | string; models: string[] } = {
     expires: dayOf(apiKey.expiresAt),
     unlimited: apiKey.unlimited,
     cap: apiKey.unlimited ? "" : apiKey.quotaRemaining / 1_000_000,
     models: apiKey.models ?? [],
   };
-  const [name, setName] = useState(apiKey.name);
-  const [expires, setExpires] = useState(initial.expires);
-  const [unlimited, setUnlimited] = useState(initial.unlimited);
-  const [cap, setCap] = useState<number | string>(initial.cap);
-  const [models, setModels] = useState<string[]>(initial.models);
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [saving, setSaving] = useState(false);
+  const { form, onSubmit, formError, submitting } = useApiForm({
+    initialValues: {
+      name: apiKey.name,
+      expiresAt: initial.expires,
+      unlimited: initial.unlimited,
+      quota: initial.cap,
+      models: initial.models,
+    },
+    // Only what was changed is sent: the stored expiry keeps its time of day, and a cap left alone is not re-sent
+    // (requests may have spent some of it since the dialog opened).
+    submit: ({ name, expiresAt, unlimited, quota, models }) => {
+      const capChanged = unlimited !== initial.unlimited || (!unlimited && quota !== initial.cap);
+      return api(`/api/user/keys/${encodeURIComponent(apiKey.id)}`, {
+        method: "PATCH",
+        body: {
+          name: name.trim(),
+          ...(expiresAt !== initial.expires ? { expiresAt: expiresAt ? expiresAt : null } : {}),
+          ...(capChanged
+            ? { unlimited, ...(unlimited ? {} : { quota: usdToMicros(typeof quota === "number" ? quota : Number(quota) || 0) }) }
+            : {}),
+          ...(models.join("\n") !== initial.models.join("\n") ? { models } : {}),
+        },
+      });
+    },
+    aliases: { unlimited: "quota" },
+    onSuccess: () => onSaved(),
+  });
+  const { unlimited, models } = form.values;
   // The models of the key's group (GET /api/user/models lists each model with the groups that include it).
   const catalog = useApi<{ data: { id: string; groups: string[] }[] }>("/api/user/models");
   const choices = (catalog.data?.data ?? []).filter((model) => model.groups.includes(apiKey.group)).map((model) => model.id);
@@ -34,45 +55,11 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
   const operatorCeiling = dayOf(apiKey.operatorExpiresAt);
   const capLocked = apiKey.quotaByOperator;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setSaving(true);
-    setErrors(NO_ERRORS);
-    // Only what was changed is sent: the stored expiry keeps its time of day, and a cap left alone is not re-sent
-    // (requests may have spent some of it since the dialog opened).
-    const capChanged = unlimited !== initial.unlimited || (!unlimited && cap !== initial.cap);
-    try {
-      await api(`/api/user/keys/${encodeURIComponent(apiKey.id)}`, {
-        method: "PATCH",
-        body: {
-          name: name.trim(),
-          ...(expires !== initial.expires ? { expiresAt: expires ? expires : null } : {}),
-          ...(capChanged
-            ? { unlimited, ...(unlimited ? {} : { quota: usdToMicros(typeof cap === "number" ? cap : Number(cap) || 0) }) }
-            : {}),
-          ...(models.join("\n") !== initial.models.join("\n") ? { models } : {}),
-        },
-      });
-      onSaved();
-    } catch (error) {
-      setErrors(formErrors(error, ["name", "expiresAt", "quota", "models"], { unlimited: "quota" }));
-    } finally {
-      setSaving(false);
-    }
-  }
-
   return (
-    <form onSubmit={submit} noValidate aria-label="Edit key">
+    <form onSubmit={onSubmit} noValidate aria-label="Edit key">
       <Stack gap="md">
-        <FormError message={errors.form} />
-        <TextInput
-          label="Name"
-          value={name}
-          onChange={(event) => setName(event.currentTarget.value)}
-          error={errors.fields.name}
-          name="name"
-          data-autofocus
-        />
+        <FormError message={formError} />
+        <TextInput label="Name" {...form.getInputProps("name")} name="name" data-autofocus />
         <TextInput
           label="Expires"
           description={
@@ -81,20 +68,17 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
               : "Empty: never."
           }
           type="date"
-          value={expires}
+          {...form.getInputProps("expiresAt")}
           max={operatorCeiling || undefined}
           required={Boolean(operatorCeiling)}
-          onChange={(event) => setExpires(event.currentTarget.value)}
-          error={errors.fields.expiresAt}
           name="expiresAt"
         />
         <Checkbox
           label="No spending cap (your balance still bounds it)"
           description={capLocked ? "The operator set this key's spending limit: you may lower it, not raise or remove it." : undefined}
-          checked={unlimited}
+          {...form.getInputProps("unlimited", { type: "checkbox" })}
           // Under the operator's limit the cap can be put on, never taken off.
           disabled={capLocked && !initial.unlimited}
-          onChange={(event) => setUnlimited(event.currentTarget.checked)}
           name="unlimited"
         />
         {!unlimited ? (
@@ -104,9 +88,7 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
             max={capLocked && !initial.unlimited ? Number(initial.cap) : undefined}
             decimalScale={6}
             prefix="$"
-            value={cap}
-            onChange={setCap}
-            error={errors.fields.quota}
+            {...form.getInputProps("quota")}
             name="quota"
           />
         ) : null}
@@ -115,18 +97,16 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
           description={`Empty: every model of the group '${apiKey.group}'. Choose some to keep this key to them.`}
           placeholder={models.length ? undefined : "All of the group's models"}
           data={[...new Set([...choices, ...models])]}
-          value={models}
-          onChange={setModels}
+          {...form.getInputProps("models")}
           searchable
           clearable
-          error={errors.fields.models}
           name="models"
         />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button type="submit" loading={saving}>
+          <Button type="submit" loading={submitting}>
             Save
           </Button>
         </Group>
