@@ -44,7 +44,13 @@ function reachable(port) {
 const requested = process.argv.slice(2);
 const files = requested.length
   ? requested
-  : [...filesIn("tests/unit"), ...filesIn("tests/fakes"), ...filesIn("tests/integration"), ...filesIn("tests/clients"), ...filesIn("tests/e2e")];
+  : [
+      ...filesIn("tests/unit"),
+      ...filesIn("tests/fakes"),
+      ...filesIn("tests/integration"),
+      ...filesIn("tests/clients"),
+      ...filesIn("tests/e2e"),
+    ];
 const needsBrowser = files.some((file) => file.includes(`tests${path.sep}e2e`) || file.startsWith("tests/e2e"));
 
 step("Checking prerequisites");
