@@ -8,7 +8,7 @@ export const chatCompletionAnswer = z.looseObject({
   object: z.literal("chat.completion"),
   model: z.string(),
   choices: z.array(z.looseObject({ index: z.number().int(), message: z.looseObject({ role: z.string() }) })),
-  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() }).optional(),
+  usage: z.looseObject({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).optional(),
 });
 
 export const messageAnswer = z.looseObject({
@@ -17,7 +17,9 @@ export const messageAnswer = z.looseObject({
   role: z.literal("assistant"),
   model: z.string(),
   content: z.array(z.looseObject({ type: z.string() })),
-  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+  // An upstream answer without usage (or with an empty one) is relayed as it came; the ledger then bills what the
+  // meter counted (docs/billing.md, "What a cut or unreported answer costs"). Likewise in the chat answer.
+  usage: z.looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).optional(),
 });
 
 export const imagesAnswer = z.looseObject({
