@@ -106,10 +106,12 @@ export const testChannel = adminRoute(async (request, params) => {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let result: ChannelTestResult;
+  let kind: "chat" | "messages" = "chat";
   try {
     if (textModel) {
-      const kind = providerOf(channel.type).nativeText;
       const { base, longContext } = splitLongContext(textModel);
+      // A vendor dialect of its own (Gemini, Converse) is asked through Chat Completions, as clients reach it.
+      kind = providerOf(channel.type).nativeText(upstreamModel(channel, textModel, base)) === "messages" ? "messages" : "chat";
       // The same body reads as a Chat Completions and as a Messages request.
       const body = { model: textModel, max_tokens: 16, messages: [{ role: "user", content: TEST_PROMPT }] };
       const outcome: Outcome = await providerOf(channel.type).text[kind]({
@@ -166,7 +168,7 @@ export const testChannel = adminRoute(async (request, params) => {
       latencyMs: elapsed(),
       status: timedOut ? 504 : 502,
       model: (textModel ?? imageModel)!,
-      kind: textModel ? providerOf(channel.type).nativeText : "image",
+      kind: textModel ? kind : "image",
       error: timedOut
         ? `No answer within ${CHANNEL_TEST_TIMEOUT_MS / 1000} s`
         : `The request failed: ${(error as Error).message ?? String(error)}`.slice(0, 500),

@@ -3,10 +3,11 @@ import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
 import { GatewayError } from "@/lib/platform/errors";
-import { encrypt } from "@/lib/platform/crypto";
+import { decrypt, encrypt } from "@/lib/platform/crypto";
 import { json, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
-import { CHANNEL_TYPES, providerOf } from "@/lib/providers";
+import { CHANNEL_TYPES, providerOf, type ChannelType } from "@/lib/providers";
+import type { ChannelConfig } from "@/lib/providers/registry";
 import { adminRoute, modelList } from "./route";
 
 const channelFields = {
@@ -16,7 +17,8 @@ const channelFields = {
     .url({ protocol: /^https?$/, message: "must be an http(s) URL" })
     .max(500)
     .transform((value) => value.replace(/\/+$/, "")),
-  apiKey: z.string().max(2000),
+  // A Vertex AI service-account JSON is ~2.3 KB; 8 KB leaves room for any credential (docs/api.md, "Channel types").
+  apiKey: z.string().max(8192),
   models: modelList.min(1, "a channel serves at least one model"),
   modelMapping: z.record(z.string().min(1).max(200), z.string().min(1).max(200)),
   settings: z.record(z.string(), z.unknown()),
@@ -41,8 +43,15 @@ export const createChannelSchema = z
     path: ["baseUrl"],
   });
 
+/** A 400 naming the first field a channel of this type cannot work with (lib/providers/registry.ts `checkConfig`). */
+function checkConfig(type: ChannelType, config: ChannelConfig): void {
+  const problem = providerOf(type).checkConfig?.(config)[0];
+  if (problem) throw new GatewayError("invalid_request", problem.message, { param: problem.path });
+}
+
 export const createChannel = adminRoute(async (request) => {
   const body = await readBody(request, createChannelSchema);
+  checkConfig(body.type, { baseUrl: body.baseUrl ?? "", apiKey: body.apiKey ?? "", settings: body.settings });
   const channel = await db().channel.create({
     data: {
       name: body.name,
@@ -79,6 +88,12 @@ export const updateChannel = adminRoute(async (request, params) => {
   const channel = await db().channel.findUnique({ where: { id: params.id } });
   if (!channel) throw new GatewayError("not_found", "No channel with this id");
   const { apiKey, settings, ...rest } = body;
+  // The configuration as it will be: a change is checked together with what it leaves as it was.
+  checkConfig((body.type ?? channel.type) as ChannelType, {
+    baseUrl: body.baseUrl ?? channel.baseUrl,
+    apiKey: apiKey ?? (channel.apiKey ? decrypt(channel.apiKey, env().secret) : ""),
+    settings: (settings ?? channel.settings ?? {}) as Record<string, unknown>,
+  });
   const updated = await db().channel.update({
     where: { id: channel.id },
     data: {

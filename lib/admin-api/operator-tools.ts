@@ -67,11 +67,22 @@ export const voidCodes = adminRoute(async (request) => {
 
 const FETCH_TIMEOUT_MS = 15_000;
 
+/** The ids of an OpenAI-style model list, `{data: [{id}]}`. */
+function openAiModelIds(body: unknown): string[] {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) throw new TypeError("not a model list");
+  return data.map((entry) => (entry as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === "string");
+}
+
 export const fetchChannelModels = adminRoute(async (_request, params) => {
   const channel = await db().channel.findUnique({ where: { id: params.id } });
   if (!channel) throw new GatewayError("not_found", "No channel with this id");
   const apiKey = channel.apiKey ? decrypt(channel.apiKey, env().secret) : "";
-  const listing = providerOf(channel.type as ChannelType).modelList({ baseUrl: channel.baseUrl, apiKey });
+  const listing = providerOf(channel.type as ChannelType).modelList({
+    baseUrl: channel.baseUrl,
+    apiKey,
+    settings: (channel.settings ?? {}) as Record<string, unknown>,
+  });
   if (!listing) return json({ models: (await listCatalog()).map((entry) => entry.id).sort() });
   const { url, headers } = listing;
   let response: Response;
@@ -85,8 +96,7 @@ export const fetchChannelModels = adminRoute(async (_request, params) => {
     throw new GatewayError("upstream_error", `The upstream answered ${response.status} to GET ${url}: ${text.slice(0, 300)}`);
   let ids: string[];
   try {
-    const body = JSON.parse(text) as { data?: { id?: unknown }[] };
-    ids = (body.data ?? []).map((entry) => entry.id).filter((id): id is string => typeof id === "string");
+    ids = (listing.ids ?? openAiModelIds)(JSON.parse(text));
   } catch {
     throw new GatewayError("upstream_error", `The upstream's answer to GET ${url} is not a model list`);
   }

@@ -6,7 +6,8 @@
 // whose modifiers change the price is served only by channels that pass all of them, so what is charged is what the
 // upstream that served it bills.
 import { GatewayError } from "@/lib/platform/errors";
-import { channelsFor, type Channel } from "@/lib/channels";
+import { channelsFor, upstreamModel, type Channel } from "@/lib/channels";
+import { splitLongContext } from "@/lib/catalog/models";
 import { providerOf } from "@/lib/providers";
 import { allowedBetas, splitBetas } from "@/lib/dialects/messages/betas";
 import type { Price } from "@/lib/money/prices";
@@ -37,11 +38,11 @@ export async function modifiedPrice(
   const standard = { reservePrice: price, chargePrice: price, held: {} };
   if (modifiers.multiplier === 1) return standard;
   const all = await channelsFor(price.model);
-  const passing = all.filter((channel) => modifiers.applied.every((modifier) => passes(channel, kind, modifier)));
+  const passing = all.filter((channel) => modifiers.applied.every((modifier) => passes(channel, price.model, kind, modifier)));
   if (!passing.length) {
     // No channel sends them upstream (every channel converts the request, or drops the beta): the upstream bills the
     // standard price, as for any field a conversion leaves out.
-    if (all.every((channel) => !modifiers.applied.some((modifier) => passes(channel, kind, modifier)))) return standard;
+    if (all.every((channel) => !modifiers.applied.some((modifier) => passes(channel, price.model, kind, modifier)))) return standard;
     const names = modifiers.applied.map((modifier) => modifier.key).join(", ");
     throw new GatewayError(
       "invalid_request",
@@ -59,8 +60,9 @@ export async function modifiedPrice(
   };
 }
 
-function passes(channel: Channel, kind: "chat" | "messages", modifier: AppliedModifier): boolean {
-  const native = providerOf(channel.type).nativeText;
+function passes(channel: Channel, model: string, kind: "chat" | "messages", modifier: AppliedModifier): boolean {
+  const { base } = splitLongContext(model);
+  const native = providerOf(channel.type).nativeText(upstreamModel(channel, model, base));
   if (!modifier.name.startsWith(BETA_PREFIX)) return native === kind;
   return native === "messages" && allowedBetas(modifier.name.slice(BETA_PREFIX.length), channel.settings).allowed.length === 1;
 }

@@ -3,7 +3,7 @@ import { noImageApi, type Provider } from "@/lib/providers/registry";
 import { anthropicAdapter } from "./messages";
 
 export const anthropic: Provider = {
-  nativeText: "messages",
+  nativeText: () => "messages",
   text: anthropicAdapter,
   images: noImageApi("anthropic"),
   responses: () => null,

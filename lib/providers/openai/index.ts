@@ -5,7 +5,7 @@ import { openaiImageAdapter } from "./images";
 import { openaiResponses } from "./responses";
 
 export const openai: Provider = {
-  nativeText: "chat",
+  nativeText: () => "chat",
   text: openaiAdapter,
   images: openaiImageAdapter,
   // Only where the operator says the upstream has the Responses API with the image tool (channel setting).

@@ -5,7 +5,7 @@ import { simulatorImageAdapter } from "./images";
 import { simulatorResponses } from "./responses";
 
 export const simulator: Provider = {
-  nativeText: "chat",
+  nativeText: () => "chat",
   text: simulatorAdapter,
   images: simulatorImageAdapter,
   responses: (call) => Promise.resolve({ ok: true, source: simulatorResponses(call) }),
