@@ -207,7 +207,10 @@ test("chatRequestToGemini: files and image URLs", () => {
   assert.deepEqual(request.contents, [
     {
       role: "user",
-      parts: [{ inlineData: { mimeType: "application/pdf", data: "JVBERi0xLjQK" } }, { inlineData: { mimeType: "image/jpeg", data: "/9j/4AAQ" } }],
+      parts: [
+        { inlineData: { mimeType: "application/pdf", data: "JVBERi0xLjQK" } },
+        { inlineData: { mimeType: "image/jpeg", data: "/9j/4AAQ" } },
+      ],
     },
   ]);
   assert.equal(imageTypeOfUrl("https://cdn.example/x/photo.PNG#top"), "image/png");
@@ -230,7 +233,11 @@ test("chatRequestToGemini: files and image URLs", () => {
     "invalid_request",
     "messages[0].content[0].image_url.url",
   );
-  rejectsWith(() => user([{ type: "input_audio", input_audio: { data: "AA==", format: "wav" } }]), "invalid_request", "messages[0].content[0].type");
+  rejectsWith(
+    () => user([{ type: "input_audio", input_audio: { data: "AA==", format: "wav" } }]),
+    "invalid_request",
+    "messages[0].content[0].type",
+  );
 });
 
 test("chatRequestToGemini: a client's mistakes are 400s naming the field", () => {
@@ -258,11 +265,27 @@ test("chatRequestToGemini: a client's mistakes are 400s naming the field", () =>
     "messages[1].tool_calls[0].function.arguments",
   );
   rejectsWith(
-    () => convert({ messages: [{ role: "user", content: "x" }, { role: "tool", tool_call_id: "nowhere", content: "1" }] }),
+    () =>
+      convert({
+        messages: [
+          { role: "user", content: "x" },
+          { role: "tool", tool_call_id: "nowhere", content: "1" },
+        ],
+      }),
     "invalid_request",
     "messages[1].tool_call_id",
   );
-  rejectsWith(() => convert({ messages: [{ role: "user", content: "x" }, { role: "tool", content: "1" }] }), "invalid_request", "messages[1].tool_call_id");
+  rejectsWith(
+    () =>
+      convert({
+        messages: [
+          { role: "user", content: "x" },
+          { role: "tool", content: "1" },
+        ],
+      }),
+    "invalid_request",
+    "messages[1].tool_call_id",
+  );
   rejectsWith(() => convert({ messages: [{ role: "system", content: "Only rules." }] }), "invalid_request", "messages");
   rejectsWith(() => convert({ messages: [{ role: "function", name: "f", content: "1" }] }), "invalid_request", "messages[0].role");
 });

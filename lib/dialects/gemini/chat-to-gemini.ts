@@ -66,7 +66,7 @@ function userPart(part: z.infer<typeof chatContentPartSchema>, param: string): G
           throw invalid(`An image data URI must hold an image; got "${dataUri.mediaType}".`, `${param}.image_url.url`);
         return { inlineData: { mimeType: dataUri.mediaType, data: dataUri.data } };
       }
-      // The upstream fetches an http(s) image itself; the gateway never does (security rule 21).
+      // The upstream fetches an http(s) image itself; the gateway never does (SECURITY.md, rule 21).
       if (/^https?:\/\//i.test(url)) return { fileData: { mimeType: imageTypeOfUrl(url), fileUri: url } };
       throw invalid("An image URL must be a base64 data URI or an http(s) URL.", `${param}.image_url.url`);
     }
@@ -74,7 +74,10 @@ function userPart(part: z.infer<typeof chatContentPartSchema>, param: string): G
       const { file } = requestField(filePartSchema, part, param, "file part");
       const dataUri = file.file_data ? parseDataUri(file.file_data) : null;
       if (dataUri && inlineFileType(dataUri.mediaType)) return { inlineData: { mimeType: dataUri.mediaType, data: dataUri.data } };
-      throw invalid("Only PDF, text, image, audio or video files sent inline as a base64 data URI are supported for this model.", `${param}.file`);
+      throw invalid(
+        "Only PDF, text, image, audio or video files sent inline as a base64 data URI are supported for this model.",
+        `${param}.file`,
+      );
     }
     default:
       throw invalid(`Content parts of type "${part.type}" are not supported for this model.`, `${param}.type`);

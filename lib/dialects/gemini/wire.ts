@@ -64,9 +64,7 @@ export const geminiCandidateSchema = z.looseObject({
 export const geminiResponseSchema = z.looseObject({
   candidates: z.array(geminiCandidateSchema).optional(),
   /** A blocked prompt: no candidates, blockReason says why. */
-  promptFeedback: z
-    .looseObject({ blockReason: z.string().optional(), safetyRatings: z.array(safetyRatingSchema).optional() })
-    .optional(),
+  promptFeedback: z.looseObject({ blockReason: z.string().optional(), safetyRatings: z.array(safetyRatingSchema).optional() }).optional(),
   /** Cumulative in a stream: each chunk's report replaces the one before. Vertex's early chunks carry none of the counts. */
   usageMetadata: geminiUsageSchema.optional(),
   responseId: z.string().optional(),
