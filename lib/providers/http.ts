@@ -350,11 +350,16 @@ export async function upstreamFetch(
   return classifyStatus(response.status, text, response.headers.get("retry-after") ?? undefined);
 }
 
-/** The error's message, type and code from an OpenAI- or Anthropic-shaped body, or the start of plain text. */
-function upstreamErrorFields(text: string): { message: string; type?: string; code?: string } {
+/** Google's reason for a key it does not know: its APIs answer 400 INVALID_ARGUMENT, not 401
+ *  (https://cloud.google.com/apis/design/errors, ErrorInfo). */
+const GOOGLE_KEY_REFUSED = new Set(["API_KEY_INVALID", "API_KEY_EXPIRED"]);
+
+/** The error's message, type and code from an OpenAI-, Anthropic- or Google-shaped body (Google's `status`, e.g.
+ *  `INVALID_ARGUMENT`, as the code), or the start of plain text; `keyRefused` when Google says the key is invalid. */
+function upstreamErrorFields(text: string): { message: string; type?: string; code?: string; keyRefused?: boolean } {
   try {
     const body = JSON.parse(text) as {
-      error?: { message?: unknown; type?: unknown; code?: unknown } | string;
+      error?: { message?: unknown; type?: unknown; code?: unknown; status?: unknown; details?: unknown } | string;
       message?: unknown;
       type?: unknown;
     };
@@ -362,7 +367,10 @@ function upstreamErrorFields(text: string): { message: string; type?: string; co
     if (typeof body.error === "string") return { message: body.error };
     if (body.error && typeof body.error === "object") {
       const message = word(body.error.message) ?? word(body.message);
-      if (message) return { message, type: word(body.error.type), code: word(body.error.code) };
+      const details = Array.isArray(body.error.details) ? body.error.details : [];
+      const keyRefused = details.some((detail) => GOOGLE_KEY_REFUSED.has((detail as { reason?: string } | null)?.reason ?? ""));
+      const google = word(body.error.status);
+      if (message) return { message, type: word(body.error.type), code: google ?? word(body.error.code), keyRefused };
     }
     if (word(body.message)) return { message: word(body.message)!, type: body.type === "error" ? undefined : word(body.type) };
   } catch {
@@ -398,13 +406,13 @@ export function stripIdentifiers(text: string): string {
 export function classifyStatus(status: number, text: string, retryAfter?: string): UpstreamFailure {
   const fields = upstreamErrorFields(text);
   const detail = fields.message;
-  if (status === 401 || status === 403) {
+  if (status === 401 || status === 403 || fields.keyRefused) {
     return {
       ok: false,
       retryable: true,
       status: 502,
       message: "The upstream refused this channel's credentials",
-      cause: `upstream_${status}`,
+      cause: `upstream_${fields.keyRefused ? 401 : status}`,
       disable: `Upstream answered ${status}: ${detail}`,
       detail,
     };

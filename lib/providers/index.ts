@@ -4,8 +4,9 @@ import type { Provider } from "./registry";
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
 import { simulator } from "./simulator";
+import { gemini } from "./gemini";
 
-export const PROVIDERS = { openai, anthropic, simulator } satisfies Record<string, Provider>;
+export const PROVIDERS = { openai, anthropic, simulator, gemini } satisfies Record<string, Provider>;
 
 export type ChannelType = keyof typeof PROVIDERS;
 

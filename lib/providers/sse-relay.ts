@@ -8,6 +8,9 @@ import { DirectResponse } from "@/lib/platform/http/direct-body";
 import { isUpstreamIdle } from "./http";
 import type { UpstreamSuccess, UsageReport } from "./types";
 
+/** Reads an upstream body as events, one at a time, never buffering more than the event being read. */
+export type EventDecoder = (body: SseSource, signal: AbortSignal) => AsyncGenerator<SseEvent, void, undefined>;
+
 export type StreamEnd = { complete: boolean; error?: string; clientGone?: boolean };
 
 type RelayOptions = Parameters<typeof relaySse>[0];
@@ -33,6 +36,8 @@ export function relayedOutcome(options: Omit<RelayOptions, "onClose"> & { usage:
  */
 export function relaySse(options: {
   body: SseSource;
+  /** How the body is read as events: SSE unless the upstream frames its stream otherwise (AWS event-stream). */
+  decode?: EventDecoder;
   abort: AbortController;
   /** Returns the SSE text to send for one upstream event ("" or [] to drop it). */
   onEvent: (event: SseEvent) => string | string[];
@@ -61,7 +66,7 @@ class SseRelay implements AsyncIterableIterator<string> {
 
   constructor(options: RelayOptions) {
     this.#options = options;
-    this.#events = readSseEvents(options.body, options.abort.signal);
+    this.#events = (options.decode ?? readSseEvents)(options.body, options.abort.signal);
   }
 
   [Symbol.asyncIterator](): this {

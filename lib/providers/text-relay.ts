@@ -12,7 +12,7 @@ import { GatewayError } from "@/lib/platform/errors";
 import { jsonText } from "@/lib/platform/http/json";
 import { chargeOutput, OutputMeter } from "@/lib/money/meter";
 import { countTextTokens } from "@/lib/money/tokens";
-import { relayedOutcome, type StreamEnd } from "./sse-relay";
+import { relayedOutcome, type EventDecoder, type StreamEnd } from "./sse-relay";
 import { readUpstreamJson, upstreamBody } from "./http";
 import { chatResponseToMessage } from "@/lib/dialects/convert/chat-to-messages";
 import { messagesResponseToChat } from "@/lib/dialects/convert/messages-to-chat";
@@ -20,20 +20,37 @@ import { MessagesStreamToChat } from "@/lib/dialects/convert/messages-stream-to-
 import { ChatStreamToMessages } from "@/lib/dialects/convert/chat-stream-to-messages";
 import { chatCompletionChunkSchema, chatCompletionSchema } from "@/lib/dialects/chat/wire";
 import { messagesResponseSchema, messagesStreamEventSchemas } from "@/lib/dialects/messages/wire";
+import type { HubAnswer, HubUsage, StreamToChat } from "@/lib/dialects/hub";
 import type { Outcome, TextCall, UpstreamFailure, UsageReport } from "./types";
 
 export type TextDialect = "chat" | "messages";
 
+/**
+ * A vendor dialect outside Anthropic's family (Gemini, Converse), read through the hub (lib/dialects/hub.ts): its
+ * answers become Chat Completions, which the relay then treats as it treats a Chat upstream.
+ */
+export type HubDialect = {
+  /** The vendor's terminal event, for the message of a stream that ended without it. */
+  lastEvent: string;
+  answer(body: Record<string, unknown>, publicModel: string): HubAnswer;
+  stream(publicModel: string): StreamToChat;
+};
+
 /** What the upstream answered, before the relay reads it. */
 export type UpstreamAnswer =
   | { stream: false; read: () => Promise<{ ok: true; value: Record<string, unknown> } | UpstreamFailure> }
-  | { stream: true; body: SseSource; abort: AbortController };
+  | { stream: true; body: SseSource; abort: AbortController; decode?: EventDecoder };
 
-/** An upstream's HTTP answer as the relay reads it: its event stream, or its JSON body. */
-export function fetchedAnswer(call: TextCall, fetched: { response: Response; abort: AbortController }): UpstreamAnswer {
+/** An upstream's HTTP answer as the relay reads it: its event stream (SSE unless `decode` says otherwise), or its
+ *  JSON body. */
+export function fetchedAnswer(
+  call: TextCall,
+  fetched: { response: Response; abort: AbortController },
+  decode?: EventDecoder,
+): UpstreamAnswer {
   const { response, abort } = fetched;
   return call.stream
-    ? { stream: true, body: upstreamBody(response), abort }
+    ? { stream: true, body: upstreamBody(response), abort, decode }
     : { stream: false, read: () => readUpstreamJson(response, call.signal) };
 }
 
@@ -110,27 +127,52 @@ function usageReport(call: TextCall, reported: Reported, metered: () => number, 
 }
 
 /** An upstream that ended its stream cleanly without its terminal event: a cut all the same. */
-function missingEnd(upstream: TextDialect): GatewayError {
-  const last = upstream === "messages" ? "message_stop" : "a finish_reason and [DONE]";
+function missingEnd(upstream: TextDialect | HubDialect): GatewayError {
+  const last = upstream === "messages" ? "message_stop" : upstream === "chat" ? "a finish_reason and [DONE]" : upstream.lastEvent;
   return new GatewayError("upstream_error", `The upstream's stream ended before its last event (${last})`);
 }
 
+/** A hub dialect's usage report, as reported (a part it left out stays out). */
+function hubReported(usage: HubUsage, into: Reported): void {
+  if (usage.inputTokens !== undefined) {
+    into.inputTokens = usage.inputTokens;
+    into.cacheReadTokens = usage.cacheReadTokens ?? 0;
+    into.cacheWriteTokens = usage.cacheWriteTokens ?? 0;
+  }
+  if (usage.outputTokens !== undefined) into.outputTokens = usage.outputTokens;
+}
+
+/** A whole answer in the client's dialect, and the usage it reported. */
+function wholeAnswer(call: TextCall, upstream: TextDialect | HubDialect, client: TextDialect, body: Json, reported: Reported): Json {
+  if (typeof upstream === "object") {
+    const { completion, usage } = upstream.answer(body, call.publicModel);
+    hubReported(usage, reported);
+    // An answer without usage is relayed without it, as a Chat upstream's would be: never as zeros.
+    if (usage.inputTokens === undefined && usage.outputTokens === undefined) delete (completion as { usage?: unknown }).usage;
+    return client === "chat" ? completion : chatResponseToMessage(completion, call.publicModel);
+  }
+  if (upstream === "chat") chatReported(body.usage, reported);
+  else messagesReported(body.usage, reported);
+  return upstream === client
+    ? body
+    : upstream === "messages"
+      ? messagesResponseToChat(parsedAnswer(messagesResponseSchema, body, "message"), call.publicModel)
+      : chatResponseToMessage(parsedAnswer(chatCompletionSchema, body, "chat completion"), call.publicModel);
+}
+
 /** Relays an upstream's answer to a client of `client`'s dialect (see the top of this file). */
-export async function relayText(call: TextCall, upstream: TextDialect, client: TextDialect, answer: UpstreamAnswer): Promise<Outcome> {
+export async function relayText(
+  call: TextCall,
+  upstream: TextDialect | HubDialect,
+  client: TextDialect,
+  answer: UpstreamAnswer,
+): Promise<Outcome> {
   const meter = new OutputMeter();
   const reported: Reported = {};
   if (!answer.stream) {
     const read = await answer.read();
     if (!read.ok) return read;
-    const body = read.value;
-    if (upstream === "chat") chatReported(body.usage, reported);
-    else messagesReported(body.usage, reported);
-    const out: Json =
-      upstream === client
-        ? body
-        : upstream === "messages"
-          ? messagesResponseToChat(parsedAnswer(messagesResponseSchema, body, "message"), call.publicModel)
-          : chatResponseToMessage(parsedAnswer(chatCompletionSchema, body, "chat completion"), call.publicModel);
+    const out = wholeAnswer(call, upstream, client, read.value, reported);
     out.model = call.publicModel;
     // Metered only when the rules need it (no usage reported): a whole answer is read once, here.
     const metered = () => {
@@ -142,19 +184,23 @@ export async function relayText(call: TextCall, upstream: TextDialect, client: T
     return { ok: true, response: jsonText(JSON.stringify(out)), usage: Promise.resolve(usage) };
   }
 
-  const stream = upstream === "chat" ? new ChatUpstream(reported) : new MessagesUpstream(reported);
-  const writer = clientWriter(call, upstream, client, meter);
+  const stream =
+    upstream === "chat" ? new ChatUpstream(reported) : upstream === "messages" ? new MessagesUpstream(reported) : new HubUpstream(upstream.stream(call.publicModel), reported);
+  const writer = clientWriter(call, upstream === "messages" ? "messages" : "chat", client, meter);
   return relayedOutcome({
     body: answer.body,
+    decode: answer.decode,
     abort: answer.abort,
     dialect: client === "chat" ? "openai" : "anthropic",
     onEvent(event) {
       const data = stream.read(event);
-      return data === null ? "" : writer.write(data, event);
+      if (!Array.isArray(data)) return data === null ? "" : writer.write(data, event);
+      return data.flatMap((chunk) => writer.write(chunk, event));
     },
     onEnd() {
       if (!stream.complete) throw missingEnd(upstream);
-      return writer.end();
+      const tail = stream instanceof HubUpstream ? stream.finish().flatMap((chunk) => writer.write(chunk, { data: "" })) : [];
+      return tail.concat(writer.end());
     },
     completed: () => stream.complete,
     // Complete when the upstream's last event arrived, whatever happened after it (docs/billing.md).
@@ -224,6 +270,30 @@ class MessagesUpstream {
       throw new GatewayError("upstream_error", `The upstream failed mid-stream (${vendorType}).`, { vendor: { type: vendorType } });
     }
     return data;
+  }
+}
+
+/** Reads a vendor dialect's stream through its hub converter (lib/dialects/hub.ts): each event becomes Chat chunks. */
+class HubUpstream {
+  constructor(
+    private readonly converter: StreamToChat,
+    private readonly reported: Reported,
+  ) {}
+
+  get complete(): boolean {
+    return this.converter.complete;
+  }
+
+  read(event: SseEvent): Json[] {
+    const chunks = this.converter.push(JSON.parse(event.data), event.event);
+    hubReported(this.converter.usage, this.reported);
+    return chunks as unknown as Json[];
+  }
+
+  finish(): Json[] {
+    const chunks = this.converter.finish();
+    hubReported(this.converter.usage, this.reported);
+    return chunks as unknown as Json[];
   }
 }
 

@@ -5,23 +5,14 @@
 import { upstreamFetch, joinUrl, channelDeadlines, jsonBody } from "@/lib/providers/http";
 import type { Outcome, TextAdapter, TextCall } from "@/lib/providers/types";
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
-import { chatRequestSchema } from "@/lib/dialects/chat/wire";
-import { chatRequestToMessages } from "@/lib/dialects/convert/chat-to-messages";
-import { parseWith } from "@/lib/platform/http/json";
-import { allowedBetas } from "@/lib/dialects/messages/betas";
+import { messagesBody, upstreamBetas } from "@/lib/providers/messages-family";
 
 export const DEFAULT_VERSION = "2023-06-01";
-export const DEFAULT_LONG_CONTEXT_BETA = "context-1m-2025-08-07";
 
 export function anthropicHeaders(call: TextCall): Record<string, string> {
   // The vendor's version header is passed on; the product's `msg-version` alias is accepted as the same thing.
   const version = call.headers.get("anthropic-version") ?? call.headers.get("msg-version") ?? DEFAULT_VERSION;
-  const betas = allowedBetas(call.headers.get("anthropic-beta"), call.channel.settings).allowed;
-  if (call.longContext) {
-    const beta =
-      typeof call.channel.settings.longContextBeta === "string" ? call.channel.settings.longContextBeta : DEFAULT_LONG_CONTEXT_BETA;
-    if (beta && !betas.includes(beta)) betas.push(beta);
-  }
+  const betas = upstreamBetas(call);
   return {
     "content-type": "application/json",
     accept: "application/json",
@@ -44,17 +35,12 @@ async function postMessages(call: TextCall, body: Record<string, unknown>) {
 
 export const anthropicAdapter: TextAdapter = {
   async messages(call): Promise<Outcome> {
-    const result = await postMessages(call, { ...call.body, model: call.upstreamModel });
+    const result = await postMessages(call, messagesBody(call, "messages", call.upstreamModel));
     return result.ok ? relayText(call, "messages", "messages", fetchedAnswer(call, result)) : result;
   },
 
   async chat(call): Promise<Outcome> {
-    // The converter reads the fields its own schema types; the gateway's schema is looser (a 400 naming the field here).
-    const request = chatRequestToMessages(parseWith(chatRequestSchema, call.body), call.upstreamModel) as unknown as Record<
-      string,
-      unknown
-    >;
-    const result = await postMessages(call, request);
+    const result = await postMessages(call, messagesBody(call, "chat", call.upstreamModel));
     return result.ok ? relayText(call, "messages", "chat", fetchedAnswer(call, result)) : result;
   },
 };
