@@ -6,8 +6,8 @@
 //   3. No file in lib/ over 600 lines.
 //   4. Outside lib/ (app/, components/, tests/, bench/, server.ts), lib/ is imported as `@/lib/…` too.
 //   5. Some folders import less than their layer allows (NARROW), and the subfolders of some are peers (PEER_SUBFOLDERS):
-//      lib/providers/anthropic/, openai/ and simulator/ never import one another; what they share is a file directly in
-//      lib/providers/ or in lib/dialects/.
+//      lib/providers/anthropic/, azure/, openai/ and simulator/ never import one another; what they share is a file
+//      directly in lib/providers/ or in lib/dialects/.
 // A new top-level folder must be given a layer here. Run on its own: `node scripts/check-layers.mjs`.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 // What an upstream adapter does for the image API (/v1/images/generations and /v1/images/edits). Each channel type
-// has its own file: lib/providers/<type>/images.ts.
+// has its own (lib/providers/<type>/), or shares lib/providers/images-api.ts with the others that speak OpenAI's.
 import type { Channel } from "@/lib/channels";
 import type { ImageOptions } from "@/lib/wire/image-request";
 import type { ImageFormat, ImageInfo } from "@/lib/images/inspect";
@@ -86,6 +86,7 @@ export interface LiveEdit {
 export interface ImageAdapter {
   generate(call: ImageCall): Promise<ImageOutcome>;
   edit(call: ImageCall): Promise<ImageOutcome>;
-  /** Opens an edit to be sent as it is uploaded; absent where the adapter needs the files first (the simulator). */
-  openEdit?(target: { channel: Channel; signal: AbortSignal }): LiveEdit;
+  /** Opens an edit to be sent as it is uploaded (to the channel's mapping of the image model, `upstreamModel`);
+   *  absent where the adapter needs the files first (the simulator). */
+  openEdit?(target: { channel: Channel; upstreamModel: string; signal: AbortSignal }): LiveEdit;
 }

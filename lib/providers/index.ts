@@ -2,11 +2,12 @@
 // type is a folder under lib/providers/ and one line here; nothing above this layer names a vendor.
 import type { Provider } from "./registry";
 import { anthropic } from "./anthropic";
+import { azure } from "./azure";
 import { openai } from "./openai";
 import { simulator } from "./simulator";
 import { gemini } from "./gemini";
 
-export const PROVIDERS = { openai, anthropic, simulator, gemini } satisfies Record<string, Provider>;
+export const PROVIDERS = { openai, anthropic, azure, gemini, simulator } satisfies Record<string, Provider>;
 
 export type ChannelType = keyof typeof PROVIDERS;
 

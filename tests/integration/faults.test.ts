@@ -565,7 +565,7 @@ describe("slow and oversized upstreams", () => {
       assert.equal(row.textOutputTokens, 0, "nothing but the role chunk was delivered");
       assert.equal(before.balance - (await money()).balance, row.cost);
       upstream.options.oversizeBytes = 300 * 1024 * 1024;
-      // Not an image: refused from its first megabyte (lib/providers/openai/image-stream.ts), the rest never read.
+      // Not an image: refused from its first megabyte (lib/providers/image-stream.ts), the rest never read.
       const image = await call("images", false);
       assertDialectError("images", image, 502, "upstream_error", /^The upstream's image is not PNG, JPEG or WebP data$/);
       assert.ok(image.ms < 5000, `refused without reading 300 MB (${Math.round(image.ms)} ms)`);

@@ -3,7 +3,7 @@
 // in development, a test calling a handler) reads like a normal Response.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { splitImageAnswer } from "@/lib/providers/openai/images";
+import { splitImageAnswer } from "@/lib/providers/images-api";
 import { DirectResponse, textResponse } from "@/lib/platform/http/direct-body";
 
 const PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

@@ -8,7 +8,7 @@ import { costOf, priceFromRow, type Price } from "@/lib/money/prices";
 import { countTextTokens } from "@/lib/money/tokens";
 import { imageInputTokens, imageOutputTokens } from "@/lib/money/image-tokens";
 import { imageUsage, imageUsageUpperBound } from "@/lib/money/image-usage";
-import { sniffFormat, usageFromUpstream } from "@/lib/providers/openai/images";
+import { sniffFormat, usageFromUpstream } from "@/lib/providers/images-api";
 import { REFERENCE_COST, type Quality } from "../helpers/image-token-figures";
 
 const price: Price = priceFromRow({ model: IMAGE_MODEL, version: 1, ...DEFAULT_PRICES[IMAGE_MODEL]! });

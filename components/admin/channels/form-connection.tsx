@@ -6,6 +6,11 @@ import type { UseFormReturnType } from "@mantine/form";
 import type { AdminChannel } from "@/lib/portal/types";
 import { CHANNEL_TYPES, type ChannelValues } from "./values";
 
+const BASE_URL_EXAMPLES: Record<string, string> = {
+  anthropic: "e.g. https://api.anthropic.com",
+  azure: "e.g. https://RESOURCE.openai.azure.com (the mapping names deployments; settings.apiVersion, default 2024-10-21)",
+};
+
 export function ConnectionSection({
   form,
   channel,
@@ -39,7 +44,7 @@ export function ConnectionSection({
         <>
           <TextInput
             label="Base URL"
-            description={type === "anthropic" ? "e.g. https://api.anthropic.com" : "e.g. https://api.openai.com/v1"}
+            description={BASE_URL_EXAMPLES[type] ?? "e.g. https://api.openai.com/v1"}
             {...form.getInputProps("baseUrl")}
             name="baseUrl"
           />

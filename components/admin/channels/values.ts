@@ -6,6 +6,7 @@ import type { AdminChannel } from "@/lib/portal/types";
 export const CHANNEL_TYPES = [
   { value: "openai", label: "OpenAI-compatible" },
   { value: "anthropic", label: "Anthropic" },
+  { value: "azure", label: "Azure OpenAI" },
   { value: "simulator", label: "Simulator (built-in, offline)" },
 ];
 

@@ -271,7 +271,7 @@ async function openLiveUpload(context: GatewayContext): Promise<LiveUpload | nul
   // `settings.streamUploads: false`: an upstream that wants the body's length up front (no chunked request bodies).
   const open = channel && channel.settings.streamUploads !== false ? providerOf(channel.type).images.openEdit : undefined;
   if (!channel || !open) return null;
-  const edit = open({ channel, signal: context.request.signal });
+  const edit = open({ channel, upstreamModel: upstreamModel(channel, IMAGE_MODEL, IMAGE_MODEL), signal: context.request.signal });
   return { candidates, channel, edit, keepCopies: candidates.length > 1, heads: new Map() };
 }
 

@@ -21,7 +21,7 @@ import { AUTO_SIZE, checkImageSize } from "@/lib/images/size";
 import { addImageUsage, imageUsage, previewsUsage, type ImageUsage } from "@/lib/money/image-usage";
 import { PREVIEW, RESPONSE_EVENT, TERMINAL_EVENTS, type ResponsesEvent } from "@/lib/wire/responses-events";
 import { discardUpstreamBody, joinUrl, upstreamBody, upstreamFetch } from "@/lib/providers/http";
-import { usageFromUpstream } from "./images";
+import { usageFromUpstream } from "@/lib/providers/images-api";
 import type { ResponsesCall, ResponsesOutcome, ResponsesUsage } from "@/lib/providers/responses-types";
 import { RESPONSES_LIMITS } from "@/lib/money/reservation";
 

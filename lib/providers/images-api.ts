@@ -1,4 +1,5 @@
-// `openai` channels, image API: any OpenAI-compatible upstream; baseUrl is the API root including /v1.
+// The image API of every upstream that speaks OpenAI's (`openai` and `azure` channels, each with its own Endpoint,
+// ./endpoint.ts):
 //   Generations: https://platform.openai.com/docs/api-reference/images/create (JSON)
 //   Edits:       https://platform.openai.com/docs/api-reference/images/createEdit (multipart)
 // The upstream gets the mapped model, the channel's key and the client's validated fields only (never a field the
@@ -12,7 +13,6 @@ import {
   bodyFailure,
   channelDeadlines,
   discardUpstreamBody,
-  joinUrl,
   readUpstreamBytes,
   upstreamBody,
   upstreamFetch,
@@ -20,13 +20,14 @@ import {
   type UpstreamInit,
 } from "@/lib/providers/http";
 import { log } from "@/lib/platform/log";
-import { startImageStream } from "./image-stream";
+import { startImageStream } from "@/lib/providers/image-stream";
 import { closingPart, FILE_PART_END, fieldPart, filePartHeader, multipartBody, multipartBoundary } from "@/lib/platform/http/multipart";
 import type { ImageFormat } from "@/lib/images/inspect";
 import type { ImageUsage } from "@/lib/money/image-usage";
 import type { Channel } from "@/lib/channels";
 import type { ImageAdapter, ImageCall, ImageDetails, ImageOutcome, LiveEdit } from "@/lib/providers/image-types";
 import type { UpstreamFailure } from "@/lib/providers/types";
+import type { Endpoint } from "@/lib/providers/endpoint";
 
 /**
  * How long an image may take before the upstream counts as timed out, unless the channel sets `timeoutMs`: the spec
@@ -276,10 +277,6 @@ async function readAnswer(call: ImageCall, result: FetchResult): Promise<ImageOu
   return raw === null ? tooLarge() : parseWhole(call, raw);
 }
 
-function authorization(channel: Channel): Record<string, string> {
-  return channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {};
-}
-
 function deadlines(channel: Channel): { timeoutMs: number; idleTimeoutMs?: number } {
   const { timeoutMs, idleTimeoutMs } = channelDeadlines(channel.settings);
   return { timeoutMs: timeoutMs ?? IMAGE_TIMEOUT_MS, idleTimeoutMs };
@@ -303,7 +300,10 @@ function partFilename(field: string, filename: string, format: ImageFormat): str
  * only in finish(). The upstream's answer, or its failure, before finish() means that channel has failed: the rest of
  * the upload is read and dropped, and finish() reports the failure.
  */
-function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }): LiveEdit {
+function openEdit(
+  endpoint: Endpoint,
+  { channel, upstreamModel, signal }: { channel: Channel; upstreamModel: string; signal: AbortSignal },
+): LiveEdit {
   const boundary = multipartBoundary();
   const body = new PassThrough({ highWaterMark: 1024 * 1024 });
   const stop = new AbortController();
@@ -324,10 +324,10 @@ function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }
     onStop();
   };
   const pending = upstreamFetch(
-    joinUrl(channel.baseUrl, "images/edits"),
+    endpoint.url(channel, "images/edits", upstreamModel),
     {
       method: "POST",
-      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, accept: "application/json", ...authorization(channel) },
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, accept: "application/json", ...endpoint.auth(channel) },
       body: body as unknown as Readable,
       duplex: "half",
     } as UpstreamInit,
@@ -375,49 +375,51 @@ function openEdit({ channel, signal }: { channel: Channel; signal: AbortSignal }
   };
 }
 
-export const openaiImageAdapter: ImageAdapter = {
-  openEdit,
+export function imagesApiAdapter(endpoint: Endpoint): ImageAdapter {
+  return {
+    openEdit: (target) => openEdit(endpoint, target),
 
-  async generate(call) {
-    const body = { model: call.upstreamModel, ...call.options.upstreamFields };
-    const result = await upstreamFetch(
-      joinUrl(call.channel.baseUrl, "images/generations"),
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", ...authorization(call.channel) },
-        body: JSON.stringify(body),
-      },
-      { signal: call.signal, ...deadlines(call.channel) },
-    );
-    return readAnswer(call, result);
-  },
-
-  async edit(call) {
-    // The files under the field names the client used, images first and in order, then the mask.
-    const files = [...call.images, ...(call.mask ? [call.mask] : [])].map((upload) => ({
-      field: upload.field,
-      filename: partFilename(upload.field, upload.filename, upload.info.format),
-      contentType: `image/${upload.info.format}`,
-      path: upload.path,
-      size: upload.size,
-    }));
-    const multipart = multipartBody(editFields(call), files);
-    const result = await upstreamFetch(
-      joinUrl(call.channel.baseUrl, "images/edits"),
-      {
-        method: "POST",
-        headers: {
-          "content-type": multipart.contentType,
-          "content-length": String(multipart.contentLength),
-          accept: "application/json",
-          ...authorization(call.channel),
+    async generate(call) {
+      const body = { model: call.upstreamModel, ...call.options.upstreamFields };
+      const result = await upstreamFetch(
+        endpoint.url(call.channel, "images/generations", call.upstreamModel),
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...endpoint.auth(call.channel) },
+          body: JSON.stringify(body),
         },
-        // A Node stream: undici sends it as it is, without a Web stream adapter.
-        body: multipart.nodeStream() as unknown as Readable,
-        duplex: "half",
-      } as UpstreamInit,
-      { signal: call.signal, ...deadlines(call.channel) },
-    );
-    return readAnswer(call, result);
-  },
-};
+        { signal: call.signal, ...deadlines(call.channel) },
+      );
+      return readAnswer(call, result);
+    },
+
+    async edit(call) {
+      // The files under the field names the client used, images first and in order, then the mask.
+      const files = [...call.images, ...(call.mask ? [call.mask] : [])].map((upload) => ({
+        field: upload.field,
+        filename: partFilename(upload.field, upload.filename, upload.info.format),
+        contentType: `image/${upload.info.format}`,
+        path: upload.path,
+        size: upload.size,
+      }));
+      const multipart = multipartBody(editFields(call), files);
+      const result = await upstreamFetch(
+        endpoint.url(call.channel, "images/edits", call.upstreamModel),
+        {
+          method: "POST",
+          headers: {
+            "content-type": multipart.contentType,
+            "content-length": String(multipart.contentLength),
+            accept: "application/json",
+            ...endpoint.auth(call.channel),
+          },
+          // A Node stream: undici sends it as it is, without a Web stream adapter.
+          body: multipart.nodeStream() as unknown as Readable,
+          duplex: "half",
+        } as UpstreamInit,
+        { signal: call.signal, ...deadlines(call.channel) },
+      );
+      return readAnswer(call, result);
+    },
+  };
+}
