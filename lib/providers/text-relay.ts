@@ -71,12 +71,14 @@ function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-/** Chat usage: `prompt_tokens` includes the cached ones, which are priced apart. */
+/** Chat usage: `prompt_tokens` includes the cached ones, which are priced apart. DeepSeek reports its cache hits as
+ *  `prompt_cache_hit_tokens` (https://api-docs.deepseek.com/guides/kv_cache): read where `cached_tokens` is absent. */
 function chatReported(usage: unknown, into: Reported): void {
   if (!isObject(usage)) return;
   const prompt = count(usage.prompt_tokens);
   if (prompt !== undefined) {
-    const cached = Math.min(prompt, count(isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : 0) ?? 0);
+    const details = isObject(usage.prompt_tokens_details) ? count(usage.prompt_tokens_details.cached_tokens) : undefined;
+    const cached = Math.min(prompt, details ?? count(usage.prompt_cache_hit_tokens) ?? 0);
     into.inputTokens = prompt - cached;
     into.cacheReadTokens = cached;
   }
