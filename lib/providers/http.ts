@@ -350,16 +350,19 @@ export async function upstreamFetch(
   return classifyStatus(response.status, text, response.headers.get("retry-after") ?? undefined);
 }
 
-/** The error's message, type and code from an OpenAI- or Anthropic-shaped body, or the start of plain text. */
+/** The error's message, type and code from an OpenAI- or Anthropic-shaped body, an OAuth 2 error (RFC 6749 5.2:
+ *  `error` is the code, `error_description` the words), or the start of plain text. */
 function upstreamErrorFields(text: string): { message: string; type?: string; code?: string } {
   try {
     const body = JSON.parse(text) as {
       error?: { message?: unknown; type?: unknown; code?: unknown } | string;
+      error_description?: unknown;
       message?: unknown;
       type?: unknown;
     };
     const word = (value: unknown) => (typeof value === "string" && value ? value : typeof value === "number" ? String(value) : undefined);
-    if (typeof body.error === "string") return { message: body.error };
+    if (typeof body.error === "string")
+      return word(body.error_description) ? { message: word(body.error_description)!, code: body.error } : { message: body.error };
     if (body.error && typeof body.error === "object") {
       const message = word(body.error.message) ?? word(body.message);
       if (message) return { message, type: word(body.error.type), code: word(body.error.code) };
