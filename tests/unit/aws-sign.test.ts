@@ -56,7 +56,7 @@ async function send(
     credential,
     region: target.region,
   });
-  return fetch(url, { method: "POST", headers, body: sent });
+  return fetch(url, { method: "POST", headers, body: typeof sent === "string" ? sent : new Uint8Array(sent) });
 }
 
 function last(target: FakeBedrock) {
