@@ -4,6 +4,7 @@
 // SigV4 does for every service but S3), the body's exact bytes are signed, a session credential's token is sent
 // and signed in `x-amz-security-token`.
 import { createHash } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { Sha256 } from "@aws-crypto/sha256-js";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { singleton } from "@/lib/platform/singleton";
@@ -91,12 +92,23 @@ function signerFor(credential: Extract<AwsCredential, { kind: "sigv4" }>, region
   return signer;
 }
 
-/** The SHA-256 of the body's bytes, in hex, by node's own crypto: hashing a 20 MB body in the pure-JS hash the
- *  signer uses would hold the event loop for ~230 ms, node's takes ~12 ms (measured here). */
-function payloadHash(body: string | Buffer | Buffer[]): string {
+/**
+ * The SHA-256 of the body's bytes, in hex, by node's own crypto: the pure-JS hash the signer uses takes ~14 ms a
+ * megabyte here (a 20 MB body: 270-490 ms on the event loop), node's ~0.6 ms. A body in slices (from 256 KB,
+ * lib/providers/http.ts jsonBody) is hashed slice by slice, letting the event loop go every 2 ms
+ * (docs/decisions/0018-large-bodies-off-the-event-loop.md).
+ */
+async function payloadHash(body: string | Buffer | Buffer[]): Promise<string> {
   const hash = createHash("sha256");
-  if (Array.isArray(body)) for (const slice of body) hash.update(slice);
-  else hash.update(body);
+  if (!Array.isArray(body)) return hash.update(body).digest("hex");
+  let since = performance.now();
+  for (const slice of body) {
+    hash.update(slice);
+    if (performance.now() - since > 2) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
   return hash.digest("hex");
 }
 
@@ -124,7 +136,7 @@ export async function signBedrockRequest(request: {
   }
   const url = new URL(request.url);
   headers.host = url.host;
-  headers["x-amz-content-sha256"] = payloadHash(request.body);
+  headers["x-amz-content-sha256"] = await payloadHash(request.body);
   const query: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key);

@@ -124,6 +124,13 @@ describe("signBedrockRequest against the Bedrock fake", () => {
     assert.equal(response.status, 200, await response.clone().text());
     const buffer = await send(fake, bedrockModelPath(MODEL, "converse"), Buffer.from(text));
     assert.equal(buffer.status, 200);
+    // A large body in 64 KB slices, as jsonBody makes them (hashed slice by slice, the event loop let go between).
+    const large = Buffer.from(JSON.stringify({ messages: [{ role: "user", content: [{ text: "ü".repeat(3_000_000) }] }] }));
+    const sliced = Array.from({ length: Math.ceil(large.length / 65536) }, (_, index) =>
+      large.subarray(index * 65536, (index + 1) * 65536),
+    );
+    const big = await send(fake, bedrockModelPath(MODEL, "converse"), sliced);
+    assert.equal(big.status, 200, await big.clone().text());
   });
 
   test("a wrong secret, or a body changed after signing, is refused", async () => {
