@@ -267,7 +267,7 @@ function tokenFailure(failure: UpstreamFailure, account: ServiceAccount): Upstre
   const words = failure.detail ?? failure.message;
   // Google says invalid_grant also when the assertion's iat/exp are out of its window: this machine's clock is
   // off, which no channel can mend; switching channels off for it would switch every Vertex channel off.
-  const clock = code === "invalid_grant" && /timeframe|iat|exp\b/i.test(words);
+  const clock = code === "invalid_grant" && /\b(?:timeframe|iat|exp)\b/i.test(words);
   const refused = !clock && (["401", "403", "404"].includes(status) || (code !== undefined && REFUSED.has(code)));
   return {
     ok: false,

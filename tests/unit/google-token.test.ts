@@ -222,6 +222,13 @@ describe("googleAccessToken", () => {
       assert.ok(!invalid.ok);
       assert.equal(invalid.retryable, true);
       assert.match(invalid.disable ?? "", /400 invalid_client: Unknown client/);
+      endpoint.respond = (_request, response) =>
+        void response
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "invalid_grant", error_description: "The account associated with this key was deleted" }));
+      const deleted = await googleAccessToken(account("deleted"));
+      assert.ok(!deleted.ok);
+      assert.match(deleted.disable ?? "", /invalid_grant: The account associated with this key was deleted/);
     });
 
     test("a clock out of Google's window, or a request it calls malformed, switches nothing off", async () => {
