@@ -137,13 +137,14 @@ export async function* readSseEvents(
 /** Where events are read from: a Web stream, or a Node stream (an upstream answer's own body, without a Web adapter). */
 export type SseSource = ReadableStream<Uint8Array> | NodeJS.ReadableStream;
 
-type ChunkReader = {
+/** A body read chunk by chunk, as the readers here do (also lib/providers/event-stream.ts, for binary frames). */
+export type ChunkReader = {
   read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
   cancel(reason?: unknown): Promise<void>;
   releaseLock(): void;
 };
 
-function chunkReader(body: SseSource): ChunkReader {
+export function chunkReader(body: SseSource): ChunkReader {
   if (body instanceof ReadableStream) return body.getReader() as ChunkReader;
   // A Node stream: its async iterator reads chunk by chunk; cancelling destroys the stream (which aborts the request),
   // and that settles a pending read: as the end, since it was asked for. (Not a Promise.race against one promise of

@@ -355,16 +355,19 @@ export async function upstreamFetch(
 const GOOGLE_KEY_REFUSED = new Set(["API_KEY_INVALID", "API_KEY_EXPIRED"]);
 
 /** The error's message, type and code from an OpenAI-, Anthropic- or Google-shaped body (Google's `status`, e.g.
- *  `INVALID_ARGUMENT`, as the code), or the start of plain text; `keyRefused` when Google says the key is invalid. */
+ *  `INVALID_ARGUMENT`, as the code), an OAuth 2 error (RFC 6749 5.2: `error` is the code, `error_description` the
+ *  words), or the start of plain text; `keyRefused` when Google says the key is invalid. */
 function upstreamErrorFields(text: string): { message: string; type?: string; code?: string; keyRefused?: boolean } {
   try {
     const body = JSON.parse(text) as {
       error?: { message?: unknown; type?: unknown; code?: unknown; status?: unknown; details?: unknown } | string;
+      error_description?: unknown;
       message?: unknown;
       type?: unknown;
     };
     const word = (value: unknown) => (typeof value === "string" && value ? value : typeof value === "number" ? String(value) : undefined);
-    if (typeof body.error === "string") return { message: body.error };
+    if (typeof body.error === "string")
+      return word(body.error_description) ? { message: word(body.error_description)!, code: body.error } : { message: body.error };
     if (body.error && typeof body.error === "object") {
       const message = word(body.error.message) ?? word(body.message);
       const details = Array.isArray(body.error.details) ? body.error.details : [];

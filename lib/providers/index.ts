@@ -6,8 +6,10 @@ import { azure } from "./azure";
 import { openai } from "./openai";
 import { simulator } from "./simulator";
 import { gemini } from "./gemini";
+import { vertex } from "./vertex";
+import { bedrock } from "./bedrock";
 
-export const PROVIDERS = { openai, anthropic, azure, gemini, simulator } satisfies Record<string, Provider>;
+export const PROVIDERS = { openai, anthropic, azure, gemini, vertex, bedrock, simulator } satisfies Record<string, Provider>;
 
 export type ChannelType = keyof typeof PROVIDERS;
 
