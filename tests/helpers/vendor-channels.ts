@@ -34,6 +34,8 @@ export type VendorChannel = {
   billed: Billed;
   /** Where the tool result of the second turn is, in the vendor's request. */
   toolResultOf(body: any): unknown;
+  /** The fake itself, for what only that vendor does. */
+  raw: unknown;
   close(): Promise<void>;
 };
 
@@ -97,6 +99,7 @@ export async function geminiChannel(): Promise<VendorChannel> {
     received: () => fake.received.map((request) => ({ ...request, headers: request.headers })),
     billed: GEMINI_BILLED,
     toolResultOf: geminiToolResult,
+    raw: fake,
     close: () => fake.close(),
   };
 }
@@ -135,6 +138,7 @@ export async function vertexGeminiChannel(): Promise<VendorChannel> {
     received: () => fake.received.filter(mine),
     billed: GEMINI_BILLED,
     toolResultOf: geminiToolResult,
+    raw: fake,
     close: async () => undefined,
   };
 }
@@ -161,6 +165,7 @@ export async function vertexClaudeChannel(): Promise<VendorChannel> {
     received: () => fake.received.filter((request) => request.path.includes("/publishers/anthropic/")),
     billed: CLAUDE_BILLED,
     toolResultOf: claudeToolResult,
+    raw: fake,
     close: async () => undefined,
   };
 }
@@ -204,6 +209,7 @@ async function bedrockChannel(kind: "invoke" | "converse"): Promise<VendorChanne
       })),
     billed: BEDROCK_BILLED,
     toolResultOf: claude ? claudeToolResult : converseToolResult,
+    raw: fake,
     close: () => fake.close(),
   };
 }

@@ -308,3 +308,74 @@ describe("channel tools over the cloud types", () => {
     await refused({ type: "gemini", apiKey: "" }, "apiKey");
   });
 });
+
+describe("what only some vendors do", () => {
+  async function only(setupName: string): Promise<{ vendor: VendorChannel; id: string }> {
+    const vendor = vendors.find((entry) => entry.name === setupName)!;
+    const channels = (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; name: string }[];
+    const id = channels.find((channel) => channel.name === vendor.channel.name)!.id;
+    for (const other of channelIds) await gateway.admin("PATCH", `/api/admin/channels/${other}`, { status: other === id ? "enabled" : "disabled" });
+    return { vendor, id };
+  }
+
+  test("Gemini's SAFETY stop and a blocked prompt: content_filter for Chat, refusal for Messages, the vendor's usage charged", async () => {
+    const { vendor } = await only("gemini");
+    const fake = vendor as VendorChannel & { raw: { answers: unknown[] } };
+    fake.raw.answers.push({ finishReason: "SAFETY" });
+    const { data, response } = await openai()
+      .chat.completions.create({ model: vendor.model, messages: [{ role: "user", content: "something unsafe" }], max_tokens: 500 })
+      .withResponse();
+    assert.equal(data.choices[0]!.finish_reason, "content_filter");
+    const row = await ledgerRow(response.headers.get("x-request-id")!);
+    assert.equal(row.status, "success");
+    assert.equal(row.textOutputTokens, vendor.billed.output, "what the vendor reported, charged");
+
+    fake.raw.answers.push({ blockPrompt: "PROHIBITED_CONTENT" });
+    const message = await anthropic()
+      .messages.stream({ model: vendor.model, max_tokens: 500, messages: [{ role: "user", content: "something worse" }] })
+      .finalMessage();
+    assert.equal(message.stop_reason, "refusal");
+  });
+
+  test("Gemini's invalid key (400 API_KEY_INVALID) switches the channel off with Google's reason", async () => {
+    const { vendor, id } = await only("gemini");
+    await gateway.admin("PATCH", `/api/admin/channels/${id}`, { apiKey: "AIzaSy-not-the-key" });
+    await assert.rejects(openai().chat.completions.create({ model: vendor.model, messages: [{ role: "user", content: "x" }], max_tokens: 20 }));
+    const channel = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; status: string; disabledReason: string }[]).find(
+      (entry) => entry.id === id,
+    )!;
+    assert.equal(channel.status, "disabled");
+    assert.match(channel.disabledReason, /API key not valid/);
+    await gateway.admin("PATCH", `/api/admin/channels/${id}`, { apiKey: vendor.channel.apiKey, status: "enabled" });
+  });
+
+  test("Bedrock's throttlingException mid-stream: an Anthropic client gets rate_limit_error, the row is a cut", async () => {
+    const { vendor } = await only("bedrock (Claude by Invoke)");
+    const fake = vendor as VendorChannel & { raw: { queue: unknown[] } };
+    fake.raw.queue.push({ text: "One two three four five six seven.", streamException: { type: "throttlingException", afterEvents: 4 } });
+    const response = await fetch(`${gateway.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+      body: JSON.stringify({ model: vendor.model, max_tokens: 300, stream: true, messages: [{ role: "user", content: "Count" }] }),
+    });
+    const text = await response.text();
+    assert.match(text, /event: error\ndata: \{"type":"error","error":\{"type":"rate_limit_error"/);
+    assert.doesNotMatch(text, /message_stop/);
+    const row = await ledgerRow(response.headers.get("x-request-id")!);
+    assert.equal(row.status, "error");
+    assert.equal(row.detail?.rule, "meter");
+  });
+
+  test("Converse without usage: the answer is charged by the meter, never free", async () => {
+    const { vendor } = await only("bedrock (Converse)");
+    const fake = vendor as VendorChannel & { raw: { queue: unknown[] } };
+    fake.raw.queue.push({ text: "A whole answer whose usage the vendor forgot to send.", usage: null });
+    const { data, response } = await openai()
+      .chat.completions.create({ model: vendor.model, messages: [{ role: "user", content: "x" }], max_tokens: 200 })
+      .withResponse();
+    assert.equal(data.usage, undefined, "no usage invented for the client");
+    const row = await ledgerRow(response.headers.get("x-request-id")!);
+    assert.equal(row.detail?.rule, "meter");
+    assert.ok(row.textOutputTokens > 5 && row.textInputTokens > 0, JSON.stringify(row));
+  });
+});

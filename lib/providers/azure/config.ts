@@ -1,4 +1,4 @@
-// What an `azure` channel's configuration must be (README.md, "Channel types"): the resource's endpoint, its key, and
+// What an `azure` channel's configuration must be (docs/api.md, "Channel types"): the resource's endpoint, its key, and
 // the data-plane API version the calls carry.
 import type { ChannelConfig, ConfigProblem } from "@/lib/providers/registry";
 
