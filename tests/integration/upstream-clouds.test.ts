@@ -379,3 +379,40 @@ describe("what only some vendors do", () => {
     assert.ok(row.textOutputTokens > 5 && row.textInputTokens > 0, JSON.stringify(row));
   });
 });
+
+describe("OpenAI-compatible presets", () => {
+  test("DeepSeek's cache hits (prompt_cache_hit_tokens) are charged at the cache-read price", async () => {
+    const { startFakeUpstream, sendJson } = await import("../helpers/fake-upstream");
+    const usage = { prompt_tokens: 1237, completion_tokens: 389, total_tokens: 1626, prompt_cache_hit_tokens: 512, prompt_cache_miss_tokens: 725 };
+    const upstream = await startFakeUpstream((_request, response) =>
+      sendJson(response, 200, {
+        id: "chatcmpl-deepseek",
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model: "deepseek-chat",
+        choices: [{ index: 0, message: { role: "assistant", content: "Cached." }, finish_reason: "stop", logprobs: null }],
+        usage,
+      }),
+    );
+    try {
+      for (const id of channelIds) await gateway.admin("PATCH", `/api/admin/channels/${id}`, { status: "disabled" });
+      const { id } = await gateway.admin("POST", "/api/admin/channels", {
+        name: "DeepSeek",
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "sk-deepseek",
+        models: ["std-5.5"],
+        modelMapping: { "std-5.5": "deepseek-chat" },
+      });
+      channelIds.push(id);
+      const { response } = await openai()
+        .chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "x" }], max_tokens: 400 })
+        .withResponse();
+      const row = await ledgerRow(response.headers.get("x-request-id")!);
+      assert.deepEqual([row.textInputTokens, row.cacheReadTokens, row.textOutputTokens], [725, 512, 389]);
+      assert.equal(row.cost, costOf("std-5.5", { input: 725, cacheRead: 512, cacheWrite: 0, output: 389 }));
+    } finally {
+      await upstream.close();
+    }
+  });
+});
