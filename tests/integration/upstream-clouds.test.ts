@@ -259,6 +259,47 @@ for (const setup of SETUPS) {
       await enable();
     });
 
+    test("/v1/responses (text and a function tool) through the gateway's own Responses over this channel", { skip: vendor?.model === "msg-sonnet-4-6" }, async (t) => {
+      if (vendor.model !== "std-5.5") return t.skip("Responses serves the std text model");
+      vendor.queueText(["Responses ", "over the hub."]);
+      const stream = await openai().responses.create({
+        model: vendor.model,
+        stream: true,
+        instructions: "Be brief.",
+        input: [{ role: "user", content: [{ type: "input_text", text: "Hello" }] }],
+      });
+      let text = "";
+      let completed = false;
+      for await (const event of stream) {
+        if (event.type === "response.output_text.delta") text += event.delta;
+        if (event.type === "response.completed") completed = true;
+      }
+      assert.equal(text, "Responses over the hub.");
+      assert.ok(completed);
+      assert.match(JSON.stringify(lastReceived(true).body), /Be brief\./, "the instructions went upstream");
+
+      vendor.queueTool("get_weather", { city: "Lima" });
+      const withTool = await openai().responses.create({
+        model: vendor.model,
+        stream: true,
+        instructions: "Use the tool.",
+        input: [{ role: "user", content: [{ type: "input_text", text: "Weather in Lima?" }] }],
+        tools: [{ type: "function", name: "get_weather", parameters: weatherTool.function.parameters, strict: false }],
+      });
+      const calls: { name: string; arguments: string }[] = [];
+      for await (const event of withTool)
+        if (event.type === "response.output_item.done" && event.item.type === "function_call") calls.push(event.item);
+      assert.deepEqual(
+        calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+        [["get_weather", { city: "Lima" }]],
+      );
+    });
+
+    test("count_tokens answers for the channel's model", async () => {
+      const counted = await anthropic().messages.countTokens({ model: vendor.model, messages: [{ role: "user", content: "How many tokens is this?" }] });
+      assert.ok(counted.input_tokens > 0);
+    });
+
     test("the output cap reserved is the cap sent", async () => {
       vendor.queueText(["ok"]);
       await openai().chat.completions.create({ model: vendor.model, messages: [{ role: "user", content: "x" }], max_tokens: 321 });
