@@ -1,6 +1,9 @@
 // The cloud vendors' fakes (tests/fakes/, each proven with the vendor's own SDK) behind one shape, so that one set of
 // integration tests runs over every channel type that reaches them: the channel to create, how to queue an answer,
 // what the fake received and whether it accepted the credential, and what the vendor bills for its default answer.
+// Azure OpenAI (tests/fakes/azure.ts) is here too, for the tests that run over every new type at once.
+import { startAzureFake } from "../fakes/azure";
+import { DEFAULT_AZURE_USAGE, throttled } from "../fakes/azure-wire";
 import { startGeminiFake, type GeminiFake } from "../fakes/gemini";
 import { googleError, DEFAULT_GEMINI_USAGE, type GeminiAnswer } from "../fakes/gemini-wire";
 import { startVertexFake, type VertexFake } from "../fakes/vertex";
@@ -27,8 +30,11 @@ export type VendorChannel = {
   /** A refusal of the request (4xx the vendor's way), and its message. */
   queueBadRequest(): string;
   queueRateLimit(): void;
-  /** A stream that stops after a few events, without its end. */
-  queueCut(): void;
+  /**
+   * A stream that stops without its end: after a few events or, given pieces of text, after every piece but the last
+   * (Bedrock splits its text into words, one event each: the cut then falls before the last word).
+   */
+  queueCut(pieces?: string[]): void;
   received(): Received[];
   /** What the vendor bills for its default answer. */
   billed: Billed;
@@ -82,7 +88,9 @@ function geminiKnobs(push: (answer: GeminiAnswer) => void) {
       return message;
     },
     queueRateLimit: () => push({ error: { status: 429, body: googleError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).") } }),
-    queueCut: () => push({ text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 2 }),
+    // One chunk per piece, the last one carrying finishReason.
+    queueCut: (pieces?: string[]) =>
+      push(pieces ? { text: pieces, cutAfterChunks: pieces.length - 1 } : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 2 }),
   };
 }
 
@@ -161,7 +169,9 @@ export async function vertexClaudeChannel(): Promise<VendorChannel> {
     },
     queueRateLimit: () =>
       push({ error: { status: 429, body: googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model") } }),
-    queueCut: () => push({ text: ["One ", "two ", "three ", "four ", "five."], cutAfterEvents: 4 }),
+    // message_start, content_block_start and a ping, then one delta per piece.
+    queueCut: (pieces) =>
+      push(pieces ? { text: pieces, cutAfterEvents: 3 + pieces.length - 1 } : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterEvents: 4 }),
     received: () => fake.received.filter((request) => request.path.includes("/publishers/anthropic/")),
     billed: CLAUDE_BILLED,
     toolResultOf: claudeToolResult,
@@ -199,7 +209,13 @@ async function bedrockChannel(kind: "invoke" | "converse"): Promise<VendorChanne
       return message;
     },
     queueRateLimit: () => fake.throttleNext(1),
-    queueCut: () => fake.queue.push({ text: "One two three four five six seven eight.", cutAfterEvents: 4 }),
+    // Invoke: message_start and content_block_start, then one delta per word; Converse: messageStart, then the words.
+    queueCut: (pieces) => {
+      if (!pieces) return void fake.queue.push({ text: "One two three four five six seven eight.", cutAfterEvents: 4 });
+      const text = pieces.join("");
+      const words = text.match(/\S+\s*/g)?.length ?? 1;
+      fake.queue.push({ text, cutAfterEvents: (claude ? 2 : 1) + words - 1 });
+    },
     received: () =>
       fake.received.map((request) => ({
         path: request.path,
@@ -216,3 +232,46 @@ async function bedrockChannel(kind: "invoke" | "converse"): Promise<VendorChanne
 
 export const bedrockInvokeChannel = () => bedrockChannel("invoke");
 export const bedrockConverseChannel = () => bedrockChannel("converse");
+
+const AZURE_BILLED: Billed = {
+  input: DEFAULT_AZURE_USAGE.prompt_tokens - (DEFAULT_AZURE_USAGE.cached_tokens ?? 0),
+  cacheRead: DEFAULT_AZURE_USAGE.cached_tokens ?? 0,
+  cacheWrite: 0,
+  output: DEFAULT_AZURE_USAGE.completion_tokens,
+};
+
+/** An Azure OpenAI resource with one chat deployment, `chat-prod`, called with API version 2025-04-01-preview. */
+export async function azureChannel(): Promise<VendorChannel> {
+  const apiKey = "9c2e4a71f0b84d3e8a5c6b7d1e2f3a4b";
+  const fake = await startAzureFake({ apiKey, deployments: { "chat-prod": { model: "gpt-4o-2024-11-20", kind: "chat" } } });
+  return {
+    name: "azure",
+    model: "std-5.5",
+    upstreamModel: "chat-prod",
+    channel: {
+      name: "Azure OpenAI",
+      type: "azure",
+      baseUrl: fake.url,
+      apiKey,
+      models: ["std-5.5"],
+      modelMapping: { "std-5.5": "chat-prod" },
+      settings: { apiVersion: "2025-04-01-preview" },
+    },
+    path: () => /^\/openai\/deployments\/chat-prod\/chat\/completions$/,
+    queueText: (text) => fake.answers.push({ text }),
+    queueTool: (name, args) => fake.answers.push({ toolCalls: [{ id: "call_az_7Qm2kP4xR9", name, arguments: JSON.stringify(args) }] }),
+    queueBadRequest: () => {
+      const message = "Invalid 'messages[0].content': the fake refuses this content.";
+      fake.answers.push({ error: { status: 400, body: { error: { message, type: "invalid_request_error", param: "messages", code: null } } } });
+      return message;
+    },
+    queueRateLimit: () => fake.answers.push({ error: throttled("2025-04-01-preview") }),
+    // The prompt's filter results and the role chunk come first, then one chunk per piece.
+    queueCut: (pieces) =>
+      fake.answers.push(pieces ? { text: pieces, cutAfterChunks: 2 + pieces.length - 1 } : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 4 }),
+    received: () => fake.received.map((request) => ({ path: request.path, headers: request.headers, body: request.body, authorized: request.authorized })),
+    billed: AZURE_BILLED,
+    toolResultOf: (body) => body.messages?.find((message: { role: string }) => message.role === "tool")?.content,
+    close: () => fake.close(),
+  };
+}
