@@ -28,7 +28,7 @@ const CONVERSE: HubDialect = {
 
 const REGION = /^[a-z]{2}(?:-gov)?-[a-z]+-\d$/;
 
-function apiRoot(channel: ChannelConfig): string {
+export function apiRoot(channel: ChannelConfig): string {
   return (channel.baseUrl || `https://bedrock-runtime.${String(channel.settings.region)}.amazonaws.com`).replace(/\/+$/, "");
 }
 

@@ -8,7 +8,7 @@ import type { Outcome, TextCall } from "@/lib/providers/types";
 
 export const GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
 
-function base(baseUrl: string): string {
+export function base(baseUrl: string): string {
   return (baseUrl || GEMINI_BASE_URL).replace(/\/+$/, "");
 }
 

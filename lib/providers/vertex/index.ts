@@ -21,7 +21,7 @@ const REGION = /^[a-z]+(?:-[a-z]+)*\d*$|^global$/;
 const PROJECT = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
 
 /** The API root: the channel's base URL, else the region's endpoint (`global` has none of its own). */
-function apiRoot(channel: ChannelConfig): string {
+export function apiRoot(channel: ChannelConfig): string {
   if (channel.baseUrl) return channel.baseUrl.replace(/\/+$/, "");
   const region = String(channel.settings.region);
   return region === "global" ? "https://aiplatform.googleapis.com" : `https://${region}-aiplatform.googleapis.com`;
