@@ -272,6 +272,7 @@ export async function azureChannel(): Promise<VendorChannel> {
     received: () => fake.received.map((request) => ({ path: request.path, headers: request.headers, body: request.body, authorized: request.authorized })),
     billed: AZURE_BILLED,
     toolResultOf: (body) => body.messages?.find((message: { role: string }) => message.role === "tool")?.content,
+    raw: fake,
     close: () => fake.close(),
   };
 }

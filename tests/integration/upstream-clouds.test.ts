@@ -259,7 +259,7 @@ for (const setup of SETUPS) {
       await enable();
     });
 
-    test("/v1/responses (text and a function tool) through the gateway's own Responses over this channel", { skip: vendor?.model === "msg-sonnet-4-6" }, async (t) => {
+    test("/v1/responses (text and a function tool) through the gateway's own Responses over this channel", async (t) => {
       if (vendor.model !== "std-5.5") return t.skip("Responses serves the std text model");
       vendor.queueText(["Responses ", "over the hub."]);
       const stream = await openai().responses.create({
