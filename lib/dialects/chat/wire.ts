@@ -180,7 +180,16 @@ export type ChatCompletion = {
   model: string;
   choices: {
     index: number;
-    message: { role: "assistant"; content: string | null; refusal: string | null; tool_calls?: ChatToolCall[]; annotations?: unknown[] };
+    message: {
+      role: "assistant";
+      content: string | null;
+      refusal: string | null;
+      tool_calls?: ChatToolCall[];
+      annotations?: unknown[];
+      /** The reasoning a vendor outside OpenAI showed (Gemini's thoughts, Converse's reasoning): the field
+       *  OpenAI-compatible servers use for it, which the meter counts (lib/money/meter.ts). */
+      reasoning_content?: string;
+    };
     logprobs: null;
     finish_reason: ChatFinishReason;
   }[];
@@ -192,6 +201,8 @@ export type ChatCompletion = {
 export type ChatCompletionChunkDelta = {
   role?: "assistant";
   content?: string | null;
+  /** As on the message. */
+  reasoning_content?: string;
   refusal?: string | null;
   tool_calls?: { index: number; id?: string; type?: "function"; function: { name?: string; arguments: string } }[];
 };

@@ -10,6 +10,7 @@ import {
   requestField,
   textOfChatContent,
   textPartSchema,
+  toolCallArguments,
 } from "@/lib/dialects/convert/common";
 import type { chatContentPartSchema, ChatRequestInput, chatToolCallSchema } from "@/lib/dialects/chat/wire";
 import type { ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseRequestBlock, ConverseTool, ConverseToolChoice } from "./wire";
@@ -68,18 +69,8 @@ function userPartToBlocks(part: z.infer<typeof chatContentPartSchema>, param: st
 }
 
 function toolCallToBlock(call: z.infer<typeof chatToolCallSchema>, param: string): ConverseRequestBlock {
-  let input: unknown = {};
-  if (call.function.arguments.trim() !== "") {
-    try {
-      input = JSON.parse(call.function.arguments);
-    } catch {
-      throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
-    }
-  }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
-  }
-  return { toolUse: { toolUseId: converseToolId(call.id), name: call.function.name, input: input as Record<string, unknown> } };
+  const input = toolCallArguments(call.function.arguments, param);
+  return { toolUse: { toolUseId: converseToolId(call.id), name: call.function.name, input } };
 }
 
 function mapToolChoice(choice: ChatRequestInput["tool_choice"]): ConverseToolChoice | undefined {

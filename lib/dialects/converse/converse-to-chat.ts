@@ -52,11 +52,6 @@ function clientUsage(usage: HubUsage): ChatUsage {
   return chatUsage(prompt, usage.outputTokens ?? 0, cacheRead);
 }
 
-/** A chat message as written here: Chat's own, with the reasoning the model wrote as `reasoning_content` (what
- *  DeepSeek-style clients read, and what the meter counts, lib/money/meter.ts). */
-type MessageWithReasoning = ChatCompletion["choices"][number]["message"] & { reasoning_content?: string };
-type DeltaWithReasoning = ChatCompletionChunkDelta & { reasoning_content?: string };
-
 /**
  * A whole Converse answer as an OpenAI `chat.completion`, and the usage it reported: text blocks joined into
  * `content`, reasoning text into `reasoning_content` (redacted reasoning and signatures are not shown), `toolUse`
@@ -78,7 +73,7 @@ export function converseResponseToChat(body: unknown, publicModel: string): HubA
       toolCalls.push({ id: toolUseId, type: "function", function: { name, arguments: JSON.stringify(input ?? {}) } });
     }
   }
-  const message: MessageWithReasoning = {
+  const message: ChatCompletion["choices"][number]["message"] = {
     role: "assistant",
     // OpenAI sends null content when the reply is only tool calls.
     content: text === "" && toolCalls.length > 0 ? null : text,
@@ -175,7 +170,7 @@ export class ConverseStreamToChat implements StreamToChat {
         }
         const reasoning = delta.reasoningContent?.text;
         if (reasoning !== undefined && reasoning !== "") {
-          const withReasoning: DeltaWithReasoning = { reasoning_content: reasoning };
+          const withReasoning: ChatCompletionChunkDelta = { reasoning_content: reasoning };
           return [this.chunk(withReasoning, null)];
         }
         return []; // a reasoning signature, redacted reasoning, citations

@@ -16,6 +16,7 @@ import {
   upstreamInvalid,
   withoutPrefix,
   messagesStopReason,
+  toolCallArguments,
 } from "./common";
 import type { MessagesRequestBlock, MessagesRequestBody, MessagesContentBlock, MessagesResponse } from "@/lib/dialects/messages/wire";
 import type { chatContentPartSchema, ChatRequestInput, chatToolCallSchema, ChatCompletionInput } from "@/lib/dialects/chat/wire";
@@ -55,18 +56,8 @@ function userPartToBlock(part: z.infer<typeof chatContentPartSchema>, param: str
 }
 
 function toolCallToBlock(call: z.infer<typeof chatToolCallSchema>, param: string): MessagesRequestBlock {
-  let input: unknown = {};
-  if (call.function.arguments.trim() !== "") {
-    try {
-      input = JSON.parse(call.function.arguments);
-    } catch {
-      throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
-    }
-  }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
-  }
-  return { type: "tool_use", id: anthropicToolId(call.id), name: call.function.name, input: input as Record<string, unknown> };
+  const input = toolCallArguments(call.function.arguments, param);
+  return { type: "tool_use", id: anthropicToolId(call.id), name: call.function.name, input };
 }
 
 function mapToolChoice(

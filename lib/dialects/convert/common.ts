@@ -130,3 +130,19 @@ export function chatUsage(promptTokens: number, completionTokens: number, cached
     completion_tokens_details: { reasoning_tokens: 0 },
   };
 }
+
+/** A Chat tool call's `arguments` as the object every other dialect takes (empty means `{}`); a 400 naming the field
+ *  when they are not a JSON object. */
+export function toolCallArguments(argumentsText: string, param: string): Record<string, unknown> {
+  let input: unknown = {};
+  if (argumentsText.trim() !== "") {
+    try {
+      input = JSON.parse(argumentsText);
+    } catch {
+      throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
+    }
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
+  return input as Record<string, unknown>;
+}

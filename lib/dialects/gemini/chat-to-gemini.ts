@@ -11,6 +11,7 @@ import {
   requestField,
   textOfChatContent,
   textPartSchema,
+  toolCallArguments,
 } from "@/lib/dialects/convert/common";
 import type { chatContentPartSchema, ChatRequestInput, chatToolCallSchema } from "@/lib/dialects/chat/wire";
 import type { GeminiContent, GeminiGenerationConfig, GeminiRequest, GeminiRequestPart, GeminiThinkingConfig } from "./wire";
@@ -85,18 +86,9 @@ function userPart(part: z.infer<typeof chatContentPartSchema>, param: string): G
 }
 
 function functionCallPart(call: z.infer<typeof chatToolCallSchema>, param: string): GeminiRequestPart {
-  let args: unknown = {};
-  if (call.function.arguments.trim() !== "") {
-    try {
-      args = JSON.parse(call.function.arguments);
-    } catch {
-      throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
-    }
-  }
-  if (typeof args !== "object" || args === null || Array.isArray(args))
-    throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
+  const args = toolCallArguments(call.function.arguments, param);
   // No `id`: Vertex refuses one on a function call, and Gemini pairs calls with responses by order.
-  return { functionCall: { name: call.function.name, args: args as Record<string, unknown> } };
+  return { functionCall: { name: call.function.name, args } };
 }
 
 /**

@@ -15,13 +15,6 @@ import type { HubAnswer, HubUsage, StreamToChat } from "@/lib/dialects/hub";
 import { geminiResponseSchema, type GeminiPartInput, type GeminiResponseInput, type GeminiUsageInput } from "./wire";
 
 /**
- * Thought summaries go out as `reasoning_content`, the field OpenAI-compatible servers use for reasoning text and
- * many clients show; the meter counts it as output (lib/money/meter.ts). Chat's own types have no such field.
- */
-type ReasoningMessage = ChatCompletion["choices"][number]["message"] & { reasoning_content?: string };
-type ReasoningDelta = ChatCompletionChunkDelta & { reasoning_content?: string };
-
-/**
  * https://ai.google.dev/api/generate-content#FinishReason → Chat's finish_reason. A stop with function calls is
  * `tool_calls`; the filters (safety, recitation, blocklist, prohibited content, personal data, images) are
  * `content_filter`; CONTINUATION (the per-request limit reached mid-answer) is `length`; the rest
@@ -150,7 +143,7 @@ export function geminiResponseToChat(body: unknown, publicModel: string): HubAns
   }
   const usage = new UsageTally();
   usage.read(response.usageMetadata, true);
-  const message: ReasoningMessage = {
+  const message: ChatCompletion["choices"][number]["message"] = {
     role: "assistant",
     // OpenAI sends null content when the reply is only tool calls.
     content: text === "" && toolCalls.length > 0 ? null : text,
@@ -245,7 +238,7 @@ export class GeminiStreamToChat implements StreamToChat {
     return this.tally.reported ? [{ ...this.chunk({}, null), choices: [], usage: this.tally.chat() }] : [];
   }
 
-  private chunk(delta: ReasoningDelta, finishReason: ChatFinishReason | null): ChatCompletionChunk {
+  private chunk(delta: ChatCompletionChunkDelta, finishReason: ChatFinishReason | null): ChatCompletionChunk {
     return {
       id: this.id ?? randomId("chatcmpl-"),
       object: "chat.completion.chunk",
