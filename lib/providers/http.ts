@@ -372,8 +372,11 @@ function upstreamErrorFields(text: string): { message: string; type?: string; co
       const message = word(body.error.message) ?? word(body.message);
       const details = Array.isArray(body.error.details) ? body.error.details : [];
       const keyRefused = details.some((detail) => GOOGLE_KEY_REFUSED.has((detail as { reason?: string } | null)?.reason ?? ""));
-      const google = word(body.error.status);
-      if (message) return { message, type: word(body.error.type), code: google ?? word(body.error.code), keyRefused };
+      // Google's `code` is the HTTP status and its `status` the name (INVALID_ARGUMENT); Azure's `code` is the name
+      // (content_filter) and its `status` a number.
+      const named = typeof body.error.code === "string" ? body.error.code : undefined;
+      const google = typeof body.error.status === "string" ? body.error.status : undefined;
+      if (message) return { message, type: word(body.error.type), code: named || google || word(body.error.code), keyRefused };
     }
     if (word(body.message)) return { message: word(body.message)!, type: body.type === "error" ? undefined : word(body.type) };
   } catch {
