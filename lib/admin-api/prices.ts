@@ -16,6 +16,9 @@ export const priceSchema = z
     textOutput: price.optional(),
     imageInput: price.optional(),
     imageOutput: price.optional(),
+    // Speech: USD per 1M input characters; transcription: USD per 1M seconds of audio.
+    characterInput: price.optional(),
+    audioInputSecond: price.optional(),
     cacheReadMultiplier: multiplier.optional(),
     cacheWriteMultiplier: multiplier.optional(),
     cacheWrite1hMultiplier: multiplier.optional(),

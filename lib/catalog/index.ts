@@ -6,9 +6,9 @@ import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { cached } from "@/lib/platform/cached";
 import { publish } from "@/lib/platform/events";
-import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, type MESSAGE_MODELS, TEXT_MODEL } from "./models";
+import { EMBEDDING_MODELS, IMAGE_MODEL, LONG_CONTEXT_SUFFIX, type MESSAGE_MODELS, SPEECH_MODEL, TEXT_MODEL, TRANSCRIPTION_MODEL } from "./models";
 
-export type ModelKind = "text" | "image";
+export type ModelKind = "text" | "image" | "embedding" | "speech" | "transcription";
 
 export type CatalogEntry = {
   id: string;
@@ -33,6 +33,29 @@ export type CatalogEntry = {
 
 const TEXT_ENDPOINTS = ["/v1/chat/completions", "/v1/messages"];
 const IMAGE_ENDPOINTS = ["/v1/images/generations", "/v1/images/edits"];
+
+/** Every /v1 endpoint a model can be served on (the catalog's `endpoints`, an operator's override). */
+export const MODEL_ENDPOINTS = [
+  "/v1/chat/completions",
+  "/v1/messages",
+  "/v1/images/generations",
+  "/v1/images/edits",
+  "/v1/responses",
+  "/v1/embeddings",
+  "/v1/audio/speech",
+  "/v1/audio/transcriptions",
+] as const;
+
+/** Embeddings: the vendor's dimensions and the most tokens one input may hold (8,192, as the vendor's). */
+const EMBEDDING_DEFAULTS: Record<(typeof EMBEDDING_MODELS)[number], { name: string; dimensions: number }> = {
+  "std-embedding-3-small": { name: "Std Embedding 3 Small", dimensions: 1536 },
+  "std-embedding-3-large": { name: "Std Embedding 3 Large", dimensions: 3072 },
+};
+
+/** The vector size of an embedding model (`dimensions` may ask for fewer), or null for another model. */
+export function embeddingDimensions(model: string): number | null {
+  return (EMBEDDING_DEFAULTS as Record<string, { dimensions: number }>)[model]?.dimensions ?? null;
+}
 
 const MESSAGE_DEFAULTS: Record<(typeof MESSAGE_MODELS)[number], { name: string; created: number; maxOutputTokens: number }> = {
   "msg-haiku-4-5-20251001": { name: "Msg Haiku 4.5", created: 1_760_486_400, maxOutputTokens: 64_000 },
@@ -73,6 +96,28 @@ function builtIns(): CatalogEntry[] {
       systemInMessages: true,
     },
   ];
+  const noOutput = { defaultOutputTokens: 0, maxOutputTokens: 0, aliases: [], systemInMessages: false, ownedBy: "gateway" };
+  for (const [id, model] of Object.entries(EMBEDDING_DEFAULTS))
+    entries.push({ id, kind: "embedding", displayName: model.name, created: 1_705_953_180, endpoints: ["/v1/embeddings"], contextWindow: 8_192, ...noOutput });
+  entries.push({
+    id: SPEECH_MODEL,
+    kind: "speech",
+    displayName: "Std TTS 1",
+    created: 1_699_046_015,
+    endpoints: ["/v1/audio/speech"],
+    // The most characters one request may speak (the vendor's 4,096).
+    contextWindow: 4_096,
+    ...noOutput,
+  });
+  entries.push({
+    id: TRANSCRIPTION_MODEL,
+    kind: "transcription",
+    displayName: "Std Transcribe 1",
+    created: 1_677_610_602,
+    endpoints: ["/v1/audio/transcriptions"],
+    contextWindow: 0,
+    ...noOutput,
+  });
   for (const [id, model] of Object.entries(MESSAGE_DEFAULTS)) {
     const base = {
       kind: "text" as const,
@@ -97,13 +142,11 @@ function builtIns(): CatalogEntry[] {
 
 /** What an operator may change per model (the id stays). */
 export const catalogOverrideSchema = z.strictObject({
-  kind: z.enum(["text", "image"]).optional(),
+  kind: z.enum(["text", "image", "embedding", "speech", "transcription"]).optional(),
   displayName: z.string().trim().min(1).max(200).optional(),
   created: z.number().int().min(0).optional(),
   ownedBy: z.string().trim().min(1).max(100).optional(),
-  endpoints: z
-    .array(z.enum(["/v1/chat/completions", "/v1/messages", "/v1/images/generations", "/v1/images/edits", "/v1/responses"]))
-    .optional(),
+  endpoints: z.array(z.enum(MODEL_ENDPOINTS)).optional(),
   contextWindow: z.number().int().min(1).max(100_000_000).optional(),
   defaultOutputTokens: z.number().int().min(0).max(10_000_000).optional(),
   maxOutputTokens: z.number().int().min(0).max(10_000_000).optional(),

@@ -9,6 +9,10 @@ export type Price = {
   textOutput: number;
   imageInput: number;
   imageOutput: number;
+  /** Speech: USD per 1M input characters (micro-USD per character). */
+  characterInput: number;
+  /** Transcription: USD per 1M seconds of audio (micro-USD per second). */
+  audioInputSecond: number;
   /** Prompt caching: multipliers of the text input rate in force for cache reads and 5-minute / 1-hour cache writes. */
   cacheRead: number;
   cacheWrite: number;
@@ -33,6 +37,10 @@ export type Usage = {
   cacheWrite1hTokens?: number;
   /** Server tool uses by tool name. */
   toolUses?: Record<string, number>;
+  /** Speech: the characters spoken. */
+  inputCharacters?: number;
+  /** Transcription: seconds of audio (fractions kept). */
+  audioSeconds?: number;
 };
 export type Group = { name: string; models: Set<string>; rateLimitPerMinute: number | null };
 
@@ -62,6 +70,8 @@ type PriceRow = {
   textOutput: number;
   imageInput: number;
   imageOutput: number;
+  characterInput?: number;
+  audioInputSecond?: number;
   cacheReadMultiplier: number;
   cacheWriteMultiplier: number;
   cacheWrite1hMultiplier: number;
@@ -90,6 +100,8 @@ export function priceFromRow(row: PriceRow): Price {
     textOutput: row.textOutput,
     imageInput: row.imageInput,
     imageOutput: row.imageOutput,
+    characterInput: row.characterInput ?? 0,
+    audioInputSecond: row.audioInputSecond ?? 0,
     cacheRead: row.cacheReadMultiplier,
     cacheWrite: row.cacheWriteMultiplier,
     cacheWrite1h: row.cacheWrite1hMultiplier,
@@ -126,7 +138,9 @@ export function costOf(usage: Usage, price: Price): number {
     write1h * rates.input * price.cacheWrite1h +
     usage.textOutputTokens * rates.output +
     usage.imageInputTokens * price.imageInput +
-    usage.imageOutputTokens * price.imageOutput;
+    usage.imageOutputTokens * price.imageOutput +
+    (usage.inputCharacters ?? 0) * price.characterInput +
+    (usage.audioSeconds ?? 0) * price.audioInputSecond;
   for (const [tool, uses] of Object.entries(usage.toolUses ?? {})) exact += uses * (price.toolPrices[tool] ?? 0);
   return Math.max(0, Math.ceil(exact - 1e-9));
 }
@@ -155,7 +169,20 @@ export function plainPrice(rates: {
   textOutput: number;
   imageInput: number;
   imageOutput: number;
+  characterInput?: number;
+  audioInputSecond?: number;
   version?: number;
 }): Price {
-  return { cacheRead: 1, cacheWrite: 1, cacheWrite1h: 1, tier: null, toolPrices: {}, modifiers: {}, version: 1, ...rates };
+  return {
+    cacheRead: 1,
+    cacheWrite: 1,
+    cacheWrite1h: 1,
+    tier: null,
+    toolPrices: {},
+    modifiers: {},
+    version: 1,
+    characterInput: 0,
+    audioInputSecond: 0,
+    ...rates,
+  };
 }

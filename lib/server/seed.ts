@@ -11,6 +11,8 @@ type SeedPrice = {
   textOutput: number;
   imageInput: number;
   imageOutput: number;
+  characterInput?: number;
+  audioInputSecond?: number;
   cacheReadMultiplier: number;
   cacheWriteMultiplier: number;
   cacheWrite1hMultiplier: number;
@@ -73,6 +75,11 @@ export const DEFAULT_PRICES: Record<string, SeedPrice> = {
     cacheReadMultiplier: 0.1,
     modifiers: { "service_tier:flex": 0.5 },
   },
+  // Embeddings per input token; speech $15 per 1M characters; transcription $0.006 a minute ($100 per 1M seconds).
+  "std-embedding-3-small": { textInput: 0.02, textOutput: 0, imageInput: 0, imageOutput: 0, ...NO_EXTRAS },
+  "std-embedding-3-large": { textInput: 0.13, textOutput: 0, imageInput: 0, imageOutput: 0, ...NO_EXTRAS },
+  "std-tts-1": { textInput: 0, textOutput: 0, imageInput: 0, imageOutput: 0, characterInput: 15, ...NO_EXTRAS },
+  "std-transcribe-1": { textInput: 0, textOutput: 0, imageInput: 0, imageOutput: 0, audioInputSecond: 100, ...NO_EXTRAS },
   "msg-haiku-4-5-20251001": haiku,
   "msg-sonnet-4-6": sonnet,
   "msg-opus-4-6": opus,
@@ -88,7 +95,7 @@ export const DEFAULT_PRICES: Record<string, SeedPrice> = {
  * curve); seeded price rows the operator never edited take the new defaults, edited ones are left alone and named in
  * the log.
  */
-export const SEED_VERSION = 4;
+export const SEED_VERSION = 5;
 export const ADMIN_STARTING_BALANCE = 100_000_000n; // $100 of micro-USD, to try the playground
 
 export type SeedResult = {
@@ -145,6 +152,21 @@ async function upgradePrices(database: Database): Promise<{ updated: string[]; k
       database.modelPrice.upsert({ where: { model }, create: { model, ...price }, update: { ...price, version: { increment: 1 } } }),
     );
     updated.push(model);
+  }
+  // Models added to the product since (embeddings, speech, transcription in version 5) join the default group and
+  // the built-in simulator channel, as on a fresh start; what an operator removed from either before stays removed
+  // only for the models that existed then.
+  const added = ALL_MODELS.filter((model) => !byModel.has(model));
+  if (added.length) {
+    const group = await database.group.findUnique({ where: { name: "default" } });
+    if (group) {
+      const models = group.models as string[];
+      writes.push(database.group.update({ where: { name: "default" }, data: { models: [...models, ...added.filter((model) => !models.includes(model))] } }));
+    }
+    for (const channel of await database.channel.findMany({ where: { type: "simulator" } })) {
+      const models = channel.models as string[];
+      writes.push(database.channel.update({ where: { id: channel.id }, data: { models: [...models, ...added.filter((model) => !models.includes(model))] } }));
+    }
   }
   await database.$transaction([...writes, database.setting.update({ where: { key: "seed.version" }, data: { value: SEED_VERSION } })]);
   return { updated, keptEdited };

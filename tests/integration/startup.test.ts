@@ -28,7 +28,7 @@ describe("seeding and restarts", () => {
     assert.equal(before.channels[0].type, "simulator");
     assert.equal(before.groups.length, 1);
     assert.ok(before.groups[0].models.includes("msg-opus-4-6[1m]"));
-    assert.equal(before.prices.length, 8);
+    assert.equal(before.prices.length, 12);
     const user = await first.admin("POST", "/api/admin/users", { email: "keep@example.com", password: "keep-password-1", quota: 7 });
     await first.stop();
 
@@ -40,7 +40,7 @@ describe("seeding and restarts", () => {
     assert.doesNotMatch(second.output(), /First admin account created/);
     assert.equal((await second.admin("GET", "/api/admin/channels")).data.length, 1);
     assert.equal((await second.admin("GET", "/api/admin/groups")).data.length, 1);
-    assert.equal((await second.admin("GET", "/api/admin/prices")).data.length, 8);
+    assert.equal((await second.admin("GET", "/api/admin/prices")).data.length, 12);
     const users = (await second.admin("GET", "/api/admin/users")).data as { id: string; balance: number }[];
     assert.equal(users.find((row) => row.id === user.id)?.balance, 7);
     assert.equal(users.length, 2, "one admin and the user, no second admin");
@@ -137,6 +137,46 @@ for (const database of ["sqlite", "postgres"] as const) {
         assert.deepEqual([edited.imageOutput, edited.editedByOperator], [32, true], "the edited row is left as it was");
         assert.match(third.output(), /seeded prices left as the operator edited them.*std-image-2/);
         await third.stop();
+      } finally {
+        await created?.drop();
+      }
+    });
+
+    test("a database seeded at version 4 gets the embedding, speech and transcription models: priced, in the default group and on the simulator", {
+      skip,
+      timeout: 120_000,
+    }, async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), "gateway-seed-step-5-"));
+      const created = database === "postgres" ? await createPostgresDatabase() : null;
+      const databaseUrl = created?.url ?? `file:${path.join(dataDir, "gateway.db")}`;
+      const added = ["std-embedding-3-small", "std-embedding-3-large", "std-tts-1", "std-transcribe-1"];
+      try {
+        const first = await startGateway({ database, databaseUrl, dataDir });
+        await first.stop();
+        // Back to what version 4 left: none of the four models anywhere.
+        await withDatabase(databaseUrl, async (query) => {
+          const list = added.map((model) => `'${model}'`).join(", ");
+          await query(`DELETE FROM "ModelPrice" WHERE "model" IN (${list})`);
+          await query(`UPDATE "Setting" SET "value" = '4' WHERE "key" = 'seed.version'`);
+          const strip = (models: string) => JSON.stringify((JSON.parse(models) as string[]).filter((model) => !added.includes(model)));
+          for (const table of ["Group", "Channel"]) {
+            const rows = (await query(`SELECT "id", "models" FROM "${table}"`)) as { id: string; models: unknown }[];
+            for (const row of rows) {
+              const models = typeof row.models === "string" ? row.models : JSON.stringify(row.models);
+              await query(`UPDATE "${table}" SET "models" = '${strip(models)}' WHERE "id" = '${row.id}'`);
+            }
+          }
+        });
+        const second = await startGateway({ database, databaseUrl, dataDir });
+        const prices = (await second.admin("GET", "/api/admin/prices")).data as { model: string }[];
+        const group = ((await second.admin("GET", "/api/admin/groups")).data as { name: string; models: string[] }[]).find((row) => row.name === "default")!;
+        const simulator = ((await second.admin("GET", "/api/admin/channels")).data as { type: string; models: string[] }[]).find((row) => row.type === "simulator")!;
+        for (const model of added) {
+          assert.ok(prices.some((price) => price.model === model), `${model} is priced`);
+          assert.ok(group.models.includes(model), `${model} is in the default group`);
+          assert.ok(simulator.models.includes(model), `${model} is served by the simulator`);
+        }
+        await second.stop();
       } finally {
         await created?.drop();
       }

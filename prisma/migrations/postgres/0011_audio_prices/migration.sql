@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ModelPrice" ADD COLUMN      "characterInput" DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE "ModelPrice" ADD COLUMN      "audioInputSecond" DOUBLE PRECISION NOT NULL DEFAULT 0;
