@@ -8,6 +8,7 @@ import { publish } from "@/lib/platform/events";
 import { hashPassword, checkPasswordStrength } from "@/lib/accounts/password";
 import { flushLedger } from "@/lib/money/ledger";
 import { moneyStore } from "@/lib/money/store";
+import { creditRow } from "@/lib/money/store-rows";
 import { adminRoute, quota } from "./route";
 
 export const createUserSchema = z.object({
@@ -86,33 +87,16 @@ export const updateUser = adminRoute(async (request, params) => {
   }
   let balance = Number(user.balance);
   if (body.balanceDelta) {
-    balance = await moneyStore().credit(user.id, body.balanceDelta, {
+    const { cost: _cost, ...row } = creditRow({
       kind: "adjust",
-      requestId: requestIdOf(request),
       userId: user.id,
-      keyId: null,
-      keyPrefix: null,
+      requestId: requestIdOf(request),
       endpoint: "/api/admin/users",
-      model: "",
-      channelId: null,
-      channelName: null,
-      textInputTokens: 0,
-      textOutputTokens: 0,
-      imageInputTokens: 0,
-      imageOutputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      reserved: 0,
-      overReservation: 0,
-      priceVersion: 0,
-      status: "success",
-      httpStatus: 200,
-      error: null,
-      latencyMs: 0,
-      stream: false,
+      cost: 0,
       detail: body.note ? { note: body.note } : null,
-      createdAt: new Date(),
+      at: new Date(),
     });
+    balance = await moneyStore().credit(user.id, body.balanceDelta, row);
   }
   const updated = await db().user.findUniqueOrThrow({ where: { id: user.id } });
   return json({ id: updated.id, email: updated.email, role: updated.role, status: updated.status, balance });

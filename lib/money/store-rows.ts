@@ -163,14 +163,24 @@ export function insertSql(table: string, columns: readonly string[], placeholder
   return `INSERT INTO "${table}" (${columns.map((name) => `"${name}"`).join(", ")}) VALUES (${columns.map((_, index) => placeholder(index)).join(", ")})`;
 }
 
-export function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
+/** A ledger row that moves money without a request to an upstream: a redeemed code (`topup`, its cost the credit
+ *  as a negative amount) or an operator's adjustment (`adjust`). */
+export function creditRow(entry: {
+  kind: "topup" | "adjust";
+  userId: string;
+  requestId: string;
+  endpoint: string;
+  cost: number;
+  detail?: Record<string, unknown> | null;
+  at: Date;
+}): LedgerRow {
   return {
-    kind: "topup",
-    requestId,
-    userId,
+    kind: entry.kind,
+    requestId: entry.requestId,
+    userId: entry.userId,
     keyId: null,
     keyPrefix: null,
-    endpoint: "/api/user/topup",
+    endpoint: entry.endpoint,
     model: "",
     channelId: null,
     channelName: null,
@@ -181,7 +191,7 @@ export function topupRow(userId: string, requestId: string, quota: number, at: D
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
     reserved: 0,
-    cost: -quota,
+    cost: entry.cost,
     overReservation: 0,
     priceVersion: 0,
     status: "success",
@@ -189,7 +199,11 @@ export function topupRow(userId: string, requestId: string, quota: number, at: D
     error: null,
     latencyMs: 0,
     stream: false,
-    detail: null,
-    createdAt: at,
+    detail: entry.detail ?? null,
+    createdAt: entry.at,
   };
+}
+
+export function topupRow(userId: string, requestId: string, quota: number, at: Date): LedgerRow {
+  return creditRow({ kind: "topup", userId, requestId, endpoint: "/api/user/topup", cost: -quota, at });
 }
