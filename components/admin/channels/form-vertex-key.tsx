@@ -48,6 +48,7 @@ export function VertexKey({ form, help, hasKey }: { form: UseFormReturnType<Chan
         onChange={(picked) => void choose(picked)}
         leftSection={<IconFileUpload size={16} />}
         clearable
+        clearButtonProps={{ "aria-label": "Remove the key file" }}
         name="serviceAccountFile"
       />
       <Textarea
