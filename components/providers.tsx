@@ -3,7 +3,17 @@
 // root layout renders this around the app).
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
-import { Anchor, createTheme, Drawer, MantineProvider, Modal, ScrollArea, type CSSVariablesResolver } from "@mantine/core";
+import {
+  Anchor,
+  createTheme,
+  Drawer,
+  FileInput,
+  MantineProvider,
+  Modal,
+  Notification,
+  ScrollArea,
+  type CSSVariablesResolver,
+} from "@mantine/core";
 import { Notifications } from "@mantine/notifications";
 
 export const theme = createTheme({
@@ -22,14 +32,25 @@ export const theme = createTheme({
     // Dialogs' close buttons have a name for screen readers.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close" } } }),
     Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { "aria-label": "Close" } } }),
+    // A file input's clear button and a notification's close button too. A file input's placeholder is text on the
+    // page (not an input's ::placeholder), and the text under a notification's title is read too: both in the dimmed
+    // colour (Mantine's are gray 5 and gray 6, 2.2:1 and 3.3:1 on white).
+    FileInput: FileInput.extend({
+      defaultProps: { clearButtonProps: { "aria-label": "Remove the file" } },
+      styles: { placeholder: { color: "var(--mantine-color-dimmed)" } },
+    }),
+    Notification: Notification.extend({
+      defaultProps: { closeButtonProps: { "aria-label": "Close" } },
+      styles: (_theme, props) => (props.title ? { description: { color: "var(--mantine-color-dimmed)" } } : {}),
+    }),
     // A region that scrolls can be reached and scrolled with the keyboard.
     ScrollArea: ScrollArea.extend({ defaultProps: { viewportProps: { tabIndex: 0 } } }),
   },
 });
 
 /**
- * WCAG AA contrast in the light scheme: secondary ("dimmed") text in gray 7 (Mantine's gray 6 is 3.3:1 on white), and
- * the text of light badges, alerts and buttons darker than shade 9 of their colour (Mantine's default, shade 9, is
+ * WCAG AA contrast in the light scheme: secondary ("dimmed") text in gray 7 (Mantine's gray 6 is 3.3:1 on white), a
+ * field's error in red 9 (Mantine's red 6 is 3.3:1; red 9 is 5.5:1), and the text of light badges, alerts and buttons darker than shade 9 of their colour (Mantine's default, shade 9, is
  * still under 4.5:1 on the pale background for orange, teal and green at badge sizes).
  */
 const LIGHT_TEXT_COLORS = ["indigo", "teal", "orange", "red", "violet", "grape", "gray", "blue", "yellow", "green", "cyan", "pink", "lime"];
@@ -37,6 +58,7 @@ const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
   light: {
     "--mantine-color-dimmed": "var(--mantine-color-gray-7)",
+    "--mantine-color-error": "var(--mantine-color-red-9)",
     // Shade 9 itself is 3.9:1 for orange on its pale badge; a quarter of black on top clears 4.5:1 for every colour.
     ...Object.fromEntries(
       LIGHT_TEXT_COLORS.map((color) => [

@@ -138,14 +138,17 @@ export type FormErrors = { fields: Record<string, string>; form: string | null }
 export const NO_ERRORS: FormErrors = { fields: {}, form: null };
 
 /**
- * Puts a server error next to the field its `param` names (its first segment: "models.0" → "models"), or above
- * the form when the form has no such field. `aliases` maps a param to a differently named form field.
+ * Puts a server error next to the field its `param` names, or above the form when the form has no such field. The
+ * whole param is tried first ("settings.region", for a form with an input of its own for it), then its first
+ * segment ("models.0" → "models"); `aliases` maps either to a differently named form field.
  */
 export function formErrors(error: unknown, fields: readonly string[], aliases: Record<string, string> = {}): FormErrors {
   if (!(error instanceof ApiError)) return { fields: {}, form: error instanceof Error ? error.message : String(error) };
-  const param = error.param?.split(".")[0] ?? null;
-  const field = param ? (aliases[param] ?? param) : null;
-  if (field && fields.includes(field)) return { fields: { [field]: fieldMessage(error.message) }, form: null };
+  const candidates = error.param ? [error.param, error.param.split(".")[0]!] : [];
+  for (const candidate of candidates) {
+    const field = aliases[candidate] ?? candidate;
+    if (fields.includes(field)) return { fields: { [field]: fieldMessage(error.message) }, form: null };
+  }
   return { fields: {}, form: error.message };
 }
 

@@ -1,5 +1,6 @@
 "use client";
-// The channel form's models section: the public names it serves, their upstream names, and per-type settings.
+// The channel form's models section: the public names it serves, their upstream names, and the other per-type
+// settings (those with inputs of their own are in form-upstream.tsx).
 import { JsonInput, TagsInput, Textarea } from "@mantine/core";
 import type { UseFormReturnType } from "@mantine/form";
 import { ALL_MODELS } from "@/lib/catalog/models";
@@ -28,7 +29,7 @@ export function ModelsSection({ form, fetched }: { form: UseFormReturnType<Chann
       />
       <JsonInput
         label="Settings"
-        description='Per-type options as JSON, e.g. {"delayMs": 50} for the simulator.'
+        description='Other per-type options as JSON, e.g. {"maxTokensField": "max_tokens"} or {"delayMs": 50} for the simulator. Region, project and API version have their own inputs above.'
         autosize
         minRows={2}
         formatOnBlur

@@ -22,7 +22,7 @@ export function ChannelForm({ channel, onClose, onSaved }: { channel: AdminChann
     validate: channelRules,
     aliases: CHANNEL_ALIASES,
     submit: async (values) => {
-      const body = channelBody(values, channel !== null);
+      const body = channelBody(values, channel);
       if (channel) await api(`/api/admin/channels/${encodeURIComponent(channel.id)}`, { method: "PATCH", body });
       else await api("/api/admin/channels", { body });
     },
