@@ -10,7 +10,7 @@
 //   xAI         takes max_completion_tokens.
 //   Mistral     reads max_tokens and refuses fields it does not know (422 "Extra inputs are not permitted"),
 //               max_completion_tokens among them, and has refused stream_options too (its streams carry their
-//               usage unasked): no setting leaves stream_options out today, so its streamed requests may fail.
+//               usage unasked): the preset sets streamUsage "unasked", and stream_options is left out.
 //   Ollama      its OpenAI-compatible endpoint lists max_tokens and stream_options.include_usage, not
 //               max_completion_tokens; it needs no key.
 //   vLLM        takes max_completion_tokens (max_tokens deprecated) and stream_options.include_usage.
@@ -58,8 +58,8 @@ export const CHANNEL_PRESETS: readonly ChannelPreset[] = [
     id: "mistral",
     label: "Mistral",
     baseUrl: "https://api.mistral.ai/v1",
-    settings: { maxTokensField: "max_tokens" },
-    note: "The output cap is sent as max_tokens, the field Mistral reads. Mistral refuses fields it does not know and has refused stream_options, which the gateway sends with streamed requests: try one before relying on it.",
+    settings: { maxTokensField: "max_tokens", streamUsage: "unasked" },
+    note: "The output cap is sent as max_tokens, the field Mistral reads; streams go without stream_options, which Mistral refuses (its streams carry their usage unasked).",
   },
   {
     id: "ollama",

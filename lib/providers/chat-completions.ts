@@ -16,7 +16,8 @@ function maxTokensField(call: TextCall): "max_completion_tokens" | "max_tokens" 
 
 /**
  * The upstream's chat request: the client's body with the upstream model, the output cap the gateway reserved for in
- * the field this upstream reads (the gateway has put it in `max_completion_tokens`), and usage asked for when streaming.
+ * the field this upstream reads (the gateway has put it in `max_completion_tokens`), and usage asked for when streaming
+ * (unless the channel's upstream sends it unasked).
  */
 function upstreamChatBody(call: TextCall): Record<string, unknown> {
   const body: Record<string, unknown> = { ...call.body, model: call.upstreamModel };
@@ -24,7 +25,10 @@ function upstreamChatBody(call: TextCall): Record<string, unknown> {
     body.max_tokens = body.max_completion_tokens;
     delete body.max_completion_tokens;
   }
-  if (call.stream) body.stream_options = { ...(call.body.stream_options as object | undefined), include_usage: true };
+  // An upstream that reports a stream's usage unasked and refuses `stream_options` (Mistral) is told nothing
+  // (`settings.streamUsage: "unasked"`); either way a stream without usage is charged by the meter (docs/billing.md).
+  if (call.stream && call.channel.settings.streamUsage === "unasked") delete body.stream_options;
+  else if (call.stream) body.stream_options = { ...(call.body.stream_options as object | undefined), include_usage: true };
   return body;
 }
 

@@ -456,4 +456,46 @@ describe("OpenAI-compatible presets", () => {
       await upstream.close();
     }
   });
+
+  test("Mistral's preset (streamUsage: unasked): no stream_options upstream, the usage it sends unasked is charged", async () => {
+    const { startFakeUpstream, sendSse } = await import("../helpers/fake-upstream");
+    const chunk = (delta: object, finish: string | null, usage?: object) => ({
+      data: { id: "cmpl-mistral", object: "chat.completion.chunk", created: 1_700_000_000, model: "mistral-large-latest", choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) },
+    });
+    const upstream = await startFakeUpstream((_request, response) =>
+      sendSse(response, [
+        chunk({ role: "assistant", content: "" }, null),
+        chunk({ content: "Bonjour." }, null),
+        chunk({}, "stop", { prompt_tokens: 1237, completion_tokens: 389, total_tokens: 1626 }),
+        { data: "[DONE]" },
+      ]),
+    );
+    try {
+      for (const id of channelIds) await gateway.admin("PATCH", `/api/admin/channels/${id}`, { status: "disabled" });
+      const preset = (await import("@/lib/portal/channel-presets")).CHANNEL_PRESETS.find((entry) => entry.id === "mistral")!;
+      const { id } = await gateway.admin("POST", "/api/admin/channels", {
+        name: "Mistral",
+        type: "openai",
+        baseUrl: `${upstream.url}/v1`,
+        apiKey: "mistral-key",
+        models: ["std-5.5"],
+        modelMapping: { "std-5.5": "mistral-large-latest" },
+        settings: preset.settings,
+      });
+      channelIds.push(id);
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "std-5.5", max_tokens: 400, stream: true, messages: [{ role: "user", content: "x" }] }),
+      });
+      assert.match(await response.text(), /Bonjour\./);
+      const sent = upstream.received.at(-1)!.body as Record<string, unknown>;
+      assert.equal("stream_options" in sent, false, "stream_options left out");
+      assert.equal(sent.max_tokens, 400, "the cap in max_tokens");
+      const row = await ledgerRow(response.headers.get("x-request-id")!);
+      assert.deepEqual([row.status, row.detail?.rule, row.textInputTokens, row.textOutputTokens], ["success", "usage", 1237, 389]);
+    } finally {
+      await upstream.close();
+    }
+  });
 });

@@ -121,10 +121,14 @@ describe("presets of OpenAI-compatible services", () => {
     );
     for (const preset of CHANNEL_PRESETS) {
       assert.ok(preset.note.length > 10, preset.id);
-      // The only setting a preset sets is one the openai type reads (docs/api.md "Channel types").
-      for (const [key, value] of Object.entries(preset.settings)) assert.deepEqual([key, value], ["maxTokensField", "max_tokens"]);
+      // The only settings a preset sets are ones the openai type reads (docs/api.md "Channel types").
+      for (const [key, value] of Object.entries(preset.settings))
+        assert.ok(
+          (key === "maxTokensField" && value === "max_tokens") || (key === "streamUsage" && value === "unasked"),
+          `${preset.id}: ${key}`,
+        );
     }
-    assert.deepEqual(PRESET_SETTING_KEYS, ["maxTokensField"]);
+    assert.deepEqual([...PRESET_SETTING_KEYS].sort(), ["maxTokensField", "streamUsage"]);
   });
 
   test("a preset is found by its base URL; applying one replaces what another set and keeps the rest", () => {
@@ -132,7 +136,7 @@ describe("presets of OpenAI-compatible services", () => {
     assert.equal(presetForBaseUrl("https://api.example.com/v1"), null);
     assert.equal(presetForBaseUrl(""), null);
     const mistral = withPresetSettings({ timeoutMs: 60_000 }, presetById("mistral")!);
-    assert.deepEqual(mistral, { timeoutMs: 60_000, maxTokensField: "max_tokens" });
+    assert.deepEqual(mistral, { timeoutMs: 60_000, maxTokensField: "max_tokens", streamUsage: "unasked" });
     assert.deepEqual(withPresetSettings(mistral, presetById("groq")!), { timeoutMs: 60_000 });
   });
 });
