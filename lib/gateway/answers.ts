@@ -41,3 +41,13 @@ export const modelListAnswer = z.union([
   z.object({ data: z.array(anthropicModel), has_more: z.boolean(), first_id: z.string().nullable(), last_id: z.string().nullable() }),
 ]);
 export const modelAnswer = z.union([openaiModel, anthropicModel]);
+
+/** /v1/embeddings: a vector per input, as numbers (`encoding_format: "float"`) or base64 float32 bytes. */
+export const embeddingsAnswer = z.object({
+  object: z.literal("list"),
+  data: z.array(
+    z.object({ object: z.literal("embedding"), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]) }),
+  ),
+  model: z.string(),
+  usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
+});

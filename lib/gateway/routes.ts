@@ -9,6 +9,8 @@ import { imageEditsMultipart } from "./images/openapi";
 import { responses } from "./responses/handler";
 import { responsesRequestDocumentation } from "./responses/openapi";
 import { countTokens, listModels, retrieveModel } from "./models";
+import { embeddings } from "./embeddings/handler";
+import { embeddingsRequestSchema } from "./embeddings/request";
 import { throughSession } from "./playground";
 import * as answers from "./answers";
 
@@ -53,6 +55,16 @@ export const gatewayRoutes = [
   defineRoute({ ...generations, method: "POST", path: "/v1/images/generations", auth: "bearer", handler: imageGenerations }),
   defineRoute({ ...edits, method: "POST", path: "/v1/images/edits", auth: "bearer", handler: imageEdits }),
   defineRoute({ ...responsesCall, method: "POST", path: "/v1/responses", auth: "bearer", handler: responses }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/embeddings",
+    auth: "bearer",
+    dialect: "openai",
+    summary: "Embeddings (OpenAI-compatible): up to 2,048 inputs, 8,192 tokens each, 300,000 in all; float or base64",
+    request: { body: embeddingsRequestSchema },
+    response: { 200: answers.embeddingsAnswer },
+    handler: embeddings,
+  }),
   defineRoute({
     method: "GET",
     path: "/v1/models",

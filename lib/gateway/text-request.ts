@@ -18,8 +18,9 @@ import { IMAGE_MODEL } from "@/lib/catalog/models";
 import { checkSpecRules, parseResponsesRequest } from "@/lib/wire/responses-request";
 import { asksForImageTool, chatBodyOf } from "./responses/chat-request";
 import { countResponsesInputTokens, responsesRequestBytes } from "./responses/tool";
+import { prepareEmbeddings } from "./embeddings/request";
 
-export type TextKind = "chat" | "messages" | "count" | "responses";
+export type TextKind = "chat" | "messages" | "count" | "responses" | "embeddings";
 
 /**
  * From this size on, a body is prepared on a worker. What the steps cost on the event loop depends on the text more
@@ -35,7 +36,15 @@ export const OFFLOAD_BYTES = 16 * 1024;
  * /v1/responses also whether it asks for the image tool, and the size of what the reservation's size bound reads (the
  * chat request it becomes, or the request without its images).
  */
-export type Prepared = { inputTokens: number; stats: CountStats; model: string; imageTool?: boolean; sizeBytes?: number };
+export type Prepared = {
+  inputTokens: number;
+  stats: CountStats;
+  model: string;
+  imageTool?: boolean;
+  sizeBytes?: number;
+  /** /v1/embeddings: each input's tokens (lib/gateway/embeddings/request.ts). */
+  inputCounts?: number[];
+};
 
 /** What a worker answers: the preparation, or the 400 the body gets. */
 export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: string; param: string | null } };
@@ -64,6 +73,7 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole 
     return { body, inputTokens, stats, model: body.model };
   }
   if (kind === "responses") return prepareResponses(raw, whole);
+  if (kind === "embeddings") return prepareEmbeddings(raw);
   const body = parseWith(messagesCountRequestSchema, raw);
   return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
 }

@@ -87,6 +87,20 @@ function countRange(text: string, start: number, end: number): number {
 }
 
 /**
+ * Every token of `text` counted, none estimated (linear in its length, see `SEGMENT_CHARS`), for a charge that is the
+ * count itself (/v1/embeddings). Stops once the count passes `stopAbove`: the result is then some number above it.
+ */
+export function countAllTextTokens(text: string, stopAbove = Infinity): number {
+  let total = 0;
+  for (let position = 0; position < text.length && total <= stopAbove; ) {
+    const cut = nextCut(text, position, text.length);
+    total += countTokens(text.slice(position, cut));
+    position = cut;
+  }
+  return total;
+}
+
+/**
  * Tokens in `text` (o200k_base). Exact (within ~2% for long runs without spaces, see `SEGMENT_CHARS`) for the
  * first `EXACT_COUNT_CHARS` ASCII characters, or 1/8 as many non-ASCII ones. Beyond that, the tail is estimated
  * as ceil(tail length × density), where density is the larger of 1/3 token per character and the density

@@ -3,6 +3,7 @@
 import type { TextAdapter } from "./types";
 import type { ImageAdapter, ImageOutcome } from "./image-types";
 import type { ResponsesCall, ResponsesOutcome } from "./responses-types";
+import type { EmbeddingsAdapter } from "./embeddings-types";
 
 export type Provider = {
   /**
@@ -20,6 +21,8 @@ export type Provider = {
    * `images` for this channel (lib/gateway/responses/tool-loop.ts).
    */
   responses(call: ResponsesCall): Promise<ResponsesOutcome> | null;
+  /** /v1/embeddings; a type without it fails over with a plain reason (lib/providers/embeddings-types.ts). */
+  embeddings?: EmbeddingsAdapter;
   /**
    * Where the upstream lists its models (GET), and how to read the ids from its answer (an OpenAI-style
    * `{data: [{id}]}` unless `ids` says otherwise), or null when the gateway's own catalog is the list.

@@ -168,6 +168,13 @@ describe("Gemini API fake, driven by @google/genai", () => {
       seen.body.requests.map((item: any) => item.model),
       ["models/gemini-embedding-001", "models/gemini-embedding-001"],
     );
+    // A batch holds at most 100 requests, as Google's.
+    const over = await ai.models
+      .embedContent({ model: "gemini-embedding-001", contents: Array.from({ length: 101 }, (_, index) => `text ${index}`) })
+      .catch((error) => error);
+    assert.ok(over instanceof ApiError);
+    assert.equal(over.status, 400);
+    assert.match(over.message, /at most 100 requests can be in one batch/);
   });
 
   test("models.list pages through the catalog with pageToken", async () => {

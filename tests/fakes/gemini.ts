@@ -166,6 +166,12 @@ export async function startGeminiFake(options: { apiKey: string; models?: typeof
           400,
           googleError(400, "INVALID_ARGUMENT", "* BatchEmbedContentsRequest.requests: requests is not specified\n"),
         );
+      if (requests.length > 100)
+        return sendGoogleError(
+          response,
+          400,
+          googleError(400, "INVALID_ARGUMENT", "* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n"),
+        );
       for (const [index, item] of requests.entries()) {
         if (item.model !== `models/${modelId}`)
           return sendGoogleError(

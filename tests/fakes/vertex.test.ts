@@ -9,6 +9,7 @@ import { AuthenticationError, BadRequestError, NotFoundError, RateLimitError } f
 import { ApiError, GoogleGenAI } from "@google/genai";
 import { ServiceAccountTokenSource, TokenSourceAuthClient } from "./google-token-client.ts";
 import { startVertexFake, type VertexFake, vertexQuotaExhausted } from "./vertex.ts";
+import { vertexTokenCount } from "./vertex-embeddings.ts";
 
 const REGION = "us-east5";
 const CLAUDE = "claude-sonnet-4-5@20250929";
@@ -271,6 +272,46 @@ describe("Vertex AI fake, driven by @anthropic-ai/vertex-sdk and @google/genai",
     assert.equal(refusal.status, 400);
     assert.match(refusal.message, /Unable to submit request because Please use a valid role: user, model/);
     assert.equal(modelCalls()[0].body.contents[0].role, undefined);
+  });
+
+  test("text embeddings through @google/genai in Vertex mode: :predict, instances, outputDimensionality, token counts", async () => {
+    const embedded = await gemini.models.embedContent({
+      model: "text-embedding-005",
+      contents: ["What is your name?", "What is your favorite color?"],
+      config: { outputDimensionality: 64 },
+    });
+    assert.equal(embedded.embeddings?.length, 2);
+    assert.equal(embedded.embeddings?.[0].values?.length, 64);
+    assert.notDeepEqual(embedded.embeddings?.[0].values, embedded.embeddings?.[1].values);
+    // The SDK reads Vertex's snake_case statistics into its own names.
+    assert.equal(embedded.embeddings?.[0].statistics?.tokenCount, vertexTokenCount("What is your name?"));
+    assert.equal(embedded.embeddings?.[0].statistics?.truncated, false);
+    const [seen] = modelCalls();
+    assert.equal(
+      seen.path,
+      `/v1/projects/${fake.serviceAccount.project_id}/locations/${REGION}/publishers/google/models/text-embedding-005:predict`,
+    );
+    assert.equal(seen.authorized, true);
+    assert.deepEqual(seen.body.instances, [{ content: "What is your name?" }, { content: "What is your favorite color?" }]);
+    assert.deepEqual(seen.body.parameters, { outputDimensionality: 64 });
+
+    // gemini-embedding-001 is served by :predict too, one instance per request.
+    const one = await gemini.models.embedContent({
+      model: "gemini-embedding-001",
+      contents: "Hello",
+      config: { outputDimensionality: 256 },
+    });
+    assert.equal(one.embeddings?.[0].values?.length, 256);
+    assert.match(modelCalls()[1].path, /gemini-embedding-001:predict$/);
+    const two = await gemini.models.embedContent({ model: "gemini-embedding-001", contents: ["a", "b"] }).catch((error) => error);
+    assert.ok(two instanceof ApiError);
+    assert.equal(two.status, 400);
+    assert.match(two.message, /one instance per request/);
+    const wide = await gemini.models
+      .embedContent({ model: "text-embedding-005", contents: "Hi", config: { outputDimensionality: 1536 } })
+      .catch((error) => error);
+    assert.equal(wide.status, 400);
+    assert.match(wide.message, /outputDimensionality 1536/);
   });
 
   test("a token is fetched once and reused across both SDKs' calls", async () => {

@@ -18,6 +18,7 @@ import {
 } from "./gemini-wire.ts";
 import { createTokenIssuer, makeServiceAccount, type ServiceAccountJson, type TokenIssuer } from "./google-token.ts";
 import { anthropicError, type ClaudeAnswer, checkClaudeRequest, claudeEvents, claudeMessage } from "./vertex-wire.ts";
+import { checkEmbeddingRequest, embeddingAnswer, VERTEX_EMBEDDING_MODELS } from "./vertex-embeddings.ts";
 
 export type VertexFake = {
   url: string;
@@ -148,8 +149,14 @@ export async function startVertexFake(
       );
     if (!VERTEX_LOCATIONS.includes(location))
       return sendGoogleError(response, 400, googleError(400, "INVALID_ARGUMENT", `Unsupported location: ${location}.`));
-    const known = publisher === "google" ? geminiModels : claudeModels;
-    const methods = publisher === "google" ? ["generateContent", "streamGenerateContent"] : ["rawPredict", "streamRawPredict"];
+    // Text embedding models answer `:predict` (tests/fakes/vertex-embeddings.ts).
+    const embedding = publisher === "google" && model in VERTEX_EMBEDDING_MODELS;
+    const known = publisher === "google" ? [...geminiModels, ...Object.keys(VERTEX_EMBEDDING_MODELS)] : claudeModels;
+    const methods = embedding
+      ? ["predict"]
+      : publisher === "google"
+        ? ["generateContent", "streamGenerateContent"]
+        : ["rawPredict", "streamRawPredict"];
     if (!known.includes(model) || !methods.includes(method))
       return sendGoogleError(
         response,
@@ -164,6 +171,11 @@ export async function startVertexFake(
           400,
           googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unexpected end of string."),
         );
+      if (embedding) {
+        const problem = checkEmbeddingRequest(model, request.body);
+        if (problem) return sendGoogleError(response, 400, googleError(400, "INVALID_ARGUMENT", problem));
+        return sendGoogleJson(response, 200, embeddingAnswer(model, request.body));
+      }
       const problem = checkGenerateRequest(request.body, true);
       // Vertex wraps a request problem in its own sentence (as relayed in
       // https://github.com/gethnet/litellm-connector-copilot/issues/64).

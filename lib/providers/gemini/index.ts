@@ -5,6 +5,7 @@ import { channelDeadlines, jsonBody, upstreamFetch } from "@/lib/providers/http"
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
 import { GEMINI_DIALECT, geminiBody, geminiMethod } from "@/lib/providers/gemini-family";
 import type { Outcome, TextCall } from "@/lib/providers/types";
+import { geminiEmbeddings } from "./embeddings";
 
 export const GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
 
@@ -46,6 +47,7 @@ export const gemini: Provider = {
   text: { chat: (call) => generate(call, "chat"), messages: (call) => generate(call, "messages") },
   images: noImageApi("gemini"),
   responses: () => null,
+  embeddings: (call) => geminiEmbeddings(call, base(call.channel.baseUrl)),
   modelList: (channel) => ({
     url: `${base(channel.baseUrl)}/v1beta/models?pageSize=1000`,
     headers: { "x-goog-api-key": channel.apiKey },

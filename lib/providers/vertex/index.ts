@@ -9,6 +9,7 @@ import { GEMINI_DIALECT, geminiBody, geminiMethod } from "@/lib/providers/gemini
 import { cloudMessagesBody, upstreamBetas } from "@/lib/providers/messages-family";
 import { forgetGoogleToken, googleAccessToken, parseServiceAccount } from "@/lib/providers/google-token";
 import type { Outcome, TextCall } from "@/lib/providers/types";
+import { vertexEmbeddings } from "./embeddings";
 
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
 
@@ -89,6 +90,7 @@ export const vertex: Provider = {
   text: { chat: (call) => predict(call, "chat"), messages: (call) => predict(call, "messages") },
   images: noImageApi("vertex"),
   responses: () => null,
+  embeddings: (call) => vertexEmbeddings(call, apiRoot(call.channel)),
   // Vertex AI lists no publisher models on its prediction endpoint: the catalog is the list.
   modelList: () => null,
   needsBaseUrl: false,
