@@ -39,8 +39,13 @@ export type Reservation = {
   channels: readonly Channel[] | undefined;
   /** Settles once: later calls are ignored, so every exit path may call it. */
   settle: (input: SettleInput) => number;
-  /** Nothing was used: refund everything (a row is still written when there was an upstream error). */
+  /** Nothing was used: refund everything (a row is still written when there was an upstream error), but for input an
+   *  upstream billed before it failed (`addBilledInput`), which is charged. */
   release: (input?: Partial<SettleInput>) => void;
+  /** Input tokens an upstream processed and billed on the way to a failure (a request split into several calls, a
+   *  later one failing): charged by `release`, and added by the caller to what a later success settles. */
+  addBilledInput: (tokens: number) => void;
+  readonly billedInput: number;
   /** The request was refused for its own input after the reservation (an image that does not decode): all of it
    * goes back and no ledger row is written, as for any bad request. */
   cancel: () => void;
@@ -172,8 +177,19 @@ class HeldReservation implements Reservation {
     return cost;
   }
 
+  #billedInput = 0;
+
+  get billedInput(): number {
+    return this.#billedInput;
+  }
+
+  addBilledInput(tokens: number): void {
+    if (Number.isSafeInteger(tokens) && tokens > 0) this.#billedInput += tokens;
+  }
+
   release(input: Partial<SettleInput> = {}): void {
-    this.settle({ usage: NO_USAGE, channel: null, status: "error", httpStatus: 502, stream: false, ...input });
+    const usage = this.#billedInput ? { ...NO_USAGE, textInputTokens: this.#billedInput } : NO_USAGE;
+    this.settle({ usage, channel: null, status: "error", httpStatus: 502, stream: false, ...input });
   }
 
   cancel(): void {

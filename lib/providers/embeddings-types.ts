@@ -66,21 +66,39 @@ export function unitLength(values: Float32Array): Float32Array {
   return values;
 }
 
-/** Runs `jobs` with at most `limit` at once; the first failure (an UpstreamFailure result) ends the rest unsent. */
-export async function inBatches<T extends { ok: boolean }>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
+/**
+ * Runs one job per range of inputs (`[start, end)`), at most `limit` at once; the first failure (an UpstreamFailure
+ * result) ends the rest unsent. The batches that had succeeded by then were made and billed upstream: the failure
+ * says so in `billedInputTokens` (their tokens as the upstream reported them, else as counted), and the request is
+ * charged for them even if it fails in the end (docs/billing.md, "Embeddings").
+ */
+export async function inBatches<T extends { ok: true; tokens?: number | null }>(
+  call: EmbeddingsCall,
+  ranges: readonly [number, number][],
+  job: (start: number, end: number) => Promise<T | UpstreamFailure>,
+  limit: number,
+): Promise<T[] | UpstreamFailure> {
+  const results: (T | undefined)[] = new Array(ranges.length);
   let next = 0;
-  let failed: T | null = null;
+  let failed: UpstreamFailure | null = null;
   const worker = async () => {
-    while (next < jobs.length && !failed) {
+    while (next < ranges.length && !failed) {
       const index = next++;
-      const result = await jobs[index]!();
-      results[index] = result;
-      if (!result.ok) failed ??= result;
+      const [start, end] = ranges[index]!;
+      const result = await job(start, end);
+      if (result.ok) results[index] = result;
+      else failed ??= result;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
-  return failed ? [failed] : results;
+  await Promise.all(Array.from({ length: Math.min(limit, ranges.length) }, worker));
+  if (!failed) return results as T[];
+  let billed = 0;
+  for (const [index, result] of results.entries()) {
+    if (!result) continue;
+    const [start, end] = ranges[index]!;
+    billed += result.tokens ?? call.inputCounts.slice(start, end).reduce((sum, count) => sum + count, 0);
+  }
+  return billed ? { ...(failed as UpstreamFailure), billedInputTokens: billed } : failed;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

@@ -187,7 +187,11 @@ export async function relayText(
   }
 
   const stream =
-    upstream === "chat" ? new ChatUpstream(reported) : upstream === "messages" ? new MessagesUpstream(reported) : new HubUpstream(upstream.stream(call.publicModel), reported);
+    upstream === "chat"
+      ? new ChatUpstream(reported)
+      : upstream === "messages"
+        ? new MessagesUpstream(reported)
+        : new HubUpstream(upstream.stream(call.publicModel), reported);
   const writer = clientWriter(call, upstream === "messages" ? "messages" : "chat", client, meter);
   return relayedOutcome({
     body: answer.body,

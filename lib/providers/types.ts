@@ -57,6 +57,9 @@ export type UpstreamFailure = {
   vendor?: { type?: string; code?: string };
   /** The upstream's own words when `message` replaced them: for the log only, never for the client. */
   detail?: string;
+  /** Input the upstream had already processed and billed before this failure (a request split into several calls,
+   *  a later one failing): charged whatever the request's end (docs/billing.md, "Embeddings"). */
+  billedInputTokens?: number;
 };
 
 export type UpstreamSuccess = { ok: true; response: Response; usage: Promise<UsageReport> };

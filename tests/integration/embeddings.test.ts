@@ -453,6 +453,41 @@ for (const database of ["sqlite", "postgres"] as const) {
         assert.doesNotMatch(gateway.output(), /passed the reservation/);
       });
 
+      test("Gemini split in calls of 100, the second failing: the first call's inputs, billed upstream, are charged", async () => {
+        let calls = 0;
+        const flaky = await startFakeUpstream((request, response) => {
+          calls++;
+          if (calls > 1) return sendJson(response, 500, { error: { code: 500, message: "Internal error", status: "INTERNAL" } });
+          const requests = request.body.requests as unknown[];
+          sendJson(response, 200, { embeddings: requests.map((_, index) => ({ values: [1, index, 0.5] })) });
+        });
+        try {
+          await withChannel(
+            {
+              name: "flaky gemini",
+              type: "gemini",
+              baseUrl: flaky.url,
+              apiKey: GEMINI_KEY,
+              modelMapping: { [LARGE]: "gemini-embedding-001" },
+            },
+            async () => {
+              const texts = Array.from({ length: 150 }, (_, index) => `text number ${index} of a long list`);
+              const before = await balance();
+              const refused = await post({ model: LARGE, input: texts });
+              assert.equal(refused.status, 502, JSON.stringify(refused.json));
+              assert.equal(calls, 2, "the second call failed; nothing was sent after it");
+              const charged = await row(refused.requestId);
+              assert.equal(charged.status, "error");
+              assert.equal(charged.textInputTokens, counted(texts.slice(0, 100)), "the first call's 100 inputs");
+              assert.equal(charged.cost, cost(counted(texts.slice(0, 100)), LARGE));
+              assert.equal(await balance(), before - charged.cost);
+            },
+          );
+        } finally {
+          await flaky.close();
+        }
+      });
+
       test("a channel type without embeddings (bedrock) fails over to the next channel", async () => {
         const bedrock = {
           name: "bedrock first",

@@ -136,12 +136,15 @@ export const embeddings = gatewayRoute({ endpoint: "/v1/embeddings", dialect: "o
       signal: context.request.signal,
     };
     const adapter = providerOf(candidate.type).embeddings ?? noEmbeddingsApi(candidate.type);
-    return checkedAnswer(await adapter(call), call, inputs);
+    const outcome = checkedAnswer(await adapter(call), call, inputs);
+    // Batches a channel made before one of them failed were billed upstream: charged whatever happens next.
+    if (!outcome.ok && outcome.billedInputTokens) reservation.addBilledInput(outcome.billedInputTokens);
+    return outcome;
   });
   // The upstream has made (and billed) the vectors: charged now, whether or not the client stays for the answer.
   const promptTokens = result.promptTokens ?? inputTokens;
   reservation.settle({
-    usage: { ...NO_USAGE, textInputTokens: promptTokens },
+    usage: { ...NO_USAGE, textInputTokens: promptTokens + reservation.billedInput },
     channel: { id: channel.id, name: channel.name },
     status: "success",
     httpStatus: 200,
@@ -152,6 +155,7 @@ export const embeddings = gatewayRoute({ endpoint: "/v1/embeddings", dialect: "o
       encodingFormat: request.encodingFormat,
       usageSource: result.promptTokens === null ? "gateway" : "upstream",
       countedTokens: inputTokens,
+      ...(reservation.billedInput ? { billedBeforeFailover: reservation.billedInput } : {}),
     },
   });
   const headers = { "content-type": "application/json" };

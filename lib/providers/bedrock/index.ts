@@ -52,7 +52,11 @@ async function call(call: TextCall, client: "chat" | "messages"): Promise<Outcom
     credential: parseAwsCredential(call.channel.apiKey),
     region: String(call.channel.settings.region),
   });
-  const result = await upstreamFetch(url, { method: "POST", headers, body: bytes }, { signal: call.signal, ...channelDeadlines(call.channel.settings) });
+  const result = await upstreamFetch(
+    url,
+    { method: "POST", headers, body: bytes },
+    { signal: call.signal, ...channelDeadlines(call.channel.settings) },
+  );
   if (!result.ok) return result;
   return anthropic
     ? relayText(call, "messages", client, fetchedAnswer(call, result, invokeEvents))

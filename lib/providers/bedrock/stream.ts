@@ -19,7 +19,9 @@ async function* raising(events: AsyncGenerator<SseEvent, void, undefined>): Asyn
     }
     // Only the exception's name goes on: Bedrock's words may name the account or the model's quota.
     const name = event.event!;
-    throw new GatewayError("upstream_error", `The upstream failed mid-stream (${name}).`, { vendor: { type: ANTHROPIC_TYPE[name] ?? "api_error" } });
+    throw new GatewayError("upstream_error", `The upstream failed mid-stream (${name}).`, {
+      vendor: { type: ANTHROPIC_TYPE[name] ?? "api_error" },
+    });
   }
 }
 

@@ -28,10 +28,14 @@ export async function geminiEmbeddings(call: EmbeddingsCall, root: string): Prom
   const texts = call.input.texts;
   const model = call.upstreamModel;
   const url = `${root}/v1beta/models/${encodeURIComponent(model)}:batchEmbedContents`;
-  const jobs: (() => Promise<Batch>)[] = [];
-  for (let start = 0; start < texts.length; start += GEMINI_EMBED_BATCH) {
-    const chunk = texts.slice(start, start + GEMINI_EMBED_BATCH);
-    jobs.push(async () => {
+  const ranges: [number, number][] = [];
+  for (let start = 0; start < texts.length; start += GEMINI_EMBED_BATCH)
+    ranges.push([start, Math.min(start + GEMINI_EMBED_BATCH, texts.length)]);
+  const batches = await inBatches(
+    call,
+    ranges,
+    async (start, end): Promise<Batch> => {
+      const chunk = texts.slice(start, end);
       const requests = chunk.map((text) => ({
         model: `models/${model}`,
         content: { parts: [{ text }] },
@@ -61,13 +65,10 @@ export async function geminiEmbeddings(call: EmbeddingsCall, root: string): Prom
         vectors.push(unitLength(values));
       }
       return { ok: true, vectors };
-    });
-  }
-  const batches = await inBatches(jobs, PARALLEL_CALLS);
-  const vectors: Float32Array[] = [];
-  for (const batch of batches) {
-    if (!batch.ok) return batch;
-    vectors.push(...batch.vectors);
-  }
+    },
+    PARALLEL_CALLS,
+  );
+  if (!Array.isArray(batches)) return batches;
+  const vectors = batches.flatMap((batch) => batch.vectors);
   return { ok: true, vectors, promptTokens: null };
 }

@@ -81,37 +81,41 @@ export async function vertexEmbeddings(call: EmbeddingsCall, root: string): Prom
   const model = encodeURIComponent(call.upstreamModel).replace(/%40/g, "@");
   const url = `${root}/v1/projects/${project}/locations/${String(settings.region)}/publishers/google/models/${model}:predict`;
   const texts = call.input.texts;
-  const jobs = batches(call, texts).map(([start, end]) => async (): Promise<Batch> => {
-    const body = {
-      instances: texts.slice(start, end).map((content) => ({ content })),
-      ...(call.size !== null ? { parameters: { outputDimensionality: call.size } } : {}),
-    };
-    const result = await post(url, account, await jsonBody(body, (call.bodyBytes * (end - start)) / texts.length), call);
-    if (!result.ok) return result;
-    const answer = await readUpstreamJson(result.response, call.signal);
-    if (!answer.ok) return answer;
-    const predictions = answer.value.predictions;
-    if (!Array.isArray(predictions) || predictions.length !== end - start)
-      return malformed(
-        `The upstream answered ${Array.isArray(predictions) ? predictions.length : "no"} embeddings for ${end - start} texts`,
-      );
-    const vectors: Float32Array[] = [];
-    let tokens: number | null = 0;
-    for (const prediction of predictions) {
-      const embeddings = (prediction as { embeddings?: { values?: unknown; statistics?: { token_count?: unknown } } } | null)?.embeddings;
-      const values = float32FromNumbers(embeddings?.values);
-      if (!values) return malformed("An embedding in the upstream's answer is not a vector");
-      vectors.push(unitLength(values));
-      const count = embeddings?.statistics?.token_count;
-      tokens = tokens !== null && typeof count === "number" && Number.isSafeInteger(count) && count >= 0 ? tokens + count : null;
-    }
-    return { ok: true, vectors, tokens };
-  });
-  const results = await inBatches(jobs, PARALLEL_CALLS);
+  const results = await inBatches(
+    call,
+    batches(call, texts),
+    async (start, end): Promise<Batch> => {
+      const body = {
+        instances: texts.slice(start, end).map((content) => ({ content })),
+        ...(call.size !== null ? { parameters: { outputDimensionality: call.size } } : {}),
+      };
+      const result = await post(url, account, await jsonBody(body, (call.bodyBytes * (end - start)) / texts.length), call);
+      if (!result.ok) return result;
+      const answer = await readUpstreamJson(result.response, call.signal);
+      if (!answer.ok) return answer;
+      const predictions = answer.value.predictions;
+      if (!Array.isArray(predictions) || predictions.length !== end - start)
+        return malformed(
+          `The upstream answered ${Array.isArray(predictions) ? predictions.length : "no"} embeddings for ${end - start} texts`,
+        );
+      const vectors: Float32Array[] = [];
+      let tokens: number | null = 0;
+      for (const prediction of predictions) {
+        const embeddings = (prediction as { embeddings?: { values?: unknown; statistics?: { token_count?: unknown } } } | null)?.embeddings;
+        const values = float32FromNumbers(embeddings?.values);
+        if (!values) return malformed("An embedding in the upstream's answer is not a vector");
+        vectors.push(unitLength(values));
+        const count = embeddings?.statistics?.token_count;
+        tokens = tokens !== null && typeof count === "number" && Number.isSafeInteger(count) && count >= 0 ? tokens + count : null;
+      }
+      return { ok: true, vectors, tokens };
+    },
+    PARALLEL_CALLS,
+  );
+  if (!Array.isArray(results)) return results;
   const vectors: Float32Array[] = [];
   let promptTokens: number | null = 0;
   for (const result of results) {
-    if (!result.ok) return result;
     vectors.push(...result.vectors);
     promptTokens = promptTokens !== null && result.tokens !== null ? promptTokens + result.tokens : null;
   }

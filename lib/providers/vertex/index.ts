@@ -46,7 +46,14 @@ function request(call: TextCall, client: "chat" | "messages", project: string) {
 async function predict(call: TextCall, client: "chat" | "messages"): Promise<Outcome> {
   const parsed = parseServiceAccount(call.channel.apiKey);
   if (!parsed.ok)
-    return { ok: false, retryable: true, status: 502, message: "This channel's service account is unusable", cause: "channel_config", disable: parsed.message };
+    return {
+      ok: false,
+      retryable: true,
+      status: 502,
+      message: "This channel's service account is unusable",
+      cause: "channel_config",
+      disable: parsed.message,
+    };
   const account = parsed.account;
   const settings = call.channel.settings;
   const project = typeof settings.project === "string" && settings.project ? settings.project : (account.project_id ?? "");
