@@ -219,6 +219,24 @@ test("geminiRequestToChat: plain settings, a single text part as a string, and w
   }
 });
 
+test("geminiRequestToChat: a turn of thoughts alone is left out; a response whose id names no call is matched by name", () => {
+  const chat = convert({
+    contents: [
+      { parts: [{ text: "Hi" }] },
+      { role: "model", parts: [{ text: "Pondering.", thought: true }] },
+      { parts: [{ text: "Well?" }] },
+      { role: "model", parts: [{ functionCall: { name: "f", args: { a: 1 } } }] },
+      { parts: [{ functionResponse: { id: "made-up", name: "f", response: { output: "done" } } }] },
+    ],
+  });
+  assert.deepEqual(chat.messages, [
+    { role: "user", content: "Hi" },
+    { role: "user", content: "Well?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_3_0", type: "function", function: { name: "f", arguments: '{"a":1}' } }] },
+    { role: "tool", tool_call_id: "call_3_0", content: "done" },
+  ]);
+});
+
 test("geminiRequestToChat: thinkingConfig as reasoning_effort", () => {
   const effort = (thinkingConfig: Record<string, unknown>) =>
     convert({ contents: [{ parts: [{ text: "Hi" }] }], generationConfig: { thinkingConfig } }).reasoning_effort;

@@ -178,7 +178,7 @@ function generation(config: GeminiEndpointRequest["generationConfig"], chat: Cha
  * turns (and turns without a role, and the older `function` role) become user messages, `model` turns assistant
  * messages. Text, images (inline as data URIs, or http(s) `fileData`) and other inline files map to Chat's parts;
  * thought parts of model turns are dropped. A `functionCall` becomes a tool call (its own id, or `call_<turn>_<part>`),
- * and a `functionResponse` the tool message answering it, matched by id or else by name in order, ahead of the
+ * and a `functionResponse` the tool message answering it, matched by id, else by name in order, ahead of the
  * user's other parts in that turn. Tools are `functionDeclarations` only (Google's own tools run inside Google, not on
  * every channel); `toolConfig` is tool_choice. generationConfig maps field by field: maxOutputTokens is the explicit
  * output cap (`max_completion_tokens`), responseSchema or responseJsonSchema a json_schema response format,
@@ -214,11 +214,9 @@ export function geminiRequestToChat(body: GeminiEndpointRequest, model: string):
           if (!part.thought) text += part.text;
         } else throw invalid("A model turn holds text and function calls only here.", `${param}.parts[${index}]`);
       });
-      messages.push({
-        role: "assistant",
-        content: text === "" && calls.length ? null : text,
-        ...(calls.length ? { tool_calls: calls } : {}),
-      });
+      // A turn of thoughts alone says nothing Chat can carry: no empty assistant message goes upstream.
+      if (text !== "" || calls.length)
+        messages.push({ role: "assistant", content: text === "" ? null : text, ...(calls.length ? { tool_calls: calls } : {}) });
       pending = calls.map((call) => ({ id: call.id, name: call.function.name }));
       return;
     }
@@ -232,7 +230,8 @@ export function geminiRequestToChat(body: GeminiEndpointRequest, model: string):
         return;
       }
       const { id, name, response } = part.functionResponse;
-      const at = pending.findIndex((call) => (id ? call.id === id : call.name === name));
+      const byId = id ? pending.findIndex((call) => call.id === id) : -1;
+      const at = byId !== -1 ? byId : pending.findIndex((call) => call.name === name);
       if (at === -1)
         throw invalid(
           `This functionResponse answers no functionCall of the model turn before it (name "${name}").`,
