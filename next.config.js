@@ -23,7 +23,7 @@ const config = {
   async headers() {
     return [
       {
-        source: "/((?!v1/|api/).*)",
+        source: "/((?!v1/|v1beta/|api/).*)",
         headers: [
           { key: "X-Frame-Options", value: "DENY" },
           { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },

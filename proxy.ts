@@ -36,7 +36,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      source: "/((?!v1/|v1$|api/|_next/static|_next/image|favicon\\.ico|robots\\.txt|openapi\\.json|healthz|readyz|metrics).*)",
+      source: "/((?!v1/|v1$|v1beta/|api/|_next/static|_next/image|favicon\\.ico|robots\\.txt|openapi\\.json|healthz|readyz|metrics).*)",
       missing: [{ type: "header", key: "next-router-prefetch" }],
     },
   ],

@@ -51,3 +51,20 @@ export const embeddingsAnswer = z.object({
   model: z.string(),
   usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
 });
+// Gemini's API (/v1beta): a GenerateContentResponse (whole, or each chunk of a stream), countTokens and the model list.
+export const geminiResponseAnswer = z.looseObject({
+  candidates: z.array(z.looseObject({ content: z.looseObject({ parts: z.array(z.looseObject({})) }).optional() })),
+  usageMetadata: z.looseObject({ promptTokenCount: z.number().int(), candidatesTokenCount: z.number().int() }).optional(),
+  modelVersion: z.string(),
+});
+export const geminiCountTokensAnswer = z.object({ totalTokens: z.number().int() });
+const geminiModel = z.object({
+  name: z.string(),
+  baseModelId: z.string(),
+  displayName: z.string(),
+  inputTokenLimit: z.number().int(),
+  outputTokenLimit: z.number().int(),
+  supportedGenerationMethods: z.array(z.string()),
+});
+export const geminiModelAnswer = geminiModel;
+export const geminiModelListAnswer = z.object({ models: z.array(geminiModel), nextPageToken: z.string().optional() });

@@ -17,7 +17,7 @@ import { readTextRequest } from "./text-request";
 export const COUNT_TOKENS_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** The models the key's group allows (and its own list, when it has one), in the group's order, with their catalog entries. */
-async function allowedModels(context: GatewayContext): Promise<CatalogEntry[]> {
+export async function allowedModels(context: GatewayContext): Promise<CatalogEntry[]> {
   const group = await groupOf(context.principal.group);
   const own = context.principal.models;
   const allowed = [...(group?.models ?? [])].filter((model) => !own.length || own.includes(model));

@@ -13,8 +13,9 @@ import { catalogEntry } from "@/lib/catalog";
 import { checkCountTokensLimit, checkRateLimit } from "./rate-limit";
 import { observeRequest } from "@/lib/platform/metrics";
 
-/** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs). */
-export type Scheme = "bearer" | "x-api-key" | "either";
+/** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs);
+ *  `google`: Gemini's API (/v1beta), in x-goog-api-key or the `key` query parameter, as Google takes it. */
+export type Scheme = "bearer" | "x-api-key" | "either" | "google";
 
 export type GatewayContext = {
   request: Request;
@@ -29,6 +30,7 @@ const SCHEME_HINT: Record<Scheme, string> = {
   bearer: "'Authorization: Bearer sk-...'",
   "x-api-key": "'x-api-key: sk-...'",
   either: "'Authorization: Bearer sk-...' or 'x-api-key: sk-...'",
+  google: "'x-goog-api-key: sk-...' or '?key=sk-...'",
 };
 
 /** The token of an `Authorization: Bearer ...` header; the scheme is case-insensitive (RFC 9110 §11.1), and one space
@@ -42,6 +44,7 @@ export function bearerToken(authorization: string): string | null {
 export function extractKey(request: Request, scheme: Scheme): string {
   const authorization = request.headers.get("authorization");
   const apiKeyHeader = request.headers.get("x-api-key");
+  if (scheme === "google") return googleKey(request, authorization ?? apiKeyHeader);
   if (scheme === "either" && apiKeyHeader !== null && authorization === null) return apiKeyHeader;
   if (scheme === "x-api-key") {
     if (apiKeyHeader !== null) return apiKeyHeader;
@@ -64,6 +67,17 @@ export function extractKey(request: Request, scheme: Scheme): string {
       `This endpoint takes the key as a Bearer token, not in x-api-key; send ${SCHEME_HINT[scheme]}`,
     );
   throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
+}
+
+/** Gemini's key: the x-goog-api-key header, else `?key=` (never logged: the request log names the path alone). */
+function googleKey(request: Request, otherHeader: string | null): string {
+  const header = request.headers.get("x-goog-api-key");
+  if (header !== null) return header;
+  const query = request.url.includes("key=") ? new URL(request.url).searchParams.get("key") : null;
+  if (query !== null) return query;
+  if (otherHeader !== null)
+    throw new GatewayError("wrong_auth_scheme", `This endpoint takes the key as Google's API does; send ${SCHEME_HINT.google}`);
+  throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT.google}`);
 }
 
 export async function authenticate(request: Request, scheme: Scheme): Promise<KeyPrincipal> {

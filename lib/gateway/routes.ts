@@ -11,6 +11,8 @@ import { responsesRequestDocumentation } from "./responses/openapi";
 import { countTokens, listModels, retrieveModel } from "./models";
 import { embeddings } from "./embeddings/handler";
 import { embeddingsRequestSchema } from "./embeddings/request";
+import { generateContent, geminiCountTokens, getGeminiModel, listGeminiModels, streamGenerateContent } from "./gemini";
+import { geminiCountRequestSchema, geminiEndpointRequestSchema } from "@/lib/dialects/gemini/wire";
 import { throughSession } from "./playground";
 import * as answers from "./answers";
 
@@ -96,7 +98,61 @@ export const gatewayRoutes = [
     response: { 200: answers.countTokensAnswer },
     handler: countTokens,
   }),
+  ...geminiRoutes(),
 ];
+
+/** Gemini's own API for Google's @google/genai SDK (lib/gateway/gemini.ts); the key in x-goog-api-key or `?key=`. */
+function geminiRoutes() {
+  const google = { auth: "googleKey", dialect: "google" } as const;
+  return [
+    defineRoute({
+      ...google,
+      method: "POST",
+      path: "/v1beta/models/{model}:generateContent",
+      summary: "Gemini's generateContent, served over any text channel (converted through Chat Completions)",
+      request: { body: geminiEndpointRequestSchema },
+      response: { 200: answers.geminiResponseAnswer },
+      handler: generateContent,
+    }),
+    defineRoute({
+      ...google,
+      method: "POST",
+      path: "/v1beta/models/{model}:streamGenerateContent",
+      summary: "Gemini's streamGenerateContent: server-sent events with ?alt=sse, else one JSON array written as it goes",
+      request: { body: geminiEndpointRequestSchema },
+      response: { 200: answers.geminiResponseAnswer },
+      stream: true,
+      handler: streamGenerateContent,
+    }),
+    defineRoute({
+      ...google,
+      method: "POST",
+      path: "/v1beta/models/{model}:countTokens",
+      summary: "The input tokens a generateContent request would read (the gateway's estimate; free)",
+      request: { body: geminiCountRequestSchema },
+      response: { 200: answers.geminiCountTokensAnswer },
+      handler: geminiCountTokens,
+    }),
+    defineRoute({
+      ...google,
+      method: "GET",
+      path: "/v1beta/models",
+      summary: "The text models this key may use, in Gemini's list shape (pageSize, pageToken)",
+      request: {},
+      response: { 200: answers.geminiModelListAnswer },
+      handler: listGeminiModels,
+    }),
+    defineRoute({
+      ...google,
+      method: "GET",
+      path: "/v1beta/models/{model}",
+      summary: "One text model this key may use (404 otherwise), in Gemini's shape",
+      request: {},
+      response: { 200: answers.geminiModelAnswer },
+      handler: getGeminiModel,
+    }),
+  ];
+}
 
 /**
  * The portal's playground: the /v1 endpoint itself, authenticated by the session cookie and billed through the user's

@@ -15,12 +15,14 @@ import { countChatRequestInputTokens, countMessagesInputTokens, newCountStats, t
 import { chatEndpointRequestSchema } from "@/lib/dialects/chat/wire";
 import { messagesCountRequestSchema, messagesEndpointRequestSchema } from "@/lib/dialects/messages/wire";
 import { IMAGE_MODEL } from "@/lib/catalog/models";
+import { geminiCountRequestSchema, geminiEndpointRequestSchema } from "@/lib/dialects/gemini/wire";
+import { geminiRequestToChat } from "@/lib/dialects/gemini/gemini-to-chat-request";
 import { checkSpecRules, parseResponsesRequest } from "@/lib/wire/responses-request";
 import { asksForImageTool, chatBodyOf } from "./responses/chat-request";
 import { countResponsesInputTokens, responsesRequestBytes } from "./responses/tool";
 import { prepareEmbeddings } from "./embeddings/request";
 
-export type TextKind = "chat" | "messages" | "count" | "responses" | "embeddings";
+export type TextKind = "chat" | "messages" | "count" | "responses" | "embeddings" | "gemini" | "geminiCount";
 
 /**
  * From this size on, a body is prepared on a worker. What the steps cost on the event loop depends on the text more
@@ -74,6 +76,7 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole 
   }
   if (kind === "responses") return prepareResponses(raw, whole);
   if (kind === "embeddings") return prepareEmbeddings(raw);
+  if (kind === "gemini" || kind === "geminiCount") return prepareGemini(kind, raw, whole);
   const body = parseWith(messagesCountRequestSchema, raw);
   return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
 }
@@ -102,6 +105,27 @@ function prepareResponses(raw: Record<string, unknown>, whole: boolean): Omit<Re
     imageTool: false,
     sizeBytes: Buffer.byteLength(JSON.stringify(chat)),
   };
+}
+
+/**
+ * Gemini's API (/v1beta, lib/gateway/gemini.ts): the request counted as the Chat request it is served as (the handler
+ * makes it again from the body: a small conversion beside the count, and the same on every path). The model is in the
+ * path, not the body. `geminiCount`: count_tokens' exact count of `contents`, or of `generateContentRequest`.
+ */
+function prepareGemini(kind: "gemini" | "geminiCount", raw: Record<string, unknown>, whole: boolean): Omit<ReadTextRequest, "bytes"> {
+  if (kind === "geminiCount") {
+    const count = parseWith(geminiCountRequestSchema, raw);
+    const request = count.generateContentRequest ?? (count.contents ? { contents: count.contents } : null);
+    if (!request) throw new GatewayError("invalid_request", "Send 'contents' or 'generateContentRequest' to count", { param: "contents" });
+    const chat = geminiRequestToChat(parseWith(geminiEndpointRequestSchema, request), "");
+    return { body: raw, inputTokens: countChatRequestInputTokens(chat as never), stats: newCountStats(), model: "" };
+  }
+  const body = parseWith(geminiEndpointRequestSchema, raw);
+  const chat = geminiRequestToChat(body, "");
+  const stats = newCountStats();
+  const inputTokens = countChatRequestInputTokens(chat as never, stats);
+  if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(chat as never);
+  return { body, inputTokens, stats, model: "" };
 }
 
 /** A worker's job: the whole body's bytes, parsed, validated and counted; a bad body's error as data. */

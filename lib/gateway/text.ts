@@ -50,6 +50,9 @@ type TextRequest = {
   explicitCap: number | undefined;
   stream: boolean;
   includeUsage: boolean;
+  /** A Gemini client's request, made a Chat one (lib/gateway/gemini.ts): the answer is written as Gemini's, and the
+   *  cap is named as the client named it. */
+  gemini?: { sse: boolean; capField: string };
 };
 
 /** The model a request is served and billed as: a base model named with the client's 1M-context beta is its `[1m]` model. */
@@ -70,7 +73,7 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
       { param: "model" },
     );
   }
-  const capField = kind === "chat" ? "max_completion_tokens" : "max_tokens";
+  const capField = request.gemini?.capField ?? (kind === "chat" ? "max_completion_tokens" : "max_tokens");
   if (request.explicitCap !== undefined && request.explicitCap > entry.maxOutputTokens) {
     throw new GatewayError(
       "invalid_request",
@@ -139,6 +142,7 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
       outputCap,
       bodyBytes: request.bytes,
       includeUsage: request.includeUsage,
+      ...(request.gemini ? { geminiClient: { sse: request.gemini.sse } } : {}),
       headers: context.request.headers,
       signal: context.request.signal,
       get inputTokens() {
@@ -213,6 +217,19 @@ export function relayTextRequest(
   count: ChatRelayCount,
 ): Promise<Response> {
   return relayText(context, { kind, body, ...count, explicitCap, stream: true, includeUsage: true });
+}
+
+/** A Gemini client's request as the Chat body it became (lib/gateway/gemini.ts): served and billed as chat is, the
+ *  answer written as Gemini's, streamed in the framing `sse` says, with usage asked for. */
+export function relayGeminiText(
+  context: GatewayContext,
+  body: Record<string, unknown>,
+  explicitCap: number | undefined,
+  count: ChatRelayCount,
+  options: { stream: boolean; sse: boolean },
+): Promise<Response> {
+  const gemini = { sse: options.sse, capField: "generationConfig.maxOutputTokens" };
+  return relayText(context, { kind: "chat", body, ...count, explicitCap, stream: options.stream, includeUsage: true, gemini });
 }
 
 export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {

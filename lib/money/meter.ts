@@ -1,7 +1,7 @@
 // The delivered-output meter (docs/billing.md, "What a cut or unreported answer costs"): what reached the client,
 // counted by vendor-neutral rules, so that an answer whose upstream reported no usage, or a stream that was cut, is
 // charged at least for what was delivered. It reads the gateway's own dialects (the answers and events a client of
-// /v1/chat/completions, /v1/messages or /v1/responses receives), whatever upstream produced them: every adapter's
+// /v1/chat/completions, /v1/messages, /v1/responses or /v1beta receives), whatever upstream produced them: every adapter's
 // output passes through one of these shapes, so a new upstream is metered without counting anything itself.
 //
 // Counted as text (o200k tokens): content, refusals, reasoning and thinking, tool names and call arguments, audio
@@ -119,6 +119,25 @@ export class OutputMeter {
     this.text(inner.cited_text);
     this.text(inner.title);
     this.text(inner.url);
+  }
+
+  // ------------------------------------------------------------------------------------------------------ Gemini
+
+  /** A GenerateContentResponse, whole or one stream chunk, as a Gemini client (the /v1beta endpoints) receives it:
+   *  text and thought parts, and each function call's name and arguments. */
+  geminiResponse(response: unknown): void {
+    if (!isObject(response) || !Array.isArray(response.candidates)) return;
+    for (const candidate of response.candidates) {
+      const parts = isObject(candidate) && isObject(candidate.content) ? candidate.content.parts : undefined;
+      if (!Array.isArray(parts)) continue;
+      for (const part of parts) {
+        if (isObject(part) && typeof part.text === "string") this.text(part.text);
+        else if (isObject(part) && isObject(part.functionCall)) {
+          this.text(part.functionCall.name);
+          this.text(JSON.stringify(part.functionCall.args ?? {}));
+        } else this.unknown(part);
+      }
+    }
   }
 
   // --------------------------------------------------------------------------------------------------- Responses

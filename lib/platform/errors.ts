@@ -2,7 +2,8 @@
 // Internal details are logged by the caller, never put in a body: only GatewayError messages reach clients.
 import { textResponse } from "./http/direct-body";
 
-export type Dialect = "openai" | "anthropic" | "plain";
+/** `google`: Google's `{error: {code, message, status}}`, for Gemini's own API (the /v1beta endpoints, docs/api.md). */
+export type Dialect = "openai" | "anthropic" | "google" | "plain";
 
 const STATUS = {
   invalid_request: 400,
@@ -66,6 +67,52 @@ function anthropicType(status: number): string {
   return "api_error";
 }
 
+/** Google's canonical status names (https://cloud.google.com/apis/design/errors#handling_errors). */
+const GOOGLE_STATUSES = new Set([
+  "INVALID_ARGUMENT",
+  "FAILED_PRECONDITION",
+  "OUT_OF_RANGE",
+  "UNAUTHENTICATED",
+  "PERMISSION_DENIED",
+  "NOT_FOUND",
+  "ABORTED",
+  "ALREADY_EXISTS",
+  "RESOURCE_EXHAUSTED",
+  "CANCELLED",
+  "DATA_LOSS",
+  "UNKNOWN",
+  "INTERNAL",
+  "UNIMPLEMENTED",
+  "UNAVAILABLE",
+  "DEADLINE_EXCEEDED",
+]);
+
+const GOOGLE_BY_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  405: "UNIMPLEMENTED",
+  409: "ABORTED",
+  413: "INVALID_ARGUMENT",
+  415: "INVALID_ARGUMENT",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  501: "UNIMPLEMENTED",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/** Google's status name for an error whose HTTP status is kept: an upstream's own Google name when it sent one, used-up
+ *  money as RESOURCE_EXHAUSTED (still a 403), else the name Google pairs with the status. */
+function googleStatus(error: GatewayError): string {
+  if (error.vendor.code && GOOGLE_STATUSES.has(error.vendor.code)) return error.vendor.code;
+  if (error.code === "quota_exhausted" || error.code === "insufficient_balance") return "RESOURCE_EXHAUSTED";
+  return GOOGLE_BY_STATUS[error.status] ?? (error.status < 500 ? "INVALID_ARGUMENT" : "INTERNAL");
+}
+
 export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -96,6 +143,7 @@ export function statusOf(code: ErrorCode): number {
 export function errorBody(error: GatewayError, dialect: Dialect): unknown {
   if (dialect === "anthropic")
     return { type: "error", error: { type: error.vendor.type ?? anthropicType(error.status), message: error.message } };
+  if (dialect === "google") return { error: { code: error.status, message: error.message, status: googleStatus(error) } };
   // "plain" (the account, operator and portal APIs) answers in the same shape as /v1: one error shape everywhere but
   // /v1/messages, so a client needs one parser.
   return {

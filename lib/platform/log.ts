@@ -4,6 +4,14 @@ import { env } from "./env";
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, "silent">;
 
+/** A key sent in a query string (`?key=sk-...`, as Gemini's API takes it, lib/gateway/pipeline.ts) never reaches a
+ *  log line, whatever field carries a URL: the request line logs the path alone, and this catches any other. */
+const QUERY_KEY = /([?&]key=)[^&#\s"]*/gi;
+
+export function redactQueryKey(text: string): string {
+  return /key=/i.test(text) ? text.replace(QUERY_KEY, "$1[redacted]") : text;
+}
+
 function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   let threshold: number;
   try {
@@ -13,7 +21,13 @@ function write(level: Level, message: string, fields: Record<string, unknown> = 
   }
   if (LEVELS[level] < threshold) return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }, (_key, value) =>
-    typeof value === "bigint" ? Number(value) : value instanceof Error ? { name: value.name, message: value.message } : value,
+    typeof value === "bigint"
+      ? Number(value)
+      : value instanceof Error
+        ? { name: value.name, message: redactQueryKey(value.message) }
+        : typeof value === "string"
+          ? redactQueryKey(value)
+          : value,
   );
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 }

@@ -19,14 +19,16 @@ type RelayOptions = Parameters<typeof relaySse>[0];
  * A relayed stream as an adapter's outcome: the client's SSE response, and its usage once the stream ended or
  * was cut (`usage(end)` reads what the adapter counted on the way).
  */
-export function relayedOutcome(options: Omit<RelayOptions, "onClose"> & { usage: (end: StreamEnd) => UsageReport }): UpstreamSuccess {
-  const { usage, ...relay } = options;
+export function relayedOutcome(
+  options: Omit<RelayOptions, "onClose"> & { usage: (end: StreamEnd) => UsageReport; headers?: Record<string, string> },
+): UpstreamSuccess {
+  const { usage, headers, ...relay } = options;
   let resolve!: (report: UsageReport) => void;
   const report = new Promise<UsageReport>((done) => (resolve = done));
   const body = relaySse({ ...relay, onClose: (end) => resolve(usage(end)) });
   // A body part the production server writes event by event (lib/platform/http/node-adapter.ts), with no Web stream
   // in between; anyone else reading `body` gets a Web stream made from it (lib/platform/http/direct-body.ts).
-  return { ok: true, response: new DirectResponse([body], { status: 200, headers: SSE_HEADERS }), usage: report };
+  return { ok: true, response: new DirectResponse([body], { status: 200, headers: headers ?? SSE_HEADERS }), usage: report };
 }
 
 /**
@@ -48,6 +50,9 @@ export function relaySse(options: {
   onClose: (end: StreamEnd) => void;
   /** The client's dialect: when the upstream fails mid-stream, an error event in it ends the body (see `sseError`). */
   dialect?: "openai" | "anthropic";
+  /** The text that ends the body when the upstream fails mid-stream, for a client whose framing the writer keeps
+   *  (Gemini's, lib/providers/gemini-client.ts); instead of `dialect`'s. */
+  errorText?: (message: string, cause: unknown) => string;
 }): AsyncIterableIterator<string> {
   return new SseRelay(options);
 }
@@ -99,6 +104,7 @@ class SseRelay implements AsyncIterableIterator<string> {
       this.#close({ complete: false, error: message });
       // Tell the client in-band where the protocol allows, then end the body cleanly: the SDKs raise the error
       // event as an API error, and the connection stays usable. Without a dialect, the writer cuts the connection.
+      if (this.#options.errorText) return { done: false, value: this.#options.errorText(message, error) };
       if (!this.#options.dialect) throw error;
       return { done: false, value: sseError(this.#options.dialect, message, error) };
     }

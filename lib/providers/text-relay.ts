@@ -22,6 +22,7 @@ import { chatCompletionChunkSchema, chatCompletionSchema } from "@/lib/dialects/
 import { messagesResponseSchema, messagesStreamEventSchemas } from "@/lib/dialects/messages/wire";
 import type { HubAnswer, HubUsage, StreamToChat } from "@/lib/dialects/hub";
 import type { Outcome, TextCall, UpstreamFailure, UsageReport } from "./types";
+import { geminiWholeAnswer, geminiWriter } from "./gemini-client";
 
 export type TextDialect = "chat" | "messages";
 
@@ -174,30 +175,32 @@ export async function relayText(
   if (!answer.stream) {
     const read = await answer.read();
     if (!read.ok) return read;
-    const out = wholeAnswer(call, upstream, client, read.value, reported);
+    let out = wholeAnswer(call, upstream, client, read.value, reported);
     out.model = call.publicModel;
     // Metered only when the rules need it (no usage reported): a whole answer is read once, here.
-    const metered = () => {
+    let metered = () => {
       if (client === "chat") meter.chatCompletion(out);
       else meter.message(out);
       return meter.tokens();
     };
+    // A Gemini client's request came as Chat: its answer goes back as Gemini's (lib/providers/gemini-client.ts).
+    if (call.geminiClient && client === "chat") ({ out, metered } = geminiWholeAnswer(out, call, meter));
     const usage = usageReport(call, reported, metered, { complete: true });
     return { ok: true, response: jsonText(JSON.stringify(out)), usage: Promise.resolve(usage) };
   }
 
   const stream =
-    upstream === "chat"
-      ? new ChatUpstream(reported)
-      : upstream === "messages"
-        ? new MessagesUpstream(reported)
-        : new HubUpstream(upstream.stream(call.publicModel), reported);
-  const writer = clientWriter(call, upstream === "messages" ? "messages" : "chat", client, meter);
+    upstream === "chat" ? new ChatUpstream(reported) : upstream === "messages" ? new MessagesUpstream(reported) : new HubUpstream(upstream.stream(call.publicModel), reported);
+  const upstreamDialect = upstream === "messages" ? "messages" : "chat";
+  const gemini = call.geminiClient && client === "chat" ? geminiWriter(call, upstreamDialect, meter) : null;
+  const writer: ClientWriter = gemini ?? clientWriter(call, upstreamDialect, client, meter);
   return relayedOutcome({
     body: answer.body,
     decode: answer.decode,
     abort: answer.abort,
     dialect: client === "chat" ? "openai" : "anthropic",
+    errorText: gemini?.error,
+    headers: gemini?.headers,
     onEvent(event) {
       const data = stream.read(event);
       if (!Array.isArray(data)) return data === null ? "" : writer.write(data, event);

@@ -16,6 +16,9 @@ export type TextCall = {
   bodyBytes: number;
   /** Chat Completions only: the client asked for the usage chunk (stream_options.include_usage). */
   includeUsage: boolean;
+  /** A Gemini client (the /v1beta endpoints): `body` is the Chat request its request became, and the Chat answer is
+   *  written to it as Gemini's (lib/providers/gemini-client.ts), streamed as SSE (`?alt=sse`) or as one JSON array. */
+  geminiClient?: { sse: boolean };
   /** The client's headers (the vendor version and beta headers are passed on; never its key). */
   headers: Headers;
   /** Aborted when the client goes away. */

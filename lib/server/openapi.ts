@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   anthropicErrorSchema,
+  googleErrorSchema,
   openaiErrorSchema,
   plainErrorSchema,
   type RouteAuth,
@@ -14,6 +15,7 @@ import { routeDefinitions } from "./routes";
 const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
   bearer: [{ apiKeyBearer: [] }],
   apiKey: [{ apiKeyHeader: [] }],
+  googleKey: [{ googleKeyHeader: [] }, { googleKeyQuery: [] }],
   session: [{ session: [] }],
   operator: [{ masterKey: [] }, { session: [] }],
   none: [],
@@ -47,11 +49,13 @@ function errorContent(dialect: RouteDefinition["dialect"]): Record<string, unkno
   const schema =
     dialect === "anthropic"
       ? ref("AnthropicError")
-      : dialect === "caller"
-        ? { oneOf: [ref("Error"), ref("AnthropicError")] }
-        : dialect === "plain"
-          ? ref("PlainError")
-          : ref("Error");
+      : dialect === "google"
+        ? ref("GoogleError")
+        : dialect === "caller"
+          ? { oneOf: [ref("Error"), ref("AnthropicError")] }
+          : dialect === "plain"
+            ? ref("PlainError")
+            : ref("Error");
   return { "application/json": { schema } };
 }
 
@@ -114,11 +118,14 @@ export function openApiDocument(serverUrl: string, routes: readonly RouteDefinit
       schemas: {
         Error: schemaOf(openaiErrorSchema, "output"),
         AnthropicError: schemaOf(anthropicErrorSchema, "output"),
+        GoogleError: schemaOf(googleErrorSchema, "output"),
         PlainError: schemaOf(plainErrorSchema, "output"),
       },
       securitySchemes: {
         apiKeyBearer: { type: "http", scheme: "bearer", description: "An sk- key (all /v1 endpoints except /v1/messages)" },
         apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "An sk- key (/v1/messages)" },
+        googleKeyHeader: { type: "apiKey", in: "header", name: "x-goog-api-key", description: "An sk- key (/v1beta, Gemini's API)" },
+        googleKeyQuery: { type: "apiKey", in: "query", name: "key", description: "An sk- key (/v1beta, Gemini's API)" },
         session: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "A portal session" },
         masterKey: { type: "http", scheme: "bearer", description: "GATEWAY_MASTER_KEY" },
       },

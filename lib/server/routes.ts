@@ -33,7 +33,7 @@ function compile(definition: RouteDefinition, checkAnswers: boolean): Route {
   return { method: definition.method, path: definition.path, pattern, names, handler };
 }
 
-export const PLAIN_PREFIXES = ["/v1/", "/api/admin/", "/api/user/"];
+export const PLAIN_PREFIXES = ["/v1/", "/v1beta/", "/api/admin/", "/api/user/"];
 
 export function isPlainPath(pathname: string): boolean {
   return PLAIN_PREFIXES.some((prefix) => pathname.startsWith(prefix)) || pathname === "/v1";
@@ -51,7 +51,7 @@ async function preflight(request: Request): Promise<Response> {
       "access-control-allow-methods": "GET, POST, OPTIONS",
       "access-control-allow-headers":
         request.headers.get("access-control-request-headers") ??
-        "authorization, x-api-key, content-type, anthropic-version, anthropic-beta",
+        "authorization, x-api-key, x-goog-api-key, content-type, anthropic-version, anthropic-beta",
       "access-control-max-age": "86400",
     },
   });
@@ -76,7 +76,7 @@ export function buildRouteTable(definitions: readonly RouteDefinition[], options
   function match(method: string, pathname: string): Match {
     const direct = exact.get(`${method} ${pathname.endsWith("/") ? pathname.slice(0, -1) : pathname}`);
     if (direct) return { handler: direct, params: {} };
-    if (method === "OPTIONS" && pathname.startsWith("/v1/") && table.some((entry) => entry.pattern.test(pathname)))
+    if (method === "OPTIONS" && /^\/v1(beta)?\//.test(pathname) && table.some((entry) => entry.pattern.test(pathname)))
       return { handler: preflight, params: {} };
     const allowed: string[] = [];
     for (const entry of table) {
@@ -123,6 +123,7 @@ export function matchRoute(method: string, pathname: string): Match {
 /** The error dialect of a path no route matched (or a method it does not take). */
 export function dialectFor(pathname: string): Dialect {
   if (pathname.startsWith("/v1/messages")) return "anthropic";
+  if (pathname.startsWith("/v1beta/")) return "google";
   if (pathname.startsWith("/v1")) return "openai";
   return "plain";
 }

@@ -8,6 +8,7 @@
 //     FunctionDeclaration, ToolConfig)
 // Recorded answer shapes: tests/fakes/gemini-wire.ts (proven with Google's @google/genai SDK).
 import { z } from "zod";
+import { MAX_OUTPUT_CAP } from "@/lib/dialects/chat/wire";
 
 /** A token count: Google's proto3 JSON leaves a zero out, so an absent count on a final report means 0. */
 const tokenCount = z.number().int().nonnegative().optional();
@@ -123,4 +124,108 @@ export type GeminiRequest = {
   tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[];
   toolConfig?: { functionCallingConfig: { mode: GeminiFunctionCallingMode; allowedFunctionNames?: string[] } };
   generationConfig: GeminiGenerationConfig;
+};
+
+// A Gemini client's request (the gateway's /v1beta endpoints, docs/api.md): lenient, as the gateway reads requests
+// (a field it does not know passes and is not sent on), with the fields the conversion to Chat reads checked
+// (lib/dialects/gemini/gemini-to-chat-request.ts). A part holds one kind; the converter refuses the kinds it cannot
+// carry, naming the part.
+
+const inboundPartSchema = z.looseObject({
+  text: z.string().optional(),
+  thought: z.boolean().optional(),
+  inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
+  fileData: z.looseObject({ mimeType: z.string().optional(), fileUri: z.string() }).optional(),
+  functionCall: z
+    .looseObject({ id: z.string().nullish(), name: z.string().min(1), args: z.record(z.string(), z.unknown()).nullish() })
+    .optional(),
+  functionResponse: z
+    .looseObject({ id: z.string().nullish(), name: z.string().min(1), response: z.record(z.string(), z.unknown()).nullish() })
+    .optional(),
+});
+export type GeminiInboundPart = z.infer<typeof inboundPartSchema>;
+
+const inboundContentSchema = z.looseObject({
+  role: z.string().optional(),
+  parts: z.array(inboundPartSchema, { message: "must be a list of parts" }).min(1, "must hold at least one part"),
+});
+
+const functionDeclarationSchema = z.looseObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  /** Google's OpenAPI-subset Schema (upper-case types). */
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  /** Full JSON Schema; exclusive with `parameters`. */
+  parametersJsonSchema: z.record(z.string(), z.unknown()).optional(),
+});
+
+const generationConfigSchema = z.looseObject({
+  maxOutputTokens: z.number().int().min(1).max(MAX_OUTPUT_CAP).optional(),
+  temperature: z.number().optional(),
+  topP: z.number().optional(),
+  topK: z.number().optional(),
+  candidateCount: z.number().int().optional(),
+  stopSequences: z.array(z.string()).optional(),
+  responseMimeType: z.string().optional(),
+  responseSchema: z.record(z.string(), z.unknown()).optional(),
+  responseJsonSchema: z.record(z.string(), z.unknown()).optional(),
+  responseModalities: z.array(z.string()).optional(),
+  presencePenalty: z.number().optional(),
+  frequencyPenalty: z.number().optional(),
+  seed: z.number().int().optional(),
+  thinkingConfig: z
+    .looseObject({
+      thinkingBudget: z.number().int().optional(),
+      includeThoughts: z.boolean().optional(),
+      thinkingLevel: z.string().optional(),
+    })
+    .optional(),
+});
+
+/** A GenerateContentRequest as `:generateContent` and `:streamGenerateContent` take it (the model is in the path). */
+export const geminiEndpointRequestSchema = z.looseObject({
+  contents: z.array(inboundContentSchema, { message: "must be a list of contents" }).min(1, "must hold at least one content"),
+  systemInstruction: z.looseObject({ role: z.string().optional(), parts: z.array(inboundPartSchema) }).optional(),
+  tools: z.array(z.looseObject({ functionDeclarations: z.array(functionDeclarationSchema).optional() })).optional(),
+  toolConfig: z
+    .looseObject({
+      functionCallingConfig: z
+        .looseObject({ mode: z.string().optional(), allowedFunctionNames: z.array(z.string()).optional() })
+        .optional(),
+    })
+    .optional(),
+  generationConfig: generationConfigSchema.optional(),
+  safetySettings: z.array(z.unknown()).optional(),
+  cachedContent: z.string().optional(),
+});
+export type GeminiEndpointRequest = z.infer<typeof geminiEndpointRequestSchema>;
+
+/** `:countTokens`: the contents alone, or a whole request in `generateContentRequest` (its `model` is not read). */
+export const geminiCountRequestSchema = z.looseObject({
+  contents: z.array(inboundContentSchema).optional(),
+  generateContentRequest: geminiEndpointRequestSchema.optional(),
+});
+
+// What the gateway writes to a Gemini client (https://ai.google.dev/api/generate-content#generatecontentresponse).
+
+export type GeminiResponsePart =
+  | { text: string; thought?: true }
+  | { functionCall: { id?: string; name: string; args: Record<string, unknown> } };
+
+export type GeminiFinishReason = "STOP" | "MAX_TOKENS" | "SAFETY";
+
+export type GeminiUsageMetadata = {
+  promptTokenCount: number;
+  candidatesTokenCount: number;
+  totalTokenCount: number;
+  cachedContentTokenCount?: number;
+  thoughtsTokenCount?: number;
+};
+
+/** A whole answer, or one chunk of a stream (finishReason on the last candidate, usageMetadata on the last chunk). */
+export type GeminiResponse = {
+  candidates: { content: { role: "model"; parts: GeminiResponsePart[] }; finishReason?: GeminiFinishReason; index: 0 }[];
+  usageMetadata?: GeminiUsageMetadata;
+  modelVersion: string;
+  responseId: string;
 };

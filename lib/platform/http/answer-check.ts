@@ -54,6 +54,9 @@ export function checkingAnswers(definition: RouteDefinition): RouteHandler {
     const pathname = new URL(request.url).pathname;
     const message = `Answer check failed for ${definition.method} ${definition.path} (${pathname}): ${problem}`;
     log.error("answer off its schema", { route: `${definition.method} ${definition.path}`, path: pathname, problem });
-    return errorResponse(new GatewayError("internal_error", message), definition.dialect === "anthropic" ? "anthropic" : "plain");
+    return errorResponse(
+      new GatewayError("internal_error", message),
+      definition.dialect === "anthropic" || definition.dialect === "google" ? definition.dialect : "plain",
+    );
   };
 }

@@ -9,7 +9,7 @@ export type RouteHandler = (request: Request, params: Record<string, string>) =>
 export type RouteMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
 /** How a caller proves who they are (the OpenAPI security scheme). */
-export type RouteAuth = "bearer" | "apiKey" | "session" | "operator" | "none";
+export type RouteAuth = "bearer" | "apiKey" | "googleKey" | "session" | "operator" | "none";
 
 /** A multipart field as OpenAPI describes it (zod has no file type). */
 export type MultipartField = { type: string; format?: string; description?: string };
@@ -77,8 +77,14 @@ export const anthropicErrorSchema = z.looseObject({
   error: z.looseObject({ type: z.string(), message: z.string() }),
 });
 
+/** `{error:{code,message,status}}`: Gemini's own API (/v1beta), the HTTP status in `code`, Google's name in `status`. */
+export const googleErrorSchema = z.looseObject({
+  error: z.looseObject({ code: z.number().int(), message: z.string(), status: z.string() }),
+});
+
 export function errorSchemaOf(dialect: RouteDefinition["dialect"]): z.ZodType {
   if (dialect === "anthropic") return anthropicErrorSchema;
+  if (dialect === "google") return googleErrorSchema;
   if (dialect === "caller") return z.union([openaiErrorSchema, anthropicErrorSchema]);
   if (dialect === "plain") return plainErrorSchema;
   return openaiErrorSchema;
