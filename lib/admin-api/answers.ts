@@ -68,7 +68,7 @@ export const channelTestAnswer = z.object({
   /** The upstream's HTTP status (or the gateway's status for a failure before any answer). */
   status: z.number().int(),
   model: z.string(),
-  kind: z.enum(["chat", "messages", "image"]),
+  kind: z.enum(["chat", "messages", "image", "embedding", "speech", "transcription"]),
   error: z.string().optional(),
 });
 

@@ -16,7 +16,35 @@ import { IMAGE_MODELS, parseImageOptions } from "@/lib/wire/image-request";
 import { imageUsage } from "@/lib/money/image-usage";
 import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
 import type { ImageOutcome } from "@/lib/providers/image-types";
+import { catalogEntryOrGeneric } from "@/lib/catalog";
+import { noEmbeddingsApi } from "@/lib/providers/embeddings-types";
 import { adminRoute } from "./route";
+
+/** A model the catalog says is neither text nor image: tested through its own endpoint's adapter. */
+async function testOtherKind(
+  channel: Channel,
+  model: string,
+  kind: "embedding" | "speech" | "transcription",
+  signal: AbortSignal,
+): Promise<{ status: number; error?: string } | null> {
+  if (kind !== "embedding") return null;
+  const adapter = providerOf(channel.type).embeddings ?? noEmbeddingsApi(channel.type);
+  const outcome = await adapter({
+    channel,
+    publicModel: model,
+    upstreamModel: upstreamModel(channel, model, model),
+    input: { kind: "text", texts: ["ping"] },
+    dimensions: undefined,
+    size: null,
+    modelSize: null,
+    user: undefined,
+    inputCounts: [1],
+    inputTokens: 1,
+    bodyBytes: 64,
+    signal,
+  });
+  return outcome.ok ? { status: 200 } : describeFailure(outcome);
+}
 
 /** A test that has not answered by then is reported as a timeout. */
 export const CHANNEL_TEST_TIMEOUT_MS = 30_000;
@@ -30,7 +58,7 @@ export type ChannelTestResult = {
   status: number;
   /** Which model and endpoint the test used. */
   model: string;
-  kind: "chat" | "messages" | "image";
+  kind: "chat" | "messages" | "image" | "embedding" | "speech" | "transcription";
   error?: string;
 };
 
@@ -107,8 +135,14 @@ export const testChannel = adminRoute(async (request, params) => {
   const elapsed = () => Math.round(performance.now() - started);
   let result: ChannelTestResult;
   let kind: "chat" | "messages" = "chat";
+  const other = textModel ? (await catalogEntryOrGeneric(textModel)).kind : "text";
   try {
-    if (textModel) {
+    if (textModel && (other === "embedding" || other === "speech" || other === "transcription")) {
+      const tested = await testOtherKind(channel, textModel, other, controller.signal);
+      result = tested
+        ? { ok: !tested.error, latencyMs: elapsed(), model: textModel, kind: other, ...tested }
+        : { ok: false, latencyMs: elapsed(), status: 501, model: textModel, kind: other, error: `No test for ${other} models yet` };
+    } else if (textModel) {
       const { base, longContext } = splitLongContext(textModel);
       // A vendor dialect of its own (Gemini, Converse) is asked through Chat Completions, as clients reach it.
       kind = providerOf(channel.type).nativeText(upstreamModel(channel, textModel, base)) === "messages" ? "messages" : "chat";

@@ -69,7 +69,7 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
   if (entry.kind !== "text") {
     throw new GatewayError(
       "invalid_request",
-      `'${model}' is an image model: it is served by ${entry.endpoints.join(" and ")}, not by ${context.endpoint}`,
+      `'${model}' is ${entry.kind === "image" || entry.kind === "embedding" ? "an" : "a"} ${entry.kind} model: it is served by ${entry.endpoints.join(" and ")}, not by ${context.endpoint}`,
       { param: "model" },
     );
   }
