@@ -8,6 +8,7 @@ import type { Provider } from "@/lib/providers/registry";
 import type { Endpoint } from "@/lib/providers/endpoint";
 import { chatCompletionsAdapter } from "@/lib/providers/chat-completions";
 import { imagesApiAdapter } from "@/lib/providers/images-api";
+import { speechApiAdapter, transcriptionApiAdapter } from "@/lib/providers/audio-api";
 import { apiVersion, checkAzureConfig } from "./config";
 
 const endpoint: Endpoint = {
@@ -20,6 +21,8 @@ export const azure: Provider = {
   nativeText: () => "chat",
   text: chatCompletionsAdapter(endpoint),
   images: imagesApiAdapter(endpoint),
+  speech: speechApiAdapter(endpoint),
+  transcription: transcriptionApiAdapter(endpoint),
   // No Responses API here: /v1/responses runs the gateway's image tool loop over the deployments' chat and images.
   responses: () => null,
   // The data plane lists no deployments: the gateway's catalog is the list.

@@ -3,11 +3,15 @@ import type { Provider } from "@/lib/providers/registry";
 import { simulatorAdapter } from "./chat";
 import { simulatorImageAdapter } from "./images";
 import { simulatorResponses } from "./responses";
+import { simulatorSpeechAdapter } from "./speech";
+import { simulatorTranscriptionAdapter } from "./transcription";
 
 export const simulator: Provider = {
   nativeText: () => "chat",
   text: simulatorAdapter,
   images: simulatorImageAdapter,
+  speech: simulatorSpeechAdapter,
+  transcription: simulatorTranscriptionAdapter,
   responses: (call) => Promise.resolve({ ok: true, source: simulatorResponses(call) }),
   // It serves whatever the gateway's catalog names.
   modelList: () => null,
