@@ -41,3 +41,14 @@ export const modelListAnswer = z.union([
   z.object({ data: z.array(anthropicModel), has_more: z.boolean(), first_id: z.string().nullable(), last_id: z.string().nullable() }),
 ]);
 export const modelAnswer = z.union([openaiModel, anthropicModel]);
+
+/** /v1/audio/speech: the audio file's bytes (or `speech.audio.*` events with stream_format "sse"), never JSON. */
+export const speechAnswer = z.string().describe("The audio, in the requested format (Content-Type audio/mpeg, audio/wav, audio/pcm, ...)");
+
+/** /v1/audio/transcriptions as JSON (json and verbose_json); text, srt and vtt come as text/plain. */
+export const transcriptionAnswer = z.looseObject({
+  text: z.string(),
+  duration: z.number().optional(),
+  language: z.string().optional(),
+  segments: z.array(z.looseObject({ start: z.number(), end: z.number(), text: z.string() })).optional(),
+});
