@@ -16,7 +16,7 @@ import { SAMPLE_RATE, Synthesizer } from "./voice";
 export const SIMULATOR_SPEECH_FORMATS = ["mp3", "wav", "pcm"] as const satisfies readonly SpeechFormat[];
 
 /** How long one slice of synthesis and encoding may run before the event loop is let go. */
-export const SLICE_MS = 3;
+export const SLICE_MS = 2;
 /** Samples made and encoded at a time: one MPEG-2 Layer III frame pair (1,152 samples, 48 ms at 24 kHz). */
 const BLOCK = 1_152;
 /** Bytes gathered before they are handed on (the first slice goes at once). */
