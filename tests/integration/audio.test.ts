@@ -418,9 +418,34 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
     });
   });
 
+  test("speech: audio cut off by the upstream half-way charges nothing", async () => {
+    const upstream = await fake((_request, response) => {
+      response.writeHead(200, { "content-type": "audio/mpeg" });
+      response.write(Buffer.alloc(30_000, 0x11));
+      setTimeout(() => response.destroy(), 50);
+    });
+    const user = await createUserWithKey(gateway, { balance: 1_000_000 });
+    await withChannel(upstream, {}, async () => {
+      const before = await balanceOf(user.userId);
+      const response = await post(
+        "/v1/audio/speech",
+        JSON.stringify({ model: "std-tts-1", input: "Hello", voice: "alloy" }),
+        user.key,
+        "application/json",
+      );
+      assert.equal(response.status, 200);
+      await assert.rejects(response.arrayBuffer());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const rows = (await gateway.admin("GET", `/api/admin/usage?requestId=${response.headers.get("x-request-id")}`)).data as any[];
+      assert.equal(rows[0].cost, 0);
+      assert.equal(rows[0].status, "error");
+      assert.equal(await balanceOf(user.userId), before);
+    });
+  });
+
   test("transcription: the whole file and the fields go upstream as uploaded; charged the upstream's reported seconds", async () => {
     const upstream = await fake((_request, response) =>
-      sendJson(response, 200, { text: "hello from upstream", usage: { type: "duration", seconds: 7 } }),
+      sendJson(response, 200, { text: "hello from upstream", usage: { type: "duration", seconds: 5 } }),
     );
     const wav = saved("upstream.wav", (await speak({ model: "std-tts-1", input: TEXT, voice: "verse", response_format: "wav" })).bytes);
     await withChannel(upstream, {}, async () => {
@@ -451,7 +476,8 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
       assert.equal(parsed.files[0]!.type, "audio/wav");
       assert.ok(parsed.files[0]!.data.equals(await (await import("node:fs/promises")).readFile(wav)), "the whole file, byte for byte");
       const row = await ledger(response.headers.get("x-request-id")!);
-      assert.equal(row.cost, 7 * PER_SECOND);
+      // The vendor bills whole seconds (4.38 s measured, 5 reported): the reservation holds it.
+      assert.equal(row.cost, 5 * PER_SECOND);
       assert.equal(row.detail.secondsSource, "upstream");
       assert.equal(row.reserved, Math.ceil(CHARACTERS * SECONDS_PER_CHARACTER) * PER_SECOND);
     });
@@ -460,13 +486,13 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
 
 describe("an Azure OpenAI resource (recording fake)", () => {
   test("speech and transcription go to the deployment's audio paths with api-version and the api-key header", async () => {
-    const wav = (await speak({ model: "std-tts-1", input: "Hello", voice: "alloy", response_format: "wav" })).bytes;
+    const wav = (await speak({ model: "std-tts-1", input: TEXT, voice: "alloy", response_format: "wav" })).bytes;
     const upstream = await fake((request, response) => {
       if (request.path.includes("/audio/speech")) {
         response.writeHead(200, { "content-type": "audio/wav" }).end(Buffer.from("RIFF0000WAVEfmt "));
         return;
       }
-      sendJson(response, 200, { text: "azure words", duration: 2.5 });
+      sendJson(response, 200, { text: "azure words", duration: 4.4 });
     });
     const { id } = await gateway.admin("POST", "/api/admin/channels", {
       name: "fake azure audio",
@@ -489,7 +515,9 @@ describe("an Azure OpenAI resource (recording fake)", () => {
         .withResponse();
       assert.equal(data.text, "azure words");
       assert.equal(upstream.received.at(-1)!.path, "/openai/deployments/whisper-deployment/audio/transcriptions?api-version=2024-10-21");
-      assert.equal((await ledger(response.headers.get("x-request-id")!)).cost, 250, "the upstream's duration x price");
+      const row = await ledger(response.headers.get("x-request-id")!);
+      assert.equal(row.cost, 440, "the upstream's duration x price");
+      assert.equal(row.reserved, 500);
     } finally {
       await gateway.admin("DELETE", `/api/admin/channels/${id}`);
     }
