@@ -28,6 +28,8 @@ before(async () => {
   payer = await createUserWithKey(gateway, { balance: 50_000_000, quota: 50_000_000 });
 });
 after(async () => {
+  // Nothing above is a gateway failure: no error logged (an over-reservation or a handler crash would be).
+  assert.doesNotMatch(gateway.output(), /"level":"error"/);
   await Promise.all(upstreams.map((upstream) => upstream.close()));
   await stopAllGateways();
 });
@@ -480,6 +482,42 @@ describe("an OpenAI-compatible upstream (recording fake)", () => {
       assert.equal(row.cost, 5 * PER_SECOND);
       assert.equal(row.detail.secondsSource, "upstream");
       assert.equal(row.reserved, Math.ceil(CHARACTERS * SECONDS_PER_CHARACTER) * PER_SECOND);
+    });
+  });
+});
+
+describe("transcription failures upstream", () => {
+  test("a failing first channel gives way to the next before any answer; with no other, a 502 and no charge", async () => {
+    const upstream = await fake((_request, response) => sendJson(response, 503, { error: { message: "overloaded" } }));
+    const user = await createUserWithKey(gateway, { balance: 1_000_000 });
+    const wav = (await speak({ model: "std-tts-1", input: TEXT, voice: "marin", response_format: "wav" })).bytes;
+    const send = () =>
+      post(
+        "/v1/audio/transcriptions",
+        form([
+          ["file", wav, "fox.wav"],
+          ["model", "std-transcribe-1"],
+        ]),
+        user.key,
+      );
+    await withChannel(upstream, {}, async () => {
+      const served = await send();
+      assert.equal(served.status, 200);
+      assert.match((await served.json()).text, /simulated transcription of 4\.38 seconds/);
+      assert.equal(upstream.received.at(-1)!.path, "/v1/audio/transcriptions", "the live upload was tried first");
+      const channels = (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[];
+      const simulator = channels.find((channel) => channel.type === "simulator")!;
+      await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { status: "disabled" });
+      try {
+        const before = await balanceOf(user.userId);
+        const failed = await send();
+        assert.equal(failed.status, 502);
+        const rows = (await gateway.admin("GET", `/api/admin/usage?requestId=${failed.headers.get("x-request-id")}`)).data as any[];
+        assert.equal(rows[0].cost, 0);
+        assert.equal(await balanceOf(user.userId), before);
+      } finally {
+        await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { status: "enabled" });
+      }
     });
   });
 });
