@@ -5,7 +5,6 @@
 import { once } from "node:events";
 import { PassThrough } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { parseStream } from "music-metadata";
 import type { AudioInfo } from "@/lib/providers/audio-types";
 
 /** The formats the vendor takes, by what a file starts with. */
@@ -52,17 +51,20 @@ export class DurationReader {
   readonly #result: Promise<{ duration?: number; error?: string }>;
 
   constructor(readonly format: AudioFormat) {
-    this.#result = parseStream(this.#stream, { mimeType: format.mimeType }, { duration: true, skipCovers: true }).then(
-      (metadata) => {
-        this.#finish();
-        const duration = metadata.format.duration;
-        return typeof duration === "number" && Number.isFinite(duration) && duration > 0 ? { duration } : {};
-      },
-      (error: unknown) => {
-        this.#finish();
-        return { error: error instanceof Error ? error.message : String(error) };
-      },
-    );
+    // Loaded on first use (~60 ms here): a gateway that transcribes nothing does not pay for it at start.
+    this.#result = import("music-metadata")
+      .then(({ parseStream }) => parseStream(this.#stream, { mimeType: format.mimeType }, { duration: true, skipCovers: true }))
+      .then(
+        (metadata) => {
+          this.#finish();
+          const duration = metadata.format.duration;
+          return typeof duration === "number" && Number.isFinite(duration) && duration > 0 ? { duration } : {};
+        },
+        (error: unknown) => {
+          this.#finish();
+          return { error: error instanceof Error ? error.message : String(error) };
+        },
+      );
   }
 
   #finish(): void {

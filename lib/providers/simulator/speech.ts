@@ -7,7 +7,6 @@
 // The work is bounded by the text (4,096 characters at speed 0.25 are 16 minutes of audio) and done in slices of at
 // most SLICE_MS, the event loop let go between them, as the client reads: a client that stops reading stops it.
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { Mp3Encoder } from "@breezystack/lamejs";
 import { SPEECH_CONTENT_TYPES, type SpeechFormat, type SpeechOptions } from "@/lib/wire/audio-request";
 import type { SpeechAdapter } from "@/lib/providers/audio-types";
 import { SAMPLE_RATE, Synthesizer } from "./voice";
@@ -34,7 +33,9 @@ function pcmEncoder(): Encoder {
   };
 }
 
-function mp3Encoder(): Encoder {
+async function mp3Encoder(): Promise<Encoder> {
+  // Loaded on first use, as the simulator's MP3 is the only user.
+  const { Mp3Encoder } = await import("@breezystack/lamejs");
   const encoder = new Mp3Encoder(1, SAMPLE_RATE, MP3_KBPS);
   // lamejs answers Int8Arrays over its own buffers: viewed as bytes, then copied, since it reuses them.
   const bytes = (data: Uint8Array | Int8Array) => Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
@@ -64,7 +65,7 @@ export function wavHeader(samples: number): Buffer {
 /** The audio file of `options`, in slices: WAV's header first, MP3's last frames at the end. */
 export async function* speechFile(options: Pick<SpeechOptions, "input" | "voice" | "speed" | "format">): AsyncGenerator<Uint8Array> {
   const synthesizer = new Synthesizer(options.input, options.voice, options.speed);
-  const encoder = options.format === "mp3" ? mp3Encoder() : pcmEncoder();
+  const encoder = options.format === "mp3" ? await mp3Encoder() : pcmEncoder();
   const block = new Int16Array(BLOCK);
   let gathered: Uint8Array[] = options.format === "wav" ? [wavHeader(synthesizer.total)] : [];
   let size = gathered[0]?.length ?? 0;
