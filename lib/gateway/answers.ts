@@ -68,3 +68,13 @@ const geminiModel = z.object({
 });
 export const geminiModelAnswer = geminiModel;
 export const geminiModelListAnswer = z.object({ models: z.array(geminiModel), nextPageToken: z.string().optional() });
+/** /v1/audio/speech: the audio file's bytes (or `speech.audio.*` events with stream_format "sse"), never JSON. */
+export const speechAnswer = z.string().describe("The audio, in the requested format (Content-Type audio/mpeg, audio/wav, audio/pcm, ...)");
+
+/** /v1/audio/transcriptions as JSON (json and verbose_json); text, srt and vtt come as text/plain. */
+export const transcriptionAnswer = z.looseObject({
+  text: z.string(),
+  duration: z.number().optional(),
+  language: z.string().optional(),
+  segments: z.array(z.looseObject({ start: z.number(), end: z.number(), text: z.string() })).optional(),
+});

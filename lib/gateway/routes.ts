@@ -8,6 +8,10 @@ import { imageEdits, imageGenerations } from "./images/handler";
 import { imageEditsMultipart } from "./images/openapi";
 import { responses } from "./responses/handler";
 import { responsesRequestDocumentation } from "./responses/openapi";
+import { speechRequestSchema } from "@/lib/wire/audio-request";
+import { audioSpeech } from "./audio/speech";
+import { audioTranscriptions } from "./audio/transcription";
+import { SPEECH_ANSWER_TYPES, transcriptionMultipart } from "./audio/openapi";
 import { countTokens, listModels, retrieveModel } from "./models";
 import { embeddings } from "./embeddings/handler";
 import { embeddingsRequestSchema } from "./embeddings/request";
@@ -66,6 +70,28 @@ export const gatewayRoutes = [
     request: { body: embeddingsRequestSchema },
     response: { 200: answers.embeddingsAnswer },
     handler: embeddings,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/audio/speech",
+    auth: "bearer",
+    dialect: "openai",
+    summary: "Speak a text (std-tts-1, at most 4,096 characters); the audio file's bytes, or events with stream_format 'sse'",
+    request: { body: speechRequestSchema },
+    response: { 200: answers.speechAnswer },
+    answerTypes: SPEECH_ANSWER_TYPES,
+    handler: audioSpeech,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/audio/transcriptions",
+    auth: "bearer",
+    dialect: "openai",
+    summary: "Transcribe an uploaded audio file (multipart, at most 25 MB); JSON, or text for text, srt and vtt",
+    request: { multipart: transcriptionMultipart },
+    response: { 200: answers.transcriptionAnswer },
+    answerTypes: ["application/json", "text/plain"],
+    handler: audioTranscriptions,
   }),
   defineRoute({
     method: "GET",

@@ -7,7 +7,13 @@
 import type { Channel } from "@/lib/channels";
 
 /** The OpenAI API operations the shared adapters call, as paths under the API's root. */
-export type OpenAiOperation = "chat/completions" | "images/generations" | "images/edits" | "embeddings";
+export type OpenAiOperation =
+  | "chat/completions"
+  | "images/generations"
+  | "images/edits"
+  | "embeddings"
+  | "audio/speech"
+  | "audio/transcriptions";
 
 export type Endpoint = {
   /** The URL of `operation` for the upstream model (the channel's mapping of the public model). */

@@ -4,6 +4,7 @@ import type { TextAdapter } from "./types";
 import type { ImageAdapter, ImageOutcome } from "./image-types";
 import type { ResponsesCall, ResponsesOutcome } from "./responses-types";
 import type { EmbeddingsAdapter } from "./embeddings-types";
+import type { SpeechAdapter, TranscriptionAdapter } from "./audio-types";
 
 export type Provider = {
   /**
@@ -23,6 +24,9 @@ export type Provider = {
   responses(call: ResponsesCall): Promise<ResponsesOutcome> | null;
   /** /v1/embeddings; a type without it fails over with a plain reason (lib/providers/embeddings-types.ts). */
   embeddings?: EmbeddingsAdapter;
+  /** /v1/audio/speech and /v1/audio/transcriptions, where the upstream has them (lib/providers/audio-types.ts). */
+  speech?: SpeechAdapter;
+  transcription?: TranscriptionAdapter;
   /**
    * Where the upstream lists its models (GET), and how to read the ids from its answer (an OpenAI-style
    * `{data: [{id}]}` unless `ids` says otherwise), or null when the gateway's own catalog is the list.

@@ -74,10 +74,15 @@ function operationOf(route: RouteDefinition): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(route.response)) {
     const json = { schema: schemaOf(schema, "output") };
-    responses[status] = {
-      description: route.stream ? "JSON, or a server-sent event stream when streaming" : "Success",
-      content: route.stream ? { "application/json": json, "text/event-stream": {} } : { "application/json": json },
-    };
+    const content: Record<string, unknown> = route.stream
+      ? { "application/json": json, "text/event-stream": {} }
+      : { "application/json": json };
+    if (route.answerTypes) {
+      for (const type of Object.keys(content)) if (!route.answerTypes.includes(type)) delete content[type];
+      for (const type of route.answerTypes)
+        content[type] ??= type.startsWith("text/") ? { schema: { type: "string" } } : { schema: { type: "string", format: "binary" } };
+    }
+    responses[status] = { description: route.stream ? "JSON, or a server-sent event stream when streaming" : "Success", content };
   }
   for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS))
     responses[status] = { description, content: errorContent(route.dialect) };

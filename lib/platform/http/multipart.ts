@@ -34,7 +34,7 @@ export interface MultipartOptions {
    * resolves when it has taken them all, and sets the file's `size`. A GatewayError it throws refuses the upload with
    * that error; any other is answered as the gateway's own failure.
    */
-  sink?: (file: UploadedFile, stream: Readable) => Promise<void>;
+  sink?: (file: UploadedFile, stream: Readable, fieldsSoFar: Readonly<Record<string, string>>) => Promise<void>;
   /** With a sink: give each file a `path` in the temporary directory anyway, for the sink to keep a copy there. */
   sinkKeepsCopies?: boolean;
 }
@@ -42,6 +42,8 @@ export interface MultipartOptions {
 export interface ParsedMultipart {
   /** Text fields; when a name repeats, the last value wins. */
   fields: Record<string, string>;
+  /** Every value of each field whose name ends in `[]` (`timestamp_granularities[]`), in the order sent. */
+  lists: Record<string, string[]>;
   files: UploadedFile[];
   /** Deletes the temporary files. Call it when the request is done, whatever happened. */
   cleanup(): Promise<void>;
@@ -110,6 +112,7 @@ export async function parseMultipart(request: Request, options: MultipartOptions
   const directory = sink && !options.sinkKeepsCopies ? "" : await mkdtemp(join(options.tmpDir ?? tmpdir(), "gateway-upload-"));
   const cleanup = () => (directory ? rm(directory, { recursive: true, force: true }) : Promise.resolve());
   const fields: Record<string, string> = {};
+  const lists: Record<string, string[]> = {};
   const files: UploadedFile[] = [];
   const writes: Promise<void>[] = [];
   const writers = new Set<WriteStream>();
@@ -156,7 +159,7 @@ export async function parseMultipart(request: Request, options: MultipartOptions
       if (sink) {
         fileStreams.add(stream);
         writes.push(
-          sink(file, stream).catch((error: unknown) => {
+          sink(file, stream, fields).catch((error: unknown) => {
             stream.resume();
             if (!settled)
               fail(
@@ -191,6 +194,7 @@ export async function parseMultipart(request: Request, options: MultipartOptions
         return;
       }
       fields[name] = value;
+      if (name.endsWith("[]")) (lists[name] ??= []).push(value);
     });
 
     parser.on("filesLimit", () => fail(new GatewayError("invalid_request", `Too many files: at most ${maxFiles} per request.`)));
@@ -210,7 +214,7 @@ export async function parseMultipart(request: Request, options: MultipartOptions
         () => {
           if (settled) return;
           settled = true;
-          resolve({ fields, files, cleanup });
+          resolve({ fields, lists, files, cleanup });
         },
         () => {},
       );

@@ -39,6 +39,9 @@ export type RouteDefinition = {
   response: RouteAnswers;
   /** The success answer may be a server-sent event stream instead of JSON (not checked against the schema). */
   stream?: boolean;
+  /** The media types of the success answer when it is not (only) JSON, e.g. `audio/mpeg`; an answer that is not
+   *  JSON is not checked against the schema. */
+  answerTypes?: readonly string[];
   handler: RouteHandler;
 };
 

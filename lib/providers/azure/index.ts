@@ -9,6 +9,7 @@ import type { Endpoint } from "@/lib/providers/endpoint";
 import { chatCompletionsAdapter } from "@/lib/providers/chat-completions";
 import { imagesApiAdapter } from "@/lib/providers/images-api";
 import { embeddingsApiAdapter } from "@/lib/providers/embeddings-api";
+import { speechApiAdapter, transcriptionApiAdapter } from "@/lib/providers/audio-api";
 import { apiVersion, checkAzureConfig } from "./config";
 
 const endpoint: Endpoint = {
@@ -22,6 +23,8 @@ export const azure: Provider = {
   text: chatCompletionsAdapter(endpoint),
   images: imagesApiAdapter(endpoint),
   embeddings: embeddingsApiAdapter(endpoint),
+  speech: speechApiAdapter(endpoint),
+  transcription: transcriptionApiAdapter(endpoint),
   // No Responses API here: /v1/responses runs the gateway's image tool loop over the deployments' chat and images.
   responses: () => null,
   // The data plane lists no deployments: the gateway's catalog is the list.

@@ -5,6 +5,7 @@ import type { Endpoint } from "@/lib/providers/endpoint";
 import { chatCompletionsAdapter } from "@/lib/providers/chat-completions";
 import { imagesApiAdapter } from "@/lib/providers/images-api";
 import { embeddingsApiAdapter } from "@/lib/providers/embeddings-api";
+import { speechApiAdapter, transcriptionApiAdapter } from "@/lib/providers/audio-api";
 import { joinUrl } from "@/lib/providers/http";
 import { openaiResponses } from "./responses";
 
@@ -19,6 +20,8 @@ export const openai: Provider = {
   text: chatCompletionsAdapter(endpoint),
   images: imagesApiAdapter(endpoint),
   embeddings: embeddingsApiAdapter(endpoint),
+  speech: speechApiAdapter(endpoint),
+  transcription: transcriptionApiAdapter(endpoint),
   // Only where the operator says the upstream has the Responses API with the image tool (channel setting).
   responses: (call) => (call.channel.settings.responsesApi === true ? openaiResponses(call) : null),
   modelList: (channel) => ({

@@ -4,11 +4,15 @@ import { simulatorAdapter } from "./chat";
 import { simulatorImageAdapter } from "./images";
 import { simulatorResponses } from "./responses";
 import { simulatorEmbeddings } from "./embeddings";
+import { simulatorSpeechAdapter } from "./speech";
+import { simulatorTranscriptionAdapter } from "./transcription";
 
 export const simulator: Provider = {
   nativeText: () => "chat",
   text: simulatorAdapter,
   images: simulatorImageAdapter,
+  speech: simulatorSpeechAdapter,
+  transcription: simulatorTranscriptionAdapter,
   responses: (call) => Promise.resolve({ ok: true, source: simulatorResponses(call) }),
   embeddings: simulatorEmbeddings,
   // It serves whatever the gateway's catalog names.
