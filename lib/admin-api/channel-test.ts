@@ -16,9 +16,74 @@ import { IMAGE_MODELS, parseImageOptions } from "@/lib/wire/image-request";
 import { imageUsage } from "@/lib/money/image-usage";
 import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
 import type { ImageOutcome } from "@/lib/providers/image-types";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
+import { parseSpeechOptions, parseTranscriptionOptions } from "@/lib/wire/audio-request";
 import { noEmbeddingsApi } from "@/lib/providers/embeddings-types";
 import { adminRoute } from "./route";
+
+const TEST_SPEECH = "pong";
+
+/** Speech: a one-word WAV, read to its end. */
+async function testSpeech(channel: Channel, model: string, signal: AbortSignal): Promise<{ status: number; error?: string }> {
+  const adapter = providerOf(channel.type).speech;
+  if (!adapter) return { status: 501, error: `A '${channel.type}' channel has no speech API` };
+  const options = parseSpeechOptions({ model, input: TEST_SPEECH, voice: "alloy", response_format: "wav" });
+  const outcome = await adapter.speak({
+    channel,
+    publicModel: model,
+    upstreamModel: upstreamModel(channel, model, model),
+    options,
+    signal,
+  });
+  if (!outcome.ok) return describeFailure(outcome);
+  for await (const _chunk of outcome.chunks);
+  return { status: 200 };
+}
+
+/** Transcription: one second of silence as a WAV file (24 kHz, 16-bit mono). */
+async function testTranscription(channel: Channel, model: string, signal: AbortSignal): Promise<{ status: number; error?: string }> {
+  const adapter = providerOf(channel.type).transcription;
+  if (!adapter) return { status: 501, error: `A '${channel.type}' channel has no transcription API` };
+  const samples = 24_000;
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0);
+  header.writeUInt32LE(36 + samples * 2, 4);
+  header.write("WAVEfmt ", 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(24_000, 24);
+  header.writeUInt32LE(48_000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write("data", 36);
+  header.writeUInt32LE(samples * 2, 40);
+  const folder = await mkdtemp(path.join(tmpdir(), "channel-test-"));
+  const file = path.join(folder, "test.wav");
+  try {
+    await writeFile(file, Buffer.concat([header, Buffer.alloc(samples * 2)]));
+    const outcome = await adapter.transcribe({
+      channel,
+      publicModel: model,
+      upstreamModel: upstreamModel(channel, model, model),
+      options: parseTranscriptionOptions({ model }, {}),
+      file: {
+        field: "file",
+        filename: "test.wav",
+        path: file,
+        size: 44 + samples * 2,
+        info: { format: "wav", mimeType: "audio/wav", duration: 1 },
+      },
+      signal,
+    });
+    return outcome.ok ? { status: 200 } : describeFailure(outcome);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
 
 /** A model the catalog says is neither text nor image: tested through its own endpoint's adapter. */
 async function testOtherKind(
@@ -27,7 +92,8 @@ async function testOtherKind(
   kind: "embedding" | "speech" | "transcription",
   signal: AbortSignal,
 ): Promise<{ status: number; error?: string } | null> {
-  if (kind !== "embedding") return null;
+  if (kind === "speech") return testSpeech(channel, model, signal);
+  if (kind === "transcription") return testTranscription(channel, model, signal);
   const adapter = providerOf(channel.type).embeddings ?? noEmbeddingsApi(channel.type);
   const outcome = await adapter({
     channel,
