@@ -378,6 +378,39 @@ describe("what only some vendors do", () => {
     assert.equal(message.stop_reason, "refusal");
   });
 
+  test("/v1/responses with the image tool over a Gemini channel: the gateway's loop calls Gemini, the image comes from the image channel", async () => {
+    const { vendor } = await only("gemini");
+    const simulator = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; type: string }[]).find(
+      (channel) => channel.type === "simulator",
+    )!;
+    // The simulator serves the image model only: the text model's turns go to Gemini.
+    await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { status: "enabled", models: ["std-image-2"] });
+    try {
+      vendor.queueTool("generate_image", { prompt: "A lighthouse at dusk, watercolour", action: "generate" });
+      vendor.queueText(["Here is your lighthouse."]);
+      const stream = await openai().responses.create({
+        model: vendor.model,
+        stream: true,
+        instructions: "Draw what is asked.",
+        input: [{ role: "user", content: [{ type: "input_text", text: "One image of a lighthouse" }] }],
+        tools: [{ type: "image_generation", size: "1024x1024", quality: "low" }],
+      });
+      const types = new Set<string>();
+      let images = 0;
+      for await (const event of stream) {
+        types.add(event.type);
+        if (event.type === "response.output_item.done" && event.item.type === "image_generation_call" && event.item.result) images++;
+      }
+      assert.equal(images, 1, [...types].join(", "));
+      assert.ok(types.has("response.completed"));
+      const calls = vendor.received().filter((request) => /generateContent/.test(request.path));
+      assert.ok(calls.length >= 2, "Gemini was asked before and after the image");
+      assert.match(JSON.stringify(calls.at(-2)!.body), /generate_image/, "the image tool was declared to Gemini");
+    } finally {
+      await gateway.admin("PATCH", `/api/admin/channels/${simulator.id}`, { status: "disabled" });
+    }
+  });
+
   test("Gemini's invalid key (400 API_KEY_INVALID) switches the channel off with Google's reason", async () => {
     const { vendor, id } = await only("gemini");
     await gateway.admin("PATCH", `/api/admin/channels/${id}`, { apiKey: "AIzaSy-not-the-key" });
