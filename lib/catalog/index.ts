@@ -6,7 +6,15 @@ import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { cached } from "@/lib/platform/cached";
 import { publish } from "@/lib/platform/events";
-import { EMBEDDING_MODELS, IMAGE_MODEL, LONG_CONTEXT_SUFFIX, type MESSAGE_MODELS, SPEECH_MODEL, TEXT_MODEL, TRANSCRIPTION_MODEL } from "./models";
+import {
+  type EMBEDDING_MODELS,
+  IMAGE_MODEL,
+  LONG_CONTEXT_SUFFIX,
+  type MESSAGE_MODELS,
+  SPEECH_MODEL,
+  TEXT_MODEL,
+  TRANSCRIPTION_MODEL,
+} from "./models";
 
 export type ModelKind = "text" | "image" | "embedding" | "speech" | "transcription";
 
@@ -98,7 +106,15 @@ function builtIns(): CatalogEntry[] {
   ];
   const noOutput = { defaultOutputTokens: 0, maxOutputTokens: 0, aliases: [], systemInMessages: false, ownedBy: "gateway" };
   for (const [id, model] of Object.entries(EMBEDDING_DEFAULTS))
-    entries.push({ id, kind: "embedding", displayName: model.name, created: 1_705_953_180, endpoints: ["/v1/embeddings"], contextWindow: 8_192, ...noOutput });
+    entries.push({
+      id,
+      kind: "embedding",
+      displayName: model.name,
+      created: 1_705_953_180,
+      endpoints: ["/v1/embeddings"],
+      contextWindow: 8_192,
+      ...noOutput,
+    });
   entries.push({
     id: SPEECH_MODEL,
     kind: "speech",

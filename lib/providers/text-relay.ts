@@ -190,7 +190,11 @@ export async function relayText(
   }
 
   const stream =
-    upstream === "chat" ? new ChatUpstream(reported) : upstream === "messages" ? new MessagesUpstream(reported) : new HubUpstream(upstream.stream(call.publicModel), reported);
+    upstream === "chat"
+      ? new ChatUpstream(reported)
+      : upstream === "messages"
+        ? new MessagesUpstream(reported)
+        : new HubUpstream(upstream.stream(call.publicModel), reported);
   const upstreamDialect = upstream === "messages" ? "messages" : "chat";
   const gemini = call.geminiClient && client === "chat" ? geminiWriter(call, upstreamDialect, meter) : null;
   const writer: ClientWriter = gemini ?? clientWriter(call, upstreamDialect, client, meter);

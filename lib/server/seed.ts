@@ -161,11 +161,21 @@ async function upgradePrices(database: Database): Promise<{ updated: string[]; k
     const group = await database.group.findUnique({ where: { name: "default" } });
     if (group) {
       const models = group.models as string[];
-      writes.push(database.group.update({ where: { name: "default" }, data: { models: [...models, ...added.filter((model) => !models.includes(model))] } }));
+      writes.push(
+        database.group.update({
+          where: { name: "default" },
+          data: { models: [...models, ...added.filter((model) => !models.includes(model))] },
+        }),
+      );
     }
     for (const channel of await database.channel.findMany({ where: { type: "simulator" } })) {
       const models = channel.models as string[];
-      writes.push(database.channel.update({ where: { id: channel.id }, data: { models: [...models, ...added.filter((model) => !models.includes(model))] } }));
+      writes.push(
+        database.channel.update({
+          where: { id: channel.id },
+          data: { models: [...models, ...added.filter((model) => !models.includes(model))] },
+        }),
+      );
     }
   }
   await database.$transaction([...writes, database.setting.update({ where: { key: "seed.version" }, data: { value: SEED_VERSION } })]);

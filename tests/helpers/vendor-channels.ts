@@ -74,7 +74,8 @@ function claudeToolResult(body: any): unknown {
 }
 
 function converseToolResult(body: any): unknown {
-  for (const message of body.messages ?? []) for (const block of message.content ?? []) if (block.toolResult) return block.toolResult.content;
+  for (const message of body.messages ?? [])
+    for (const block of message.content ?? []) if (block.toolResult) return block.toolResult.content;
   return undefined;
 }
 
@@ -87,10 +88,15 @@ function geminiKnobs(push: (answer: GeminiAnswer) => void) {
       push({ error: { status: 400, body: googleError(400, "INVALID_ARGUMENT", message) } });
       return message;
     },
-    queueRateLimit: () => push({ error: { status: 429, body: googleError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).") } }),
+    queueRateLimit: () =>
+      push({ error: { status: 429, body: googleError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).") } }),
     // One chunk per piece, the last one carrying finishReason.
     queueCut: (pieces?: string[]) =>
-      push(pieces ? { text: pieces, cutAfterChunks: pieces.length - 1 } : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 2 }),
+      push(
+        pieces
+          ? { text: pieces, cutAfterChunks: pieces.length - 1 }
+          : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 2 },
+      ),
   };
 }
 
@@ -101,8 +107,16 @@ export async function geminiChannel(): Promise<VendorChannel> {
     name: "gemini",
     model: "std-5.5",
     upstreamModel: "gemini-2.5-pro",
-    channel: { name: "Gemini API", type: "gemini", baseUrl: fake.url, apiKey, models: ["std-5.5"], modelMapping: { "std-5.5": "gemini-2.5-pro" } },
-    path: (stream) => (stream ? /^\/v1beta\/models\/gemini-2\.5-pro:streamGenerateContent$/ : /^\/v1beta\/models\/gemini-2\.5-pro:generateContent$/),
+    channel: {
+      name: "Gemini API",
+      type: "gemini",
+      baseUrl: fake.url,
+      apiKey,
+      models: ["std-5.5"],
+      modelMapping: { "std-5.5": "gemini-2.5-pro" },
+    },
+    path: (stream) =>
+      stream ? /^\/v1beta\/models\/gemini-2\.5-pro:streamGenerateContent$/ : /^\/v1beta\/models\/gemini-2\.5-pro:generateContent$/,
     ...geminiKnobs((answer) => fake.answers.push(answer)),
     received: () => fake.received.map((request) => ({ ...request, headers: request.headers })),
     billed: GEMINI_BILLED,
@@ -141,7 +155,8 @@ export async function vertexGeminiChannel(): Promise<VendorChannel> {
     model: "std-5.5",
     upstreamModel: "gemini-2.5-flash",
     channel: vertexChannelBody(fake, "Vertex Gemini", "std-5.5", "gemini-2.5-flash"),
-    path: (stream) => new RegExp(`^${VERTEX_PREFIX}/google/models/gemini-2\\.5-flash:${stream ? "streamGenerateContent" : "generateContent"}$`),
+    path: (stream) =>
+      new RegExp(`^${VERTEX_PREFIX}/google/models/gemini-2\\.5-flash:${stream ? "streamGenerateContent" : "generateContent"}$`),
     ...geminiKnobs((answer) => fake.geminiAnswers.push(answer)),
     received: () => fake.received.filter(mine),
     billed: GEMINI_BILLED,
@@ -159,7 +174,8 @@ export async function vertexClaudeChannel(): Promise<VendorChannel> {
     model: "msg-sonnet-4-6",
     upstreamModel: "claude-sonnet-4-5@20250929",
     channel: vertexChannelBody(fake, "Vertex Claude", "msg-sonnet-4-6", "claude-sonnet-4-5@20250929"),
-    path: (stream) => new RegExp(`^${VERTEX_PREFIX}/anthropic/models/claude-sonnet-4-5@20250929:${stream ? "streamRawPredict" : "rawPredict"}$`),
+    path: (stream) =>
+      new RegExp(`^${VERTEX_PREFIX}/anthropic/models/claude-sonnet-4-5@20250929:${stream ? "streamRawPredict" : "rawPredict"}$`),
     queueText: (text) => push({ text }),
     queueTool: (name, input) => push({ toolUse: { id: "toolu_vrtx_01A09q90qw90lq917835lq9", name, input } }),
     queueBadRequest: () => {
@@ -168,10 +184,23 @@ export async function vertexClaudeChannel(): Promise<VendorChannel> {
       return message;
     },
     queueRateLimit: () =>
-      push({ error: { status: 429, body: googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model") } }),
+      push({
+        error: {
+          status: 429,
+          body: googleError(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model",
+          ),
+        },
+      }),
     // message_start, content_block_start and a ping, then one delta per piece.
     queueCut: (pieces) =>
-      push(pieces ? { text: pieces, cutAfterEvents: 3 + pieces.length - 1 } : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterEvents: 4 }),
+      push(
+        pieces
+          ? { text: pieces, cutAfterEvents: 3 + pieces.length - 1 }
+          : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterEvents: 4 },
+      ),
     received: () => fake.received.filter((request) => request.path.includes("/publishers/anthropic/")),
     billed: CLAUDE_BILLED,
     toolResultOf: claudeToolResult,
@@ -200,7 +229,9 @@ async function bedrockChannel(kind: "invoke" | "converse"): Promise<VendorChanne
       modelMapping: { [model]: upstreamModel },
     },
     path: (stream) =>
-      new RegExp(`^/model/${encoded}/${claude ? (stream ? "invoke-with-response-stream" : "invoke") : stream ? "converse-stream" : "converse"}$`),
+      new RegExp(
+        `^/model/${encoded}/${claude ? (stream ? "invoke-with-response-stream" : "invoke") : stream ? "converse-stream" : "converse"}$`,
+      ),
     queueText: (text) => fake.queue.push({ text: text.join("") }),
     queueTool: (name, input) => fake.queue.push({ text: "", toolCall: { id: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", name, input } }),
     queueBadRequest: () => {
@@ -262,14 +293,26 @@ export async function azureChannel(): Promise<VendorChannel> {
     queueTool: (name, args) => fake.answers.push({ toolCalls: [{ id: "call_az_7Qm2kP4xR9", name, arguments: JSON.stringify(args) }] }),
     queueBadRequest: () => {
       const message = "Invalid 'messages[0].content': the fake refuses this content.";
-      fake.answers.push({ error: { status: 400, body: { error: { message, type: "invalid_request_error", param: "messages", code: null } } } });
+      fake.answers.push({
+        error: { status: 400, body: { error: { message, type: "invalid_request_error", param: "messages", code: null } } },
+      });
       return message;
     },
     queueRateLimit: () => fake.answers.push({ error: throttled("2025-04-01-preview") }),
     // The prompt's filter results and the role chunk come first, then one chunk per piece.
     queueCut: (pieces) =>
-      fake.answers.push(pieces ? { text: pieces, cutAfterChunks: 2 + pieces.length - 1 } : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 4 }),
-    received: () => fake.received.map((request) => ({ path: request.path, headers: request.headers, body: request.body, authorized: request.authorized })),
+      fake.answers.push(
+        pieces
+          ? { text: pieces, cutAfterChunks: 2 + pieces.length - 1 }
+          : { text: ["One ", "two ", "three ", "four ", "five."], cutAfterChunks: 4 },
+      ),
+    received: () =>
+      fake.received.map((request) => ({
+        path: request.path,
+        headers: request.headers,
+        body: request.body,
+        authorized: request.authorized,
+      })),
     billed: AZURE_BILLED,
     toolResultOf: (body) => body.messages?.find((message: { role: string }) => message.role === "tool")?.content,
     raw: fake,

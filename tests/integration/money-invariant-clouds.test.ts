@@ -41,8 +41,16 @@ after(async () => {
 type Price = { textInput: number; textOutput: number; cacheReadMultiplier: number; cacheWriteMultiplier: number };
 
 const CLOUDS: { model: string; price: Price; setup: () => Promise<VendorChannel> }[] = [
-  { model: "cloud-azure-4o", price: { textInput: 2.5, textOutput: 10, cacheReadMultiplier: 0.5, cacheWriteMultiplier: 1 }, setup: azureChannel },
-  { model: "cloud-gemini-pro", price: { textInput: 1.25, textOutput: 10, cacheReadMultiplier: 0.25, cacheWriteMultiplier: 1 }, setup: geminiChannel },
+  {
+    model: "cloud-azure-4o",
+    price: { textInput: 2.5, textOutput: 10, cacheReadMultiplier: 0.5, cacheWriteMultiplier: 1 },
+    setup: azureChannel,
+  },
+  {
+    model: "cloud-gemini-pro",
+    price: { textInput: 1.25, textOutput: 10, cacheReadMultiplier: 0.25, cacheWriteMultiplier: 1 },
+    setup: geminiChannel,
+  },
   {
     model: "cloud-vertex-flash",
     price: { textInput: 0.3, textOutput: 2.5, cacheReadMultiplier: 0.25, cacheWriteMultiplier: 1 },
@@ -58,7 +66,11 @@ const CLOUDS: { model: string; price: Price; setup: () => Promise<VendorChannel>
     price: { textInput: 3.3, textOutput: 16.5, cacheReadMultiplier: 0.1, cacheWriteMultiplier: 1.25 },
     setup: bedrockInvokeChannel,
   },
-  { model: "cloud-bedrock-nova", price: { textInput: 0.8, textOutput: 3.2, cacheReadMultiplier: 1, cacheWriteMultiplier: 1 }, setup: bedrockConverseChannel },
+  {
+    model: "cloud-bedrock-nova",
+    price: { textInput: 0.8, textOutput: 3.2, cacheReadMultiplier: 1, cacheWriteMultiplier: 1 },
+    setup: bedrockConverseChannel,
+  },
 ];
 const PRICES = Object.fromEntries(CLOUDS.map((cloud) => [cloud.model, cloud.price]));
 
@@ -198,8 +210,7 @@ function readStream(endpoint: Call["endpoint"], text: string): Pick<Sent, "compl
         toolCall = true;
         delivered += event.content_block.name;
       }
-      if (event.type === "content_block_delta")
-        delivered += event.delta.text ?? event.delta.partial_json ?? event.delta.thinking ?? "";
+      if (event.type === "content_block_delta") delivered += event.delta.text ?? event.delta.partial_json ?? event.delta.thinking ?? "";
     }
   }
   const complete = endpoint === "chat" ? /^data: \[DONE\]$/m.test(text) : /^event: message_stop$/m.test(text);
@@ -211,7 +222,10 @@ async function send(gateway: Gateway, key: string, vendor: string, model: string
   const chat = call.endpoint === "chat";
   const body: Record<string, unknown> = { model, stream: call.stream };
   if (chat) {
-    body.messages = [...(call.system ? [{ role: "system", content: "Answer as a harbour master." }] : []), { role: "user", content: question }];
+    body.messages = [
+      ...(call.system ? [{ role: "system", content: "Answer as a harbour master." }] : []),
+      { role: "user", content: question },
+    ];
     if (call.cap !== null) body[call.capField ?? "max_tokens"] = call.cap;
     if (call.tools) body.tools = [chatTool];
     if (call.stream && index % 2) body.stream_options = { include_usage: true };
@@ -272,7 +286,12 @@ for (const database of ["sqlite", "postgres"] as const) {
         if (!vendors.includes(vendor)) vendors.push(vendor);
         // The Vertex fake is shared by both of its publishers and by both databases: count only what it sees from now.
         clouds.push({ model: cloud.model, vendor, seenBefore: vendor.received().length });
-        await gateway.admin("POST", "/api/admin/prices", { model: cloud.model, ...cloud.price, imageInput: cloud.price.textInput, imageOutput: 0 });
+        await gateway.admin("POST", "/api/admin/prices", {
+          model: cloud.model,
+          ...cloud.price,
+          imageInput: cloud.price.textInput,
+          imageOutput: 0,
+        });
         await gateway.admin("POST", "/api/admin/channels", {
           ...vendor.channel,
           name: `${vendor.channel.name} (${cloud.model})`,
@@ -323,7 +342,11 @@ for (const database of ["sqlite", "postgres"] as const) {
           if (item.status === 200) assert.equal(item.complete, true, `${name} ${JSON.stringify(item.call)}: complete (${item.body})`);
         // Phase two: exactly three streams cut; each shows its client an error event instead of its end.
         const phaseTwo = mine.slice(MIXED.length);
-        assert.deepEqual(phaseTwo.map((item) => item.status), [200, 200, 200, 200], `${name}: streams answered`);
+        assert.deepEqual(
+          phaseTwo.map((item) => item.status),
+          [200, 200, 200, 200],
+          `${name}: streams answered`,
+        );
         assert.equal(phaseTwo.filter((item) => !item.complete).length, CUTS, `${name}: ${CUTS} streams cut`);
         for (const item of phaseTwo.filter((entry) => !entry.complete)) assert.equal(item.errorEvent, true, `${name}: the cut is told`);
 
@@ -363,7 +386,10 @@ for (const database of ["sqlite", "postgres"] as const) {
           .slice(seenBefore)
           .filter((request) => vendor.path(true).test(request.path.split("?")[0]!) || vendor.path(false).test(request.path.split("?")[0]!));
         assert.equal(seen.length, mine.length, `${name}: one upstream request per request`);
-        assert.ok(seen.every((request) => request.authorized), `${name}: every request authenticated`);
+        assert.ok(
+          seen.every((request) => request.authorized),
+          `${name}: every request authenticated`,
+        );
         assert.deepEqual(
           seen.map((request) => capIn(request.body)).sort(),
           mine.map((item) => capSent(item.call)).sort(),

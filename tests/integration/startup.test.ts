@@ -169,10 +169,17 @@ for (const database of ["sqlite", "postgres"] as const) {
         });
         const second = await startGateway({ database, databaseUrl, dataDir });
         const prices = (await second.admin("GET", "/api/admin/prices")).data as { model: string }[];
-        const group = ((await second.admin("GET", "/api/admin/groups")).data as { name: string; models: string[] }[]).find((row) => row.name === "default")!;
-        const simulator = ((await second.admin("GET", "/api/admin/channels")).data as { type: string; models: string[] }[]).find((row) => row.type === "simulator")!;
+        const group = ((await second.admin("GET", "/api/admin/groups")).data as { name: string; models: string[] }[]).find(
+          (row) => row.name === "default",
+        )!;
+        const simulator = ((await second.admin("GET", "/api/admin/channels")).data as { type: string; models: string[] }[]).find(
+          (row) => row.type === "simulator",
+        )!;
         for (const model of added) {
-          assert.ok(prices.some((price) => price.model === model), `${model} is priced`);
+          assert.ok(
+            prices.some((price) => price.model === model),
+            `${model} is priced`,
+          );
           assert.ok(group.models.includes(model), `${model} is in the default group`);
           assert.ok(simulator.models.includes(model), `${model} is served by the simulator`);
         }

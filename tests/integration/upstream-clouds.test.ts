@@ -41,7 +41,9 @@ function costOf(model: string, billed: Billed): number {
 
 let gateway: Gateway;
 let key: string;
-const SETUPS = [geminiChannel, vertexGeminiChannel, vertexClaudeChannel, bedrockInvokeChannel, bedrockConverseChannel].filter((setup) => !process.env.ONLY_SETUP || setup.name === process.env.ONLY_SETUP);
+const SETUPS = [geminiChannel, vertexGeminiChannel, vertexClaudeChannel, bedrockInvokeChannel, bedrockConverseChannel].filter(
+  (setup) => !process.env.ONLY_SETUP || setup.name === process.env.ONLY_SETUP,
+);
 const vendors: VendorChannel[] = [];
 const channelIds: string[] = [];
 
@@ -106,7 +108,14 @@ for (const setup of SETUPS) {
     test("chat, not streamed, through the openai SDK: the vendor's usage charged to the unit", async () => {
       vendor.queueText(["Rayleigh ", "scattering."]);
       const { data, response } = await openai()
-        .chat.completions.create({ model: vendor.model, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Why is the sky blue?" }], max_tokens: 700 })
+        .chat.completions.create({
+          model: vendor.model,
+          messages: [
+            { role: "system", content: "Be brief." },
+            { role: "user", content: "Why is the sky blue?" },
+          ],
+          max_tokens: 700,
+        })
         .withResponse();
       assert.equal(data.choices[0]!.message.content, "Rayleigh scattering.");
       assert.equal(data.choices[0]!.finish_reason, "stop");
@@ -145,7 +154,12 @@ for (const setup of SETUPS) {
     test("messages, not streamed and streamed, through the Anthropic SDK", async () => {
       vendor.queueText(["Short ", "answer."]);
       const { data, response } = await anthropic()
-        .messages.create({ model: vendor.model, max_tokens: 700, system: "Be brief.", messages: [{ role: "user", content: "Why is the sky blue?" }] })
+        .messages.create({
+          model: vendor.model,
+          max_tokens: 700,
+          system: "Be brief.",
+          messages: [{ role: "user", content: "Why is the sky blue?" }],
+        })
         .withResponse();
       assert.deepEqual(data.content, [{ type: "text", text: "Short answer.", ...(data.content[0] as object) }]);
       assert.equal((data.content[0] as { text: string }).text, "Short answer.");
@@ -199,7 +213,13 @@ for (const setup of SETUPS) {
         .messages.stream({
           model: vendor.model,
           max_tokens: 500,
-          tools: [{ name: "get_weather", description: "The weather in a city", input_schema: { type: "object", properties: { city: { type: "string" } } } }],
+          tools: [
+            {
+              name: "get_weather",
+              description: "The weather in a city",
+              input_schema: { type: "object", properties: { city: { type: "string" } } },
+            },
+          ],
           messages: [{ role: "user", content: "Weather in Oslo?" }],
         })
         .finalMessage();
@@ -212,7 +232,10 @@ for (const setup of SETUPS) {
 
     test("the AI SDK: generateText with @ai-sdk/openai's chat model, streamText with @ai-sdk/anthropic", async () => {
       vendor.queueText(["From ", "the AI SDK."]);
-      const { text } = await generateText({ model: createOpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key }).chat(vendor.model), prompt: "Hello" });
+      const { text } = await generateText({
+        model: createOpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key }).chat(vendor.model),
+        prompt: "Hello",
+      });
       assert.equal(text, "From the AI SDK.");
       vendor.queueText(["Streamed ", "by the AI SDK."]);
       const stream = streamText({ model: createAnthropic({ baseURL: `${gateway.url}/v1`, apiKey: key })(vendor.model), prompt: "Hello" });
@@ -231,7 +254,9 @@ for (const setup of SETUPS) {
       await assert.rejects(
         anthropic().messages.create({ model: vendor.model, max_tokens: 50, messages: [{ role: "user", content: "x" }] }),
         (error: unknown) =>
-          error instanceof Anthropic.BadRequestError && (error.error as { type?: string }).type === "error" && error.message.includes(message.slice(0, 40)),
+          error instanceof Anthropic.BadRequestError &&
+          (error.error as { type?: string }).type === "error" &&
+          error.message.includes(message.slice(0, 40)),
       );
       vendor.queueRateLimit();
       await assert.rejects(
@@ -296,7 +321,10 @@ for (const setup of SETUPS) {
     });
 
     test("count_tokens answers for the channel's model", async () => {
-      const counted = await anthropic().messages.countTokens({ model: vendor.model, messages: [{ role: "user", content: "How many tokens is this?" }] });
+      const counted = await anthropic().messages.countTokens({
+        model: vendor.model,
+        messages: [{ role: "user", content: "How many tokens is this?" }],
+      });
       assert.ok(counted.input_tokens > 0);
     });
 
@@ -344,7 +372,10 @@ describe("channel tools over the cloud types", () => {
     await refused({ type: "vertex", apiKey: JSON.stringify(account), settings: { region: "us-east5" } }, "apiKey");
     await refused({ type: "vertex", apiKey: "not json", settings: { region: "us-east5" } }, "apiKey");
     await refused({ type: "vertex", apiKey: JSON.stringify((await sharedVertexFake()).serviceAccount), settings: {} }, "settings.region");
-    await refused({ type: "bedrock", apiKey: "AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG", settings: { region: "moon-1" } }, "settings.region");
+    await refused(
+      { type: "bedrock", apiKey: "AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG", settings: { region: "moon-1" } },
+      "settings.region",
+    );
     await refused({ type: "bedrock", apiKey: "AKIA:secret:token:more", settings: { region: "us-east-1" } }, "apiKey");
     await refused({ type: "gemini", apiKey: "" }, "apiKey");
   });
@@ -355,7 +386,8 @@ describe("what only some vendors do", () => {
     const vendor = vendors.find((entry) => entry.name === setupName)!;
     const channels = (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; name: string }[];
     const id = channels.find((channel) => channel.name === vendor.channel.name)!.id;
-    for (const other of channelIds) await gateway.admin("PATCH", `/api/admin/channels/${other}`, { status: other === id ? "enabled" : "disabled" });
+    for (const other of channelIds)
+      await gateway.admin("PATCH", `/api/admin/channels/${other}`, { status: other === id ? "enabled" : "disabled" });
     return { vendor, id };
   }
 
@@ -414,10 +446,12 @@ describe("what only some vendors do", () => {
   test("Gemini's invalid key (400 API_KEY_INVALID) switches the channel off with Google's reason", async () => {
     const { vendor, id } = await only("gemini");
     await gateway.admin("PATCH", `/api/admin/channels/${id}`, { apiKey: "AIzaSy-not-the-key" });
-    await assert.rejects(openai().chat.completions.create({ model: vendor.model, messages: [{ role: "user", content: "x" }], max_tokens: 20 }));
-    const channel = ((await gateway.admin("GET", "/api/admin/channels")).data as { id: string; status: string; disabledReason: string }[]).find(
-      (entry) => entry.id === id,
-    )!;
+    await assert.rejects(
+      openai().chat.completions.create({ model: vendor.model, messages: [{ role: "user", content: "x" }], max_tokens: 20 }),
+    );
+    const channel = (
+      (await gateway.admin("GET", "/api/admin/channels")).data as { id: string; status: string; disabledReason: string }[]
+    ).find((entry) => entry.id === id)!;
     assert.equal(channel.status, "disabled");
     assert.match(channel.disabledReason, /API key not valid/);
     await gateway.admin("PATCH", `/api/admin/channels/${id}`, { apiKey: vendor.channel.apiKey, status: "enabled" });
@@ -457,7 +491,13 @@ describe("what only some vendors do", () => {
 describe("OpenAI-compatible presets", () => {
   test("DeepSeek's cache hits (prompt_cache_hit_tokens) are charged at the cache-read price", async () => {
     const { startFakeUpstream, sendJson } = await import("../helpers/fake-upstream");
-    const usage = { prompt_tokens: 1237, completion_tokens: 389, total_tokens: 1626, prompt_cache_hit_tokens: 512, prompt_cache_miss_tokens: 725 };
+    const usage = {
+      prompt_tokens: 1237,
+      completion_tokens: 389,
+      total_tokens: 1626,
+      prompt_cache_hit_tokens: 512,
+      prompt_cache_miss_tokens: 725,
+    };
     const upstream = await startFakeUpstream((_request, response) =>
       sendJson(response, 200, {
         id: "chatcmpl-deepseek",
@@ -493,7 +533,14 @@ describe("OpenAI-compatible presets", () => {
   test("Mistral's preset (streamUsage: unasked): no stream_options upstream, the usage it sends unasked is charged", async () => {
     const { startFakeUpstream, sendSse } = await import("../helpers/fake-upstream");
     const chunk = (delta: object, finish: string | null, usage?: object) => ({
-      data: { id: "cmpl-mistral", object: "chat.completion.chunk", created: 1_700_000_000, model: "mistral-large-latest", choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) },
+      data: {
+        id: "cmpl-mistral",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model: "mistral-large-latest",
+        choices: [{ index: 0, delta, finish_reason: finish }],
+        ...(usage ? { usage } : {}),
+      },
     });
     const upstream = await startFakeUpstream((_request, response) =>
       sendSse(response, [
