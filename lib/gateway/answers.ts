@@ -68,6 +68,9 @@ const geminiModel = z.object({
 });
 export const geminiModelAnswer = geminiModel;
 export const geminiModelListAnswer = z.object({ models: z.array(geminiModel), nextPageToken: z.string().optional() });
+const geminiEmbedding = z.object({ values: z.array(z.number()) });
+export const geminiEmbedAnswer = z.object({ embedding: geminiEmbedding });
+export const geminiBatchEmbedAnswer = z.object({ embeddings: z.array(geminiEmbedding) });
 /** /v1/audio/speech: the audio file's bytes (or `speech.audio.*` events with stream_format "sse"), never JSON. */
 export const speechAnswer = z.string().describe("The audio, in the requested format (Content-Type audio/mpeg, audio/wav, audio/pcm, ...)");
 

@@ -22,7 +22,7 @@ const METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
 
 /** The path's model, as the SDK sends it (`/v1beta/models/<model>:<method>`); a `models/` prefix sent once more
  *  (`models%2F<model>`) is read the same. */
-function modelOfPath(context: GatewayContext, method?: string): string {
+export function modelOfPath(context: GatewayContext, method?: string): string {
   let raw = new URL(context.request.url).pathname.slice(PREFIX.length).replace(/\/$/, "");
   if (method) raw = raw.slice(0, raw.length - method.length - 1);
   let model = raw;

@@ -15,6 +15,8 @@ import { SPEECH_ANSWER_TYPES, transcriptionMultipart } from "./audio/openapi";
 import { countTokens, listModels, retrieveModel } from "./models";
 import { embeddings } from "./embeddings/handler";
 import { embeddingsRequestSchema } from "./embeddings/request";
+import { batchEmbedContents, embedContent } from "./embeddings/gemini";
+import { geminiBatchEmbedRequestSchema, geminiEmbedContentRequestSchema } from "./embeddings/gemini-request";
 import { generateContent, geminiCountTokens, getGeminiModel, listGeminiModels, streamGenerateContent } from "./gemini";
 import { geminiCountRequestSchema, geminiEndpointRequestSchema } from "@/lib/dialects/gemini/wire";
 import { throughSession } from "./playground";
@@ -158,6 +160,25 @@ function geminiRoutes() {
       request: { body: geminiCountRequestSchema },
       response: { 200: answers.geminiCountTokensAnswer },
       handler: geminiCountTokens,
+    }),
+    defineRoute({
+      ...google,
+      method: "POST",
+      path: "/v1beta/models/{model}:batchEmbedContents",
+      summary:
+        "Gemini's batchEmbedContents (what @google/genai's embedContent calls), over any embedding channel: limits and billing as /v1/embeddings'",
+      request: { body: geminiBatchEmbedRequestSchema },
+      response: { 200: answers.geminiBatchEmbedAnswer },
+      handler: batchEmbedContents,
+    }),
+    defineRoute({
+      ...google,
+      method: "POST",
+      path: "/v1beta/models/{model}:embedContent",
+      summary: "Gemini's embedContent: one content's vector, billed as /v1/embeddings",
+      request: { body: geminiEmbedContentRequestSchema },
+      response: { 200: answers.geminiEmbedAnswer },
+      handler: embedContent,
     }),
     defineRoute({
       ...google,

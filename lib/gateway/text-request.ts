@@ -21,8 +21,18 @@ import { checkSpecRules, parseResponsesRequest } from "@/lib/wire/responses-requ
 import { asksForImageTool, chatBodyOf } from "./responses/chat-request";
 import { countResponsesInputTokens, responsesRequestBytes } from "./responses/tool";
 import { prepareEmbeddings } from "./embeddings/request";
+import { prepareGeminiEmbed } from "./embeddings/gemini-request";
 
-export type TextKind = "chat" | "messages" | "count" | "responses" | "embeddings" | "gemini" | "geminiCount";
+export type TextKind =
+  | "chat"
+  | "messages"
+  | "count"
+  | "responses"
+  | "embeddings"
+  | "gemini"
+  | "geminiCount"
+  | "geminiEmbed"
+  | "geminiEmbedOne";
 
 /**
  * From this size on, a body is prepared on a worker. What the steps cost on the event loop depends on the text more
@@ -44,7 +54,7 @@ export type Prepared = {
   model: string;
   imageTool?: boolean;
   sizeBytes?: number;
-  /** /v1/embeddings: each input's tokens (lib/gateway/embeddings/request.ts). */
+  /** The embeddings endpoints: each input's tokens (lib/gateway/embeddings/request.ts). */
   inputCounts?: number[];
 };
 
@@ -76,6 +86,8 @@ export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole 
   }
   if (kind === "responses") return prepareResponses(raw, whole);
   if (kind === "embeddings") return prepareEmbeddings(raw);
+  if (kind === "geminiEmbed") return prepareGeminiEmbed(raw, "batchEmbedContents");
+  if (kind === "geminiEmbedOne") return prepareGeminiEmbed(raw, "embedContent");
   if (kind === "gemini" || kind === "geminiCount") return prepareGemini(kind, raw, whole);
   const body = parseWith(messagesCountRequestSchema, raw);
   return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };

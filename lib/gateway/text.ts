@@ -67,9 +67,12 @@ async function relayText(context: GatewayContext, request: TextRequest): Promise
   await authoriseModel(context.principal, model);
   const entry = await catalogEntryOrGeneric(model);
   if (entry.kind !== "text") {
+    // A Gemini client is pointed at Gemini's own embedding methods (lib/gateway/embeddings/gemini.ts).
+    const geminiEmbedding = request.gemini && entry.kind === "embedding";
+    const servedBy = geminiEmbedding ? `/v1beta/models/${model}:batchEmbedContents and :embedContent` : entry.endpoints.join(" and ");
     throw new GatewayError(
       "invalid_request",
-      `'${model}' is ${entry.kind === "image" || entry.kind === "embedding" ? "an" : "a"} ${entry.kind} model: it is served by ${entry.endpoints.join(" and ")}, not by ${context.endpoint}`,
+      `'${model}' is ${entry.kind === "image" || entry.kind === "embedding" ? "an" : "a"} ${entry.kind} model: it is served by ${servedBy}, not by ${context.endpoint}`,
       { param: "model" },
     );
   }

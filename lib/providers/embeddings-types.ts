@@ -7,6 +7,10 @@ import type { UpstreamFailure } from "./types";
 /** The inputs, in order: texts, or token-id arrays (which only an upstream that takes them can embed). */
 export type EmbeddingsInputs = { kind: "text"; texts: string[] } | { kind: "tokens"; tokens: number[][] };
 
+/** Google's hints for one input (Gemini's API inbound, lib/gateway/embeddings/gemini.ts): passed on by the Gemini and
+ *  Vertex adapters, whose upstreams take them; the other upstreams have no such field. */
+export type EmbeddingTask = { taskType?: string; title?: string };
+
 export type EmbeddingsCall = {
   channel: Channel;
   publicModel: string;
@@ -19,6 +23,8 @@ export type EmbeddingsCall = {
   /** The model's own vector size (lib/catalog), when the catalog knows it. */
   modelSize: number | null;
   user: string | undefined;
+  /** Per input, in order, when the client sent Google's hints. */
+  tasks?: readonly (EmbeddingTask | undefined)[];
   /** The gateway's count of each input (o200k), and their sum: the usage of an upstream that reports none. */
   inputCounts: readonly number[];
   inputTokens: number;

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
 import { countAllTextTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
+import type { EmbeddingsInputs } from "@/lib/providers/embeddings-types";
 
 /** The vendor's limits: inputs per request, tokens per input, tokens per request. */
 export const MAX_EMBEDDING_INPUTS = 2048;
@@ -143,19 +144,27 @@ export function parseEmbeddingsRequest(raw: Record<string, unknown>): Embeddings
   return { model: raw.model, input, encodingFormat: format, dimensions, user };
 }
 
+/** How refusals name the inputs: one input's field (`input[3]`, `requests[3].content`), and the field of them all. */
+export type InputNames = { item: (index: number) => string; all: string };
+
+/** OpenAI's: `input` when it was one input, else `input[3]`. */
+export function openaiInputNames(input: EmbeddingsInput): InputNames {
+  return { item: (index) => (input.bare ? "input" : `input[${index}]`), all: "input" };
+}
+
 /**
  * Each input's tokens: a token array's length, a text's o200k tokens counted whole. Counting stops at the first input
  * past MAX_INPUT_TOKENS or once the request passes MAX_REQUEST_TOKENS (refused either way), so the work is bounded by
  * the limits rather than by the body.
  */
-export function countInputs(input: EmbeddingsInput): number[] {
+export function countInputs(input: EmbeddingsInputs, names: InputNames): number[] {
   const counts: number[] = [];
   let total = 0;
   const items = input.kind === "text" ? input.texts : input.tokens;
   for (const [index, item] of items.entries()) {
     const room = Math.min(MAX_INPUT_TOKENS, MAX_REQUEST_TOKENS - total);
     const count = typeof item === "string" ? countAllTextTokens(item, room) : item.length;
-    const param = input.bare ? "input" : `input[${index}]`;
+    const param = names.item(index);
     if (count > MAX_INPUT_TOKENS)
       throw refuse(
         param,
@@ -164,8 +173,8 @@ export function countInputs(input: EmbeddingsInput): number[] {
     total += count;
     if (total > MAX_REQUEST_TOKENS)
       throw refuse(
-        "input",
-        `Invalid 'input': a request may hold at most ${MAX_REQUEST_TOKENS.toLocaleString("en")} tokens in all; these inputs pass it at 'input[${index}]'`,
+        names.all,
+        `Invalid '${names.all}': a request may hold at most ${MAX_REQUEST_TOKENS.toLocaleString("en")} tokens in all; these inputs pass it at '${param}'`,
       );
     counts.push(count);
   }
@@ -181,7 +190,7 @@ export function prepareEmbeddings(raw: Record<string, unknown>): {
   inputCounts: number[];
 } {
   const request = parseEmbeddingsRequest(raw);
-  const inputCounts = countInputs(request.input);
+  const inputCounts = countInputs(request.input, openaiInputNames(request.input));
   const inputTokens = inputCounts.reduce((sum, count) => sum + count, 0);
   return { body: raw, inputTokens, stats: newCountStats(), model: request.model, inputCounts };
 }

@@ -1,6 +1,7 @@
 // /v1/embeddings through the Gemini API: POST {base}/v1beta/models/{model}:batchEmbedContents with one request per text
 // (`{model: "models/{model}", content: {parts: [{text}]}, outputDimensionality}`), at most 100 to a call as Google
 // takes them (the calls of one request run a few at a time); the answer is `{embeddings: [{values}]}`, in order.
+// `taskType` and `title` go with their text when a Gemini client sent them (lib/gateway/embeddings/gemini.ts).
 // Google reports no token usage there: the gateway's own count is the charge (docs/billing.md). Vectors shorter than
 // the model's full size come back unscaled from Google; they are scaled to unit length, as OpenAI's are. Token-id
 // inputs cannot be sent: another channel may take them.
@@ -36,9 +37,10 @@ export async function geminiEmbeddings(call: EmbeddingsCall, root: string): Prom
     ranges,
     async (start, end): Promise<Batch> => {
       const chunk = texts.slice(start, end);
-      const requests = chunk.map((text) => ({
+      const requests = chunk.map((text, index) => ({
         model: `models/${model}`,
         content: { parts: [{ text }] },
+        ...call.tasks?.[start + index],
         ...(call.size !== null ? { outputDimensionality: call.size } : {}),
       }));
       const result = await upstreamFetch(

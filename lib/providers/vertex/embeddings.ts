@@ -1,6 +1,7 @@
 // /v1/embeddings through Vertex AI's text embedding models (`gemini-embedding-*`, `text-embedding-*`,
 // `text-multilingual-embedding-*`): POST {root}/v1/projects/{project}/locations/{region}/publishers/google/models/
-// {model}:predict with `{instances: [{content}], parameters: {outputDimensionality}}`; the answer's
+// {model}:predict with `{instances: [{content, task_type?, title?}], parameters: {outputDimensionality}}` (the task and
+// title a Gemini client sent, lib/gateway/embeddings/gemini.ts); the answer's
 // `predictions[].embeddings` hold `values` and `statistics.token_count`, whose sum is the charge (the gateway's own
 // count when one is missing). `gemini-embedding-*` takes one instance per call, the others up to 250 (and 20,000
 // tokens, by the gateway's count); the calls of one request run a few at a time. Vectors are scaled to unit length
@@ -15,6 +16,7 @@ import {
   unitLength,
   type EmbeddingsCall,
   type EmbeddingsOutcome,
+  type EmbeddingTask,
 } from "@/lib/providers/embeddings-types";
 import type { UpstreamFailure } from "@/lib/providers/types";
 
@@ -23,6 +25,15 @@ const MAX_BATCH_TOKENS = 20_000;
 const PARALLEL_CALLS = 8;
 
 type Batch = { ok: true; vectors: Float32Array[]; tokens: number | null } | UpstreamFailure;
+
+/** One text, with Google's `task_type` and `title` when a Gemini client sent them (lib/gateway/embeddings/gemini.ts). */
+function instanceOf(content: string, task: EmbeddingTask | undefined) {
+  return {
+    content,
+    ...(task?.taskType ? { task_type: task.taskType } : {}),
+    ...(task?.title !== undefined ? { title: task.title } : {}),
+  };
+}
 
 /** The inputs' indexes in calls: one each for the Gemini embedding models, else up to the instance and token limits. */
 function batches(call: EmbeddingsCall, texts: string[]): [number, number][] {
@@ -86,7 +97,7 @@ export async function vertexEmbeddings(call: EmbeddingsCall, root: string): Prom
     batches(call, texts),
     async (start, end): Promise<Batch> => {
       const body = {
-        instances: texts.slice(start, end).map((content) => ({ content })),
+        instances: texts.slice(start, end).map((content, index) => instanceOf(content, call.tasks?.[start + index])),
         ...(call.size !== null ? { parameters: { outputDimensionality: call.size } } : {}),
       };
       const result = await post(url, account, await jsonBody(body, (call.bodyBytes * (end - start)) / texts.length), call);
