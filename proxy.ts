@@ -13,6 +13,8 @@ export function contentSecurityPolicy(nonce: string, development = process.env.N
     "style-src 'self' 'unsafe-inline'",
     // data: and blob: for generated images in the playground and the 2FA QR code.
     "img-src 'self' data: blob:",
+    // blob: for the playground's speech, played from the answer's bytes.
+    "media-src 'self' blob:",
     "font-src 'self' data:",
     "connect-src 'self'",
     "frame-ancestors 'none'",

@@ -1,7 +1,7 @@
 "use client";
-// Operator: groups (which models a key may call, and a rate limit) and prices (USD per 1M tokens, by kind, and the
-// multipliers of the request fields that change what the vendor bills: docs/billing.md, "Price modifiers"). The
-// forms and tables are in components/admin/groups/.
+// Operator: groups (which models a key may call, and a rate limit) and prices (USD per 1M tokens by kind, per 1M
+// characters for speech, per 1M seconds for transcription, and the multipliers of the request fields that change what
+// the vendor bills: docs/billing.md, "Price modifiers"). The forms and tables are in components/admin/groups/.
 import { useState } from "react";
 import { Button, Modal, Tabs, Text } from "@mantine/core";
 import { IconCurrencyDollar, IconPlus, IconUsersGroup } from "@tabler/icons-react";
@@ -17,6 +17,9 @@ import { PricesTable } from "./groups/prices-table";
 export function GroupsAdmin() {
   const groups = useApi<{ data: AdminGroup[] }>("/api/admin/groups");
   const prices = useApi<{ data: AdminPrice[] }>("/api/admin/prices");
+  // Each model's kind, so that a speech or transcription model shows and edits its own rate.
+  const catalog = useApi<{ data: { id: string; kind: string }[] }>("/api/admin/catalog");
+  const kinds: Record<string, string> = Object.fromEntries((catalog.data?.data ?? []).map((entry) => [entry.id, entry.kind]));
   const [group, setGroup] = useState<AdminGroup | "new" | null>(null);
   const [price, setPrice] = useState<AdminPrice | "new" | null>(null);
   const [tab, setTab] = useState<string | null>("groups");
@@ -53,7 +56,7 @@ export function GroupsAdmin() {
         </Tabs.Panel>
         <Tabs.Panel value="prices" pt="md">
           {prices.error ? <LoadError error={prices.error} onRetry={prices.reload} /> : null}
-          {prices.data ? <PricesTable prices={prices.data.data} onEdit={setPrice} /> : prices.loading ? <Loading /> : null}
+          {prices.data ? <PricesTable prices={prices.data.data} kinds={kinds} onEdit={setPrice} /> : prices.loading ? <Loading /> : null}
         </Tabs.Panel>
       </Tabs>
 
@@ -82,6 +85,7 @@ export function GroupsAdmin() {
         {price !== null ? (
           <PriceForm
             price={price === "new" ? null : price}
+            kinds={kinds}
             onDone={() => {
               setPrice(null);
               void prices.reload();

@@ -1,5 +1,6 @@
 "use client";
-// The playground: pick an endpoint and a model, then generate images, run a streaming Responses request or chat.
+// The playground: pick an endpoint and a model, then generate images, run a streaming Responses request, chat, or
+// speak a text and transcribe audio.
 // By default it calls the real endpoints through the session (/api/user/playground/v1/…, lib/gateway/playground.ts):
 // billed through the account's playground key, whose secret never reaches the browser, with its own spending cap.
 // Or with a key the user pastes (kept in memory only, sent straight to /v1).
@@ -26,15 +27,15 @@ import { api, useApi } from "@/lib/portal/api";
 import { usd } from "@/lib/portal/format";
 import { authHeaders, ENDPOINTS, type EndpointId } from "@/lib/portal/playground";
 import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
-import type { Self } from "@/lib/portal/types";
+import type { Self, UserModel } from "@/lib/portal/types";
 import type { ModelSource } from "@/lib/portal/server";
 import { PageHeader } from "@/components/page-header";
-import type { UserModel } from "@/components/portal/models";
 import { LoadError } from "@/components/feedback";
 import { ImagesPanel } from "./images-panel";
 import { EditPanel } from "./edit-panel";
 import { ResponsesPanel } from "./responses-panel";
 import { ChatPanel } from "./chat-panel";
+import { AudioPanel } from "./audio-panel";
 import { SourceBadge, type SendRequest } from "./shared";
 
 type PlaygroundKeyInfo = { key: { id: string; prefix: string; group: string; cap: number; remaining: number } | null; cap: number };
@@ -45,6 +46,8 @@ const ENDPOINT_OF_PATH: Record<PlaygroundEndpoint, EndpointId> = {
   "/v1/responses": "responses",
   "/v1/chat/completions": "chat",
   "/v1/messages": "messages",
+  "/v1/audio/speech": "audio",
+  "/v1/audio/transcriptions": "audio",
 };
 
 export function Playground({ sources }: { userId: string; sources: Record<string, ModelSource> }) {
@@ -75,7 +78,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
           throw new Error("Paste one of your API keys (sk-…) above, or use the playground's own key.");
         }
         setPastedError(null);
-        const response = await fetch(path, { method: "POST", headers: authHeaders(kind, key), body, signal });
+        const response = await fetch(path, { method: "POST", headers: authHeaders(kind, key, typeof body !== "string"), body, signal });
         void response
           .clone()
           .body?.pipeTo(new WritableStream())
@@ -84,7 +87,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
         return response;
       }
       const query = group ? `?group=${encodeURIComponent(group)}` : "";
-      // A form (an image edit) goes as multipart with the portal's header (lib/auth/cross-site.ts); the rest as JSON.
+      // A form (an image edit, a transcription) goes as multipart with the portal's header (lib/auth/cross-site.ts); the rest as JSON.
       const headers: Record<string, string> =
         typeof body === "string"
           ? { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) }
@@ -117,8 +120,8 @@ export function Playground({ sources }: { userId: string; sources: Record<string
     }
   }, [group, reloadKey]);
 
-  // Four labels fit a phone's width only in the smaller size.
-  const compact = useMatches({ base: true, sm: false });
+  // Six labels fit side by side from a tablet's width; narrower, the endpoints are a list to pick from.
+  const compact = useMatches({ base: true, md: false });
   const current = ENDPOINTS.find((entry) => entry.id === endpoint)!;
   // The pickers offer what the Models & pricing page lists (GET /api/user/models): every priced model open to the
   // account that serves the endpoint, operator-added ones included; the built-in names until it has loaded.
@@ -158,30 +161,42 @@ export function Playground({ sources }: { userId: string; sources: Record<string
 
       <Card withBorder radius="lg" padding="lg" mb="md">
         <Grid gap="md" align="flex-end">
-          <Grid.Col span={{ base: 12, lg: 5 }}>
+          <Grid.Col span={12}>
             <Stack gap={4}>
-              <Text size="sm" fw={500} id="endpoint-label">
-                Endpoint
-              </Text>
-              <SegmentedControl
-                aria-labelledby="endpoint-label"
-                fullWidth
-                size={compact ? "xs" : "sm"}
-                value={endpoint}
-                onChange={(value) => setEndpoint(value as EndpointId)}
-                data={ENDPOINTS.map((entry) => ({ value: entry.id, label: entry.label }))}
-                data-testid="endpoint-picker"
-              />
+              {compact ? (
+                <Select
+                  label="Endpoint"
+                  data={ENDPOINTS.map((entry) => ({ value: entry.id, label: entry.label }))}
+                  value={endpoint}
+                  onChange={(value) => value && setEndpoint(value as EndpointId)}
+                  allowDeselect={false}
+                  data-testid="endpoint-picker"
+                />
+              ) : (
+                <>
+                  <Text size="sm" fw={500} id="endpoint-label">
+                    Endpoint
+                  </Text>
+                  <SegmentedControl
+                    aria-labelledby="endpoint-label"
+                    fullWidth
+                    value={endpoint}
+                    onChange={(value) => setEndpoint(value as EndpointId)}
+                    data={ENDPOINTS.map((entry) => ({ value: entry.id, label: entry.label }))}
+                    data-testid="endpoint-picker"
+                  />
+                </>
+              )}
               <Text size="xs" c="dimmed">
                 <Code>POST {current.path}</Code> · {current.description}
               </Text>
             </Stack>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, sm: 6, lg: 3 }}>
+          <Grid.Col span={{ base: 12, sm: 6 }}>
             <Select
               label={
                 <Group gap={6} component="span">
-                  <span>Model</span>
+                  <span>{endpoint === "audio" ? "Speech model" : "Model"}</span>
                   <SourceBadge source={source} />
                 </Group>
               }
@@ -195,7 +210,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
               {choices.length === 1 ? "The only model of this endpoint." : `${choices.length} models`}
             </Text>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, sm: 6, lg: 4 }}>
+          <Grid.Col span={{ base: 12, sm: 6 }}>
             <Stack gap={4}>
               <Text size="sm" fw={500} id="key-label">
                 Key
@@ -258,6 +273,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
       {endpoint === "responses" ? <ResponsesPanel key="responses" {...panelProps} /> : null}
       {endpoint === "chat" ? <ChatPanel key="chat" protocol="chat" {...panelProps} /> : null}
       {endpoint === "messages" ? <ChatPanel key="messages" protocol="messages" {...panelProps} /> : null}
+      {endpoint === "audio" ? <AudioPanel key="audio" {...panelProps} catalog={catalog.data?.data} sources={sources} /> : null}
     </>
   );
 }

@@ -35,7 +35,8 @@ export function SnippetCard({ snippets }: { snippets: Snippets }) {
               <div className="snippet-copy">
                 <CopyIcon value={tab.code} label={`Copy ${tab.label} code`} />
               </div>
-              <Code block className="snippet-code" data-testid={`snippet-${tab.value}`}>
+              {/* Focusable: a long snippet scrolls within its box (app/globals.css), and keyboards scroll it too. */}
+              <Code block className="snippet-code" data-testid={`snippet-${tab.value}`} tabIndex={0}>
                 {tab.code}
               </Code>
             </div>

@@ -93,25 +93,40 @@ export const sessionsRevokedAnswer = z.object({ revoked: z.number().int() });
 
 export const verifiedAnswer = z.object({ email: z.string(), verified: z.literal(true) });
 
+/** USD per 1M units: tokens, characters (speech) or seconds of audio (transcription). */
 const perMillion = z.number();
-export const userModelsAnswer = z.object({
-  data: z.array(
-    z.object({
-      id: z.string(),
-      displayName: z.string(),
-      kind: z.string(),
-      endpoints: z.array(z.string()),
-      contextWindow: z.number().nullable(),
-      maxOutputTokens: z.number().nullable(),
-      groups: z.array(z.string()),
-      source: z.unknown(),
-      price: z.looseObject({ textInput: perMillion, textOutput: perMillion, imageInput: perMillion, imageOutput: perMillion }),
-      /** Micro-USD per image by size and quality (output tokens only), for image models. */
-      imagePrices: z.array(z.looseObject({ size: z.string() })).nullable(),
-    }),
-  ),
+/** One model of GET /api/user/models (lib/account-api/models.ts); the portal's UserModel (lib/portal/types.ts). */
+export const userModelAnswer = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  /** The catalog's kinds (lib/catalog/index.ts, ModelKind). */
+  kind: z.enum(["text", "image", "embedding", "speech", "transcription"]),
+  endpoints: z.array(z.string()),
+  /** Tokens; for a speech model the most characters one request speaks. */
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
   groups: z.array(z.string()),
+  source: z.enum(["simulator", "mixed", "upstream"]).nullable(),
+  price: z.object({
+    textInput: perMillion,
+    textOutput: perMillion,
+    imageInput: perMillion,
+    imageOutput: perMillion,
+    /** Speech: USD per 1M input characters. */
+    characterInput: perMillion,
+    /** Transcription: USD per 1M seconds of audio. */
+    audioInputSecond: perMillion,
+    /** Multipliers of the text input rate. */
+    cacheRead: z.number(),
+    cacheWrite: z.number(),
+    tier: z.object({ threshold: z.number(), textInput: perMillion, textOutput: perMillion }).nullable(),
+    /** Micro-USD per use, by tool name. */
+    toolPrices: z.record(z.string(), z.number()),
+  }),
+  /** Micro-USD per image by size and quality (output tokens only), for image models. */
+  imagePrices: z.array(z.object({ size: z.string(), low: micros, medium: micros, high: micros })).nullable(),
 });
+export const userModelsAnswer = z.object({ data: z.array(userModelAnswer), groups: z.array(z.string()) });
 
 export const playgroundKeyAnswer = z.object({
   key: z

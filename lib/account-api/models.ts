@@ -1,11 +1,12 @@
 // GET /api/user/models: the models a signed-in person may use (the union of the groups open to them: for a user the
 // operator's "user.groups", for an admin every group) with what the portal's Models & pricing page and the
-// playground's model pickers need: the endpoints that serve each, its context window, its prices per 1M tokens,
-// its long-context tier, and for image models the cost of the common sizes and qualities, computed with the same
-// functions the gateway bills with (lib/money/image-tokens.ts). Models without a price are left out: they cannot be called.
+// playground's model pickers need: the endpoints that serve each, its context window, its prices per 1M tokens (per
+// 1M characters for speech, per 1M seconds of audio for transcription), its long-context tier, and for image models
+// the cost of the common sizes and qualities, computed with the same functions the gateway bills with
+// (lib/money/image-tokens.ts). Models without a price are left out: they cannot be called.
 import { json } from "@/lib/platform/http/json";
 import { groupOf, priceOf } from "@/lib/money/prices";
-import { catalogEntryOrGeneric } from "@/lib/catalog";
+import { catalogEntryOrGeneric, type ModelKind } from "@/lib/catalog";
 import { allowedGroups } from "@/lib/accounts/groups";
 import { costMicros, imageOutputTokens, type ImageQuality } from "@/lib/money/image-tokens";
 import { modelSources } from "@/lib/portal/model-sources";
@@ -13,6 +14,8 @@ import { sessionRoute } from "./route";
 
 const COMMON_SIZES = ["1024x1024", "1024x1536", "1536x1024", "2048x2048", "3840x2160"] as const;
 const QUALITIES: ImageQuality[] = ["low", "medium", "high"];
+/** The order of the list: by kind, then by name. */
+const KIND_ORDER: ModelKind[] = ["image", "text", "embedding", "speech", "transcription"];
 
 export const listUserModels = sessionRoute(async (_request, _params, { user }) => {
   const groups = await allowedGroups(user);
@@ -41,6 +44,8 @@ export const listUserModels = sessionRoute(async (_request, _params, { user }) =
         textOutput: price.textOutput,
         imageInput: price.imageInput,
         imageOutput: price.imageOutput,
+        characterInput: price.characterInput,
+        audioInputSecond: price.audioInputSecond,
         cacheRead: price.cacheRead,
         cacheWrite: price.cacheWrite,
         tier: price.tier,
@@ -61,6 +66,6 @@ export const listUserModels = sessionRoute(async (_request, _params, { user }) =
           : null,
     });
   }
-  data.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind === "image" ? -1 : 1));
+  data.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.id.localeCompare(b.id));
   return json({ data, groups });
 });

@@ -1,6 +1,6 @@
 // What the operator API answers (/api/admin/*), as zod schemas of the JSON: the route definitions declare them
 // (lib/admin-api/routes.ts), /openapi.json shows them and lib/portal/types.ts derives the portal's types from them.
-// Dates arrive as ISO strings; money as integer micro-USD; prices in USD per 1M tokens.
+// Dates arrive as ISO strings; money as integer micro-USD; prices in USD per 1M tokens (characters, seconds).
 import { z } from "zod";
 import { isoDate } from "@/lib/platform/http/route-definition";
 import { apiKeyAnswer } from "@/lib/keys/answer";
@@ -80,6 +80,10 @@ export const adminPriceAnswer = z.looseObject({
   textOutput: z.number(),
   imageInput: z.number(),
   imageOutput: z.number(),
+  /** Speech: USD per 1M input characters. */
+  characterInput: z.number(),
+  /** Transcription: USD per 1M seconds of audio. */
+  audioInputSecond: z.number(),
   /** Price modifiers: multiplier by `field:value`, an operator's field name or `anthropic-beta:<beta>`. */
   modifiers: z.record(z.string(), z.number()).optional(),
   version: z.number().int(),

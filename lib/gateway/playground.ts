@@ -1,7 +1,8 @@
 // The portal's playground calls the real endpoints through the signed-in session, so no API key ever lives in the
-// browser: POST /api/user/playground/v1/{chat/completions | messages | responses | images/generations | images/edits}
-// is the /v1 endpoint itself (same handler, validation, reservation, settlement, ledger), authenticated by the session cookie
-// (plus the cross-site check every cookie write passes) and billed through the user's playground key
+// browser: POST /api/user/playground/v1/{chat/completions | messages | responses | images/generations | images/edits |
+// audio/speech | audio/transcriptions} is the /v1 endpoint itself (same handler, validation, reservation, settlement,
+// ledger), authenticated by the session cookie (plus the cross-site check every cookie write passes; the multipart
+// ones, edits and transcriptions, with the portal's header) and billed through the user's playground key
 // (lib/keys/playground.ts). `?group=` picks the group for a first key; the Renew button moves it (lib/account-api/playground.ts).
 import { GatewayError, errorResponse, type Dialect } from "@/lib/platform/errors";
 import { readSessionRecord } from "@/lib/auth/session";

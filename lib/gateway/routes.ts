@@ -56,6 +56,20 @@ const responsesCall = {
   response: { 200: answers.responseObjectAnswer },
   stream: true,
 } as const;
+const speech = {
+  summary: "Speak a text (std-tts-1, at most 4,096 characters); the audio file's bytes, or events with stream_format 'sse'",
+  dialect: "openai",
+  request: { body: speechRequestSchema },
+  response: { 200: answers.speechAnswer },
+  answerTypes: SPEECH_ANSWER_TYPES,
+} as const;
+const transcriptions = {
+  summary: "Transcribe an uploaded audio file (multipart, at most 25 MB); JSON, or text for text, srt and vtt",
+  dialect: "openai",
+  request: { multipart: transcriptionMultipart },
+  response: { 200: answers.transcriptionAnswer },
+  answerTypes: ["application/json", "text/plain"],
+} as const;
 
 export const gatewayRoutes = [
   defineRoute({ ...chat, method: "POST", path: "/v1/chat/completions", auth: "bearer", handler: chatCompletions }),
@@ -73,28 +87,8 @@ export const gatewayRoutes = [
     response: { 200: answers.embeddingsAnswer },
     handler: embeddings,
   }),
-  defineRoute({
-    method: "POST",
-    path: "/v1/audio/speech",
-    auth: "bearer",
-    dialect: "openai",
-    summary: "Speak a text (std-tts-1, at most 4,096 characters); the audio file's bytes, or events with stream_format 'sse'",
-    request: { body: speechRequestSchema },
-    response: { 200: answers.speechAnswer },
-    answerTypes: SPEECH_ANSWER_TYPES,
-    handler: audioSpeech,
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/v1/audio/transcriptions",
-    auth: "bearer",
-    dialect: "openai",
-    summary: "Transcribe an uploaded audio file (multipart, at most 25 MB); JSON, or text for text, srt and vtt",
-    request: { multipart: transcriptionMultipart },
-    response: { 200: answers.transcriptionAnswer },
-    answerTypes: ["application/json", "text/plain"],
-    handler: audioTranscriptions,
-  }),
+  defineRoute({ ...speech, method: "POST", path: "/v1/audio/speech", auth: "bearer", handler: audioSpeech }),
+  defineRoute({ ...transcriptions, method: "POST", path: "/v1/audio/transcriptions", auth: "bearer", handler: audioTranscriptions }),
   defineRoute({
     method: "GET",
     path: "/v1/models",
@@ -241,5 +235,20 @@ export const playgroundRoutes = [
     path: "/api/user/playground/v1/images/edits",
     auth: "session",
     handler: throughSession(imageEdits, "openai", { multipart: true }),
+  }),
+  defineRoute({
+    ...speech,
+    method: "POST",
+    path: "/api/user/playground/v1/audio/speech",
+    auth: "session",
+    handler: throughSession(audioSpeech, "openai"),
+  }),
+  // Multipart (the audio file), with the x-gateway-portal header, as image edits.
+  defineRoute({
+    ...transcriptions,
+    method: "POST",
+    path: "/api/user/playground/v1/audio/transcriptions",
+    auth: "session",
+    handler: throughSession(audioTranscriptions, "openai", { multipart: true }),
   }),
 ];

@@ -1,12 +1,15 @@
 "use client";
-// The playground's plumbing: models per endpoint, the request bodies it sends (also used for the code snippets),
-// and reading back what a request cost from the user's own ledger (the row carries the x-request-id of the call).
-import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, MESSAGE_MODELS, TEXT_MODEL } from "@/lib/catalog/models";
+// The playground's plumbing: models per endpoint, the request bodies it sends (also used for the code snippets; the
+// Audio panel's speech body, voices and playable formats), and reading back what a request cost from the user's own
+// ledger (the row carries the x-request-id of the call).
+import { IMAGE_MODEL, LONG_CONTEXT_SUFFIX, MESSAGE_MODELS, SPEECH_MODEL, TEXT_MODEL } from "@/lib/catalog/models";
+import { MAX_AUDIO_UPLOAD_BYTES, VOICES } from "@/lib/wire/audio-options";
+import type { SpeechFormat } from "@/lib/wire/audio-request";
 import { api } from "./api";
 import type { UsagePage, UsageRow } from "./types";
 import type { PlaygroundEndpoint } from "./snippets";
 
-export type EndpointId = "images" | "edits" | "responses" | "chat" | "messages";
+export type EndpointId = "images" | "edits" | "responses" | "chat" | "messages" | "audio";
 
 export const ENDPOINTS: { id: EndpointId; path: PlaygroundEndpoint; label: string; description: string; models: string[] }[] = [
   {
@@ -44,7 +47,30 @@ export const ENDPOINTS: { id: EndpointId; path: PlaygroundEndpoint; label: strin
     description: "The Messages API with streamed answers; [1m] turns on the 1M-token context.",
     models: [...MESSAGE_MODELS, ...MESSAGE_MODELS.map((model) => `${model}${LONG_CONTEXT_SUFFIX}`)],
   },
+  {
+    // The panel also transcribes (/v1/audio/transcriptions), with a model of its own picked in the panel.
+    id: "audio",
+    path: "/v1/audio/speech",
+    label: "Audio",
+    description: "Speak a text, then transcribe it or a file you upload.",
+    models: [SPEECH_MODEL],
+  },
 ];
+
+export { MAX_AUDIO_UPLOAD_BYTES, VOICES };
+export type Voice = (typeof VOICES)[number];
+/** The speech formats the panel offers: those a browser's <audio> plays (pcm has no header to play it by). */
+export const PLAYABLE_FORMATS = ["mp3", "wav"] as const satisfies readonly SpeechFormat[];
+export type PlayableFormat = (typeof PLAYABLE_FORMATS)[number];
+
+export function speechBody(model: string, input: string, voice: Voice, format: PlayableFormat): Record<string, unknown> {
+  return { model, input, voice, response_format: format };
+}
+
+/** Characters as the gateway bills them: Unicode code points (an emoji is one). */
+export function characterCount(text: string): number {
+  return Array.from(text).length;
+}
 
 export type Quality = "low" | "medium" | "high" | "auto";
 export type OutputFormat = "png" | "jpeg" | "webp";
@@ -117,8 +143,8 @@ export function messagesBody(model: string, system: string, turns: ChatTurn[], m
 }
 
 /** Headers for a /v1 call with `key`, in the scheme the endpoint expects (docs/api.md §5). */
-export function authHeaders(endpoint: EndpointId, key: string): Record<string, string> {
-  if (endpoint === "edits") return { authorization: `Bearer ${key}` }; // multipart: the browser sets the content type
+export function authHeaders(endpoint: EndpointId, key: string, multipart = false): Record<string, string> {
+  if (multipart) return { authorization: `Bearer ${key}` }; // an edit or a transcription: the browser sets the content type
   return endpoint === "messages"
     ? { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" }
     : { authorization: `Bearer ${key}`, "content-type": "application/json" };

@@ -1,6 +1,13 @@
 // Ready-to-copy code for the playground's current request: curl, and the official OpenAI / Anthropic SDKs in Python
-// and Node. The key is read from the GATEWAY_API_KEY environment variable, never written into the snippet.
-export type PlaygroundEndpoint = "/v1/images/generations" | "/v1/images/edits" | "/v1/responses" | "/v1/chat/completions" | "/v1/messages";
+// and Node (the Audio panel's: speak, then transcribe the file written). The key is read from the GATEWAY_API_KEY environment variable, never written into the snippet.
+export type PlaygroundEndpoint =
+  | "/v1/images/generations"
+  | "/v1/images/edits"
+  | "/v1/responses"
+  | "/v1/chat/completions"
+  | "/v1/messages"
+  | "/v1/audio/speech"
+  | "/v1/audio/transcriptions";
 
 export type Snippets = { curl: string; python: string; node: string };
 
@@ -132,5 +139,26 @@ export function buildEditSnippets(
       .join("\n")}\n` +
     `  image: [${images.map((file) => `createReadStream(${JSON.stringify(file)})`).join(", ")}],\n${mask ? `  mask: createReadStream(${JSON.stringify(mask)}),\n` : ""}});\n` +
     `writeFileSync("edited.${format}", Buffer.from(result.data[0].b64_json, "base64"));\n`;
+  return { curl, python, node };
+}
+
+/** Speech, then the transcription of the file it wrote: `speech` is the JSON body of /v1/audio/speech. */
+export function buildAudioSnippets(origin: string, speech: Record<string, unknown>, transcriptionModel: string): Snippets {
+  const format = typeof speech.response_format === "string" ? speech.response_format : "mp3";
+  const file = `speech.${format}`;
+  const curl =
+    `curl -sS ${origin}/v1/audio/speech \\\n  -H "Authorization: Bearer $GATEWAY_API_KEY" \\\n  -H "Content-Type: application/json" \\\n` +
+    `  -d ${shellQuote(JSON.stringify(speech, null, 2))} \\\n  --output ${file}\n\n` +
+    `curl -sS ${origin}/v1/audio/transcriptions \\\n  -H "Authorization: Bearer $GATEWAY_API_KEY" \\\n` +
+    `  -F ${shellQuote(`model=${transcriptionModel}`)} \\\n  -F ${shellQuote(`file=@${file}`)}`;
+  const python =
+    `import os\nfrom openai import OpenAI\n\nclient = OpenAI(base_url="${origin}/v1", api_key=os.environ["GATEWAY_API_KEY"])\n\n` +
+    `with client.audio.speech.with_streaming_response.create(\n${pythonKwargs(speech)}\n) as speech:\n    speech.stream_to_file(${JSON.stringify(file)})\n\n` +
+    `with open(${JSON.stringify(file)}, "rb") as audio:\n    transcript = client.audio.transcriptions.create(model=${JSON.stringify(transcriptionModel)}, file=audio)\nprint(transcript.text)\n`;
+  const node =
+    `import { createReadStream, writeFileSync } from "node:fs";\nimport OpenAI from "openai";\n\n` +
+    `const client = new OpenAI({ baseURL: "${origin}/v1", apiKey: process.env.GATEWAY_API_KEY });\n\n` +
+    `const speech = await client.audio.speech.create(${nodeObject(speech)});\nwriteFileSync(${JSON.stringify(file)}, Buffer.from(await speech.arrayBuffer()));\n\n` +
+    `const transcript = await client.audio.transcriptions.create({ model: ${JSON.stringify(transcriptionModel)}, file: createReadStream(${JSON.stringify(file)}) });\nconsole.log(transcript.text);\n`;
   return { curl, python, node };
 }

@@ -10,6 +10,7 @@ import type {
   selfAnswer,
   usagePageAnswer,
   usageRowAnswer,
+  userModelAnswer,
 } from "@/lib/account-api/answers";
 import type {
   adminChannelAnswer,
@@ -29,6 +30,9 @@ export type CreatedKey = z.infer<typeof createdKeyAnswer>;
 export type UsageRow = z.infer<typeof usageRowAnswer>;
 export type DailyTotal = z.infer<typeof dailyTotalAnswer>;
 export type UsagePage = z.infer<typeof usagePageAnswer>;
+/** A model of the Models & pricing page and the playground's pickers (GET /api/user/models). */
+export type UserModel = z.infer<typeof userModelAnswer>;
+export type ModelKind = UserModel["kind"];
 
 /** The operator's view of a ledger row (every column of UsageLog). */
 export type AdminUsageRow = z.infer<typeof adminUsageRowAnswer>;
@@ -36,7 +40,7 @@ export type AdminUser = z.infer<typeof adminUserAnswer>;
 export type AdminChannel = z.infer<typeof adminChannelAnswer>;
 export type ChannelTestResult = z.infer<typeof channelTestAnswer>;
 export type AdminGroup = z.infer<typeof adminGroupAnswer>;
-/** USD per 1M tokens. */
+/** USD per 1M tokens (characterInput: per 1M characters; audioInputSecond: per 1M seconds). */
 export type AdminPrice = z.infer<typeof adminPriceAnswer>;
 export type AdminRedeemCode = z.infer<typeof adminRedeemCodeAnswer>;
 export type CreatedCodes = z.infer<typeof createdCodesAnswer>;

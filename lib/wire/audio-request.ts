@@ -4,23 +4,10 @@
 import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
 import { zodError } from "@/lib/platform/http/json";
+import { MAX_AUDIO_UPLOAD_BYTES, VOICES } from "./audio-options";
 
-/** OpenAI's built-in voices. */
-export const VOICES = [
-  "alloy",
-  "ash",
-  "ballad",
-  "cedar",
-  "coral",
-  "echo",
-  "fable",
-  "marin",
-  "nova",
-  "onyx",
-  "sage",
-  "shimmer",
-  "verse",
-] as const;
+/** OpenAI's built-in voices and the upload limit (lib/wire/audio-options.ts). */
+export { MAX_AUDIO_UPLOAD_BYTES, VOICES };
 export const SPEECH_FORMATS = ["mp3", "opus", "aac", "flac", "wav", "pcm"] as const;
 export const STREAM_FORMATS = ["audio", "sse"] as const;
 export const TRANSCRIPT_FORMATS = ["json", "text", "srt", "verbose_json", "vtt"] as const;
@@ -42,8 +29,6 @@ export const SPEECH_CONTENT_TYPES: Record<SpeechFormat, string> = {
 
 /** The vendor's limit on `instructions` (characters). */
 export const MAX_INSTRUCTIONS_CHARACTERS = 4_096;
-/** Each transcription upload (OpenAI's 25 MB). */
-export const MAX_AUDIO_UPLOAD_BYTES = 25 * 1024 * 1024;
 /** A transcription's `prompt` (characters): far more than the vendor's 224 tokens that it reads. */
 export const MAX_TRANSCRIPTION_PROMPT_CHARACTERS = 10_000;
 

@@ -305,6 +305,9 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
       ["images/generations", { prompt: "bob plays", size: "1024x1024", quality: "low" }],
       // Sent as JSON here: refused with 415 (an edit is multipart with the portal's header), which also leaves A alone.
       ["images/edits", { prompt: "bob plays" }],
+      ["audio/speech", { model: "std-tts-1", input: "bob plays", voice: "alloy" }],
+      // Likewise multipart only (the audio file): refused as JSON.
+      ["audio/transcriptions", { model: "std-transcribe-1" }],
     ].map(([path, body]) => [
       `POST /api/user/playground/v1/${path}`,
       async () => {

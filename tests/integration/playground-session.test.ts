@@ -96,6 +96,46 @@ describe("the playground through the session", () => {
     assert.deepEqual([row.endpoint, row.status], ["/v1/images/edits", "success"], "billed like any edit");
   });
 
+  test("speech as JSON and transcription as multipart with the portal's header, billed like any audio call", async () => {
+    const spoken = await fetch(`${gateway.url}/api/user/playground/v1/audio/speech`, {
+      method: "POST",
+      headers: { cookie: browser.cookie, "content-type": "application/json" },
+      body: JSON.stringify({ model: "std-tts-1", input: "Hello there.", voice: "alloy", response_format: "wav" }),
+    });
+    assert.equal(spoken.status, 200, await spoken.clone().text());
+    assert.equal(spoken.headers.get("content-type"), "audio/wav");
+    const wav = new Uint8Array(await spoken.arrayBuffer());
+    let [row] = (await browser.call("GET", "/api/user/usage?limit=1")).body.data;
+    assert.deepEqual(
+      [row.endpoint, row.status, row.cost, row.requestId],
+      ["/v1/audio/speech", "success", 12 * 15, spoken.headers.get("x-request-id")],
+    );
+
+    const form = () => {
+      const data = new FormData();
+      data.append("model", "std-transcribe-1");
+      data.append("file", new Blob([wav], { type: "audio/wav" }), "speech.wav");
+      return data;
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${gateway.url}/api/user/playground/v1/audio/transcriptions`, {
+        method: "POST",
+        headers: { cookie: browser.cookie, ...headers },
+        body: form(),
+      });
+    const rows = async () => (await browser.call("GET", "/api/user/usage?limit=1")).body.total as number;
+    const before = await rows();
+    assert.equal((await post({})).status, 415, "a multipart POST without the header is what a hostile page could send");
+    assert.equal((await post({ "x-gateway-portal": "1", origin: "http://evil.example" })).status, 403);
+    assert.equal(await rows(), before, "refusals leave no ledger row");
+    const heard = await post({ "x-gateway-portal": "1" });
+    assert.equal(heard.status, 200, await heard.clone().text());
+    // 12 characters at 60 ms each on the simulator.
+    assert.deepEqual(await heard.json(), { text: "This is a simulated transcription of 0.72 seconds of audio." });
+    [row] = (await browser.call("GET", "/api/user/usage?limit=1")).body.data;
+    assert.deepEqual([row.endpoint, row.status, row.cost], ["/v1/audio/transcriptions", "success", 72]);
+  });
+
   test("refused without a session, from another origin, or as a form; nothing is charged", async () => {
     const rows = async () => (await browser.call("GET", "/api/user/usage?limit=1")).body.total as number;
     const before = await rows();

@@ -1,6 +1,7 @@
 // GET /api/user/models: the models open to the signed-in person, with the endpoints that
-// serve them, prices per 1M tokens, long-context tiers and image prices computed as the gateway bills; an
-// operator-added priced model appears; models outside the person's groups, or without a price, do not.
+// serve them, prices per 1M tokens (characters for speech, seconds for transcription), long-context tiers and image
+// prices computed as the gateway bills, in the order of their kinds; an operator-added priced model appears; models
+// outside the person's groups, or without a price, do not.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
@@ -22,7 +23,7 @@ type Listed = {
   endpoints: string[];
   contextWindow: number;
   groups: string[];
-  price: { textInput: number; textOutput: number; tier: unknown };
+  price: { textInput: number; textOutput: number; characterInput: number; audioInputSecond: number; tier: unknown };
   imagePrices: { size: string; low: number; medium: number; high: number }[] | null;
 };
 
@@ -45,6 +46,32 @@ test("the default group's models with endpoints, prices and the image price tabl
   const long = models.find((model) => model.id.endsWith("[1m]"))!;
   assert.equal(long.contextWindow, 1_000_000);
   assert.deepEqual(long.groups, ["default"]);
+});
+
+test("the embedding, speech and transcription models with their kinds and rates, listed by kind", async () => {
+  const models = await listed();
+  const byId = new Map(models.map((model) => [model.id, model]));
+  for (const [id, kind, endpoint] of [
+    ["std-embedding-3-small", "embedding", "/v1/embeddings"],
+    ["std-embedding-3-large", "embedding", "/v1/embeddings"],
+    ["std-tts-1", "speech", "/v1/audio/speech"],
+    ["std-transcribe-1", "transcription", "/v1/audio/transcriptions"],
+  ] as const) {
+    assert.equal(byId.get(id)?.kind, kind, id);
+    assert.deepEqual(byId.get(id)?.endpoints, [endpoint], id);
+  }
+  assert.equal(byId.get("std-embedding-3-small")!.price.textInput, 0.02);
+  assert.equal(byId.get("std-tts-1")!.price.characterInput, 15);
+  assert.equal(byId.get("std-tts-1")!.contextWindow, 4_096, "the most characters one request speaks");
+  assert.equal(byId.get("std-transcribe-1")!.price.audioInputSecond, 100);
+  assert.equal(byId.get("std-5.5")!.price.characterInput, 0);
+  const order = ["image", "text", "embedding", "speech", "transcription"];
+  const kinds = models.map((model) => order.indexOf(model.kind));
+  assert.deepEqual(
+    kinds,
+    [...kinds].sort((a, b) => a - b),
+    "images, text, embeddings, speech, transcription",
+  );
 });
 
 test("an operator-added priced model appears; one outside the groups or without a price does not", async () => {

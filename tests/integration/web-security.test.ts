@@ -233,6 +233,7 @@ describe("framing and page headers", () => {
       assert.doesNotMatch(policy, /script-src[^;]*'unsafe-inline'/);
       assert.match(policy, /frame-ancestors 'none'/);
       assert.match(policy, /img-src 'self' data: blob:/);
+      assert.match(policy, /media-src 'self' blob:/);
       nonces.add(nonce);
       const html = await page.text();
       const scripts = html.match(/<script\b[^>]*>/g) ?? [];

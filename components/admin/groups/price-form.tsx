@@ -1,11 +1,14 @@
 "use client";
-// Set a model's price (POST /api/admin/prices): USD per 1M tokens by kind, and its price modifiers.
+// Set a model's price (POST /api/admin/prices): USD per 1M tokens by kind, and its price modifiers. A speech model
+// also has its rate per 1M characters, a transcription model its rate per 1M seconds of audio (docs/billing.md,
+// "Audio"); a model of another kind shows them only when they are set.
 import { Autocomplete, Button, Group, NumberInput, SimpleGrid, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { ALL_MODELS } from "@/lib/catalog/models";
 import { api } from "@/lib/portal/api";
 import { useApiForm } from "@/lib/portal/form";
 import type { AdminPrice } from "@/lib/portal/types";
+import { usdPrecise } from "@/lib/portal/format";
 import { FormError } from "@/components/feedback";
 import { checkModifiers, modifiersBody, PriceModifiers, type ModifierRow } from "./price-modifiers";
 
@@ -16,16 +19,34 @@ const RATES = [
   ["imageOutput", "Image output"],
 ] as const;
 
+/** The rates billed by something other than tokens, with the kind of model each belongs to. */
+const AUDIO_RATES = [
+  ["characterInput", "Speech, per 1M characters", "speech"],
+  ["audioInputSecond", "Transcription, per 1M seconds of audio", "transcription"],
+] as const;
+export type AudioRate = (typeof AUDIO_RATES)[number][0];
+
+/**
+ * The audio rates that apply to a model: the one of its kind (from the catalog), and any already set (an operator's
+ * model the catalog calls text may still have one).
+ */
+export function audioRates(kind: string | undefined, price: Pick<AdminPrice, AudioRate> | null): AudioRate[] {
+  return AUDIO_RATES.filter(([key, , of]) => kind === of || (price?.[key] ?? 0) > 0).map(([key]) => key);
+}
+
 export type PriceValues = {
   model: string;
   textInput: number | string;
   textOutput: number | string;
   imageInput: number | string;
   imageOutput: number | string;
+  characterInput: number | string;
+  audioInputSecond: number | string;
   modifiers: ModifierRow[];
 };
 
-export function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone: () => void }) {
+export function PriceForm({ price, kinds, onDone }: { price: AdminPrice | null; kinds: Record<string, string>; onDone: () => void }) {
+  const shown = (model: string) => audioRates(kinds[model.trim()], price);
   const { form, onSubmit, formError, submitting } = useApiForm<PriceValues>({
     initialValues: {
       model: price?.model ?? "",
@@ -33,6 +54,8 @@ export function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone:
       textOutput: price?.textOutput ?? 0,
       imageInput: price?.imageInput ?? 0,
       imageOutput: price?.imageOutput ?? 0,
+      characterInput: price?.characterInput ?? 0,
+      audioInputSecond: price?.audioInputSecond ?? 0,
       modifiers: Object.entries(price?.modifiers ?? {}).map(([key, multiplier], index) => ({ id: index, key, multiplier })),
     },
     validate: { modifiers: checkModifiers },
@@ -41,6 +64,8 @@ export function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone:
         body: {
           model: values.model.trim(),
           ...Object.fromEntries(RATES.map(([key]) => [key, Number(values[key]) || 0])),
+          // Only the audio rates on show: one hidden is left as it is.
+          ...Object.fromEntries(shown(values.model).map((key) => [key, Number(values[key]) || 0])),
           modifiers: modifiersBody(values.modifiers),
         },
       }),
@@ -49,6 +74,9 @@ export function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone:
       onDone();
     },
   });
+
+  const values = form.getValues();
+  const seconds = Number(values.audioInputSecond) || 0;
 
   return (
     <form onSubmit={onSubmit} noValidate aria-label="Price">
@@ -61,6 +89,18 @@ export function PriceForm({ price, onDone }: { price: AdminPrice | null; onDone:
         <SimpleGrid cols={2} spacing="md">
           {RATES.map(([key, label]) => (
             <NumberInput key={key} label={label} prefix="$" min={0} decimalScale={4} {...form.getInputProps(key)} name={key} />
+          ))}
+          {AUDIO_RATES.filter(([key]) => shown(values.model).includes(key)).map(([key, label]) => (
+            <NumberInput
+              key={key}
+              label={label}
+              description={key === "audioInputSecond" ? `${usdPrecise(seconds * 60)} a minute` : "Unicode characters of the input"}
+              prefix="$"
+              min={0}
+              decimalScale={4}
+              {...form.getInputProps(key)}
+              name={key}
+            />
           ))}
         </SimpleGrid>
         <PriceModifiers form={form} />

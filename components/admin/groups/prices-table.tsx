@@ -1,16 +1,51 @@
 "use client";
-// The Prices tab: one row per model with its rates per 1M tokens, its modifiers and its price version.
-import { ActionIcon, Badge, Card, Group, Table, Text, Tooltip } from "@mantine/core";
+// The Prices tab: one row per model with its rates per 1M tokens, the audio rate of a speech or transcription model
+// (per 1M characters, per 1M seconds), its modifiers and its price version.
+import { ActionIcon, Badge, Card, Group, Stack, Table, Text, Tooltip } from "@mantine/core";
 import { IconEdit } from "@tabler/icons-react";
 import type { AdminPrice } from "@/lib/portal/types";
+import { usdPrecise } from "@/lib/portal/format";
 import { DataTable } from "@/components/data-table";
+import { audioRates } from "./price-form";
 
 const money = (value: number) => `$${value.toLocaleString("en-US", { maximumFractionDigits: 4 })}`;
 
-export function PricesTable({ prices, onEdit }: { prices: AdminPrice[]; onEdit: (price: AdminPrice) => void }) {
+function AudioRates({ price, kind }: { price: AdminPrice; kind: string | undefined }) {
+  const rates = audioRates(kind, price);
+  if (!rates.length) {
+    return (
+      <Text size="sm" c="dimmed">
+        —
+      </Text>
+    );
+  }
+  return (
+    <Stack gap={0}>
+      {rates.includes("characterInput") ? <Text size="sm">{money(price.characterInput)} per 1M characters</Text> : null}
+      {rates.includes("audioInputSecond") ? (
+        <Text size="sm">
+          {money(price.audioInputSecond)} per 1M seconds{" "}
+          <Text span size="xs" c="dimmed">
+            ({usdPrecise(price.audioInputSecond * 60)} a minute)
+          </Text>
+        </Text>
+      ) : null}
+    </Stack>
+  );
+}
+
+export function PricesTable({
+  prices,
+  kinds,
+  onEdit,
+}: {
+  prices: AdminPrice[];
+  kinds: Record<string, string>;
+  onEdit: (price: AdminPrice) => void;
+}) {
   return (
     <Card withBorder radius="lg" p={0}>
-      <DataTable minWidth={880} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+      <DataTable minWidth={960} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Model</Table.Th>
@@ -18,6 +53,7 @@ export function PricesTable({ prices, onEdit }: { prices: AdminPrice[]; onEdit: 
             <Table.Th ta="right">Text out</Table.Th>
             <Table.Th ta="right">Image in</Table.Th>
             <Table.Th ta="right">Image out</Table.Th>
+            <Table.Th>Audio</Table.Th>
             <Table.Th>Modifiers</Table.Th>
             <Table.Th ta="center">Version</Table.Th>
             <Table.Th w={60}>
@@ -35,6 +71,9 @@ export function PricesTable({ prices, onEdit }: { prices: AdminPrice[]; onEdit: 
               <Table.Td ta="right">{money(entry.textOutput)}</Table.Td>
               <Table.Td ta="right">{money(entry.imageInput)}</Table.Td>
               <Table.Td ta="right">{money(entry.imageOutput)}</Table.Td>
+              <Table.Td data-testid="audio-rate">
+                <AudioRates price={entry} kind={kinds[entry.model]} />
+              </Table.Td>
               <Table.Td>
                 <Group gap={4} wrap="wrap">
                   {Object.keys(entry.modifiers ?? {}).length ? (
@@ -63,7 +102,7 @@ export function PricesTable({ prices, onEdit }: { prices: AdminPrice[]; onEdit: 
         </Table.Tbody>
       </DataTable>
       <Text size="xs" c="dimmed" p="md">
-        Per 1 million tokens.
+        Per 1 million tokens; speech per 1 million characters, transcription per 1 million seconds of audio.
       </Text>
     </Card>
   );
