@@ -5,6 +5,7 @@ import { GatewayError } from "@/lib/platform/errors";
 import type { BodyWatch } from "@/lib/platform/http/watched-body";
 import { BYTES_PER_TOKEN_FLOOR } from "./reservation";
 import { groupOf, priceOf } from "./prices";
+import { catalogEntryOrGeneric, type ModelKind } from "@/lib/catalog";
 import { formatUsd, type Payer } from "./reserve";
 import { moneyStore } from "./store";
 
@@ -18,16 +19,22 @@ export type BodyPayer = Payer & { principal: Payer["principal"] & { group: strin
  * The lowest text input price (micro-USD per token) among the priced models the key may call: whatever model the body
  * names, its text is reserved at no less. 0 when the key may call no priced model (nothing is then refused by size).
  */
-export async function cheapestInputPrice(principal: BodyPayer["principal"]): Promise<number> {
+export async function cheapestInputPrice(principal: BodyPayer["principal"], kinds: readonly ModelKind[] = TEXT_BODIES): Promise<number> {
   const group = await groupOf(principal.group);
   let cheapest = Infinity;
   for (const model of group?.models ?? []) {
     if (principal.models.length && !principal.models.includes(model)) continue;
+    // Only the models the endpoint serves: a speech model's text is priced per character (its token price is 0), and
+    // would otherwise let any text body through unread.
+    if (!kinds.includes((await catalogEntryOrGeneric(model)).kind)) continue;
     const price = await priceOf(model);
     if (price) cheapest = Math.min(cheapest, price.textInput);
   }
   return Number.isFinite(cheapest) ? cheapest : 0;
 }
+
+/** The kinds of model a JSON body of text or image requests is priced as (an embeddings body passes its own). */
+const TEXT_BODIES: readonly ModelKind[] = ["text", "image"];
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -45,14 +52,16 @@ export class PaidBodyWatch implements BodyWatch {
   readonly fromBytes = WATCHED_BODY_BYTES;
   readonly #least: number;
   readonly #bySize: boolean;
+  readonly #kinds: readonly ModelKind[] | undefined;
   #funds: { keyQuota: number | null; balance: number; price: number } | null = null;
 
   constructor(
     private readonly context: BodyPayer,
-    options: { least?: number; bySize?: boolean } = {},
+    options: { least?: number; bySize?: boolean; kinds?: readonly ModelKind[] } = {},
   ) {
     this.#least = Math.max(1, Math.ceil(options.least ?? 1));
     this.#bySize = options.bySize !== false;
+    this.#kinds = options.kinds;
   }
 
   async start(): Promise<number> {
@@ -60,7 +69,7 @@ export class PaidBodyWatch implements BodyWatch {
     const least = this.#least;
     const [available, price] = await Promise.all([
       moneyStore().available(principal.keyId, principal.userId),
-      this.#bySize ? cheapestInputPrice(principal) : Promise.resolve(0),
+      this.#bySize ? cheapestInputPrice(principal, this.#kinds) : Promise.resolve(0),
     ]);
     this.#funds = { ...available, price };
     const { keyQuota, balance } = available;
@@ -103,6 +112,9 @@ export class PaidBodyWatch implements BodyWatch {
 }
 
 /** The watch for a paid endpoint's JSON body (see PaidBodyWatch). */
-export function paidBodyWatch(context: BodyPayer, options: { least?: number; bySize?: boolean } = {}): BodyWatch {
+export function paidBodyWatch(
+  context: BodyPayer,
+  options: { least?: number; bySize?: boolean; kinds?: readonly ModelKind[] } = {},
+): BodyWatch {
   return new PaidBodyWatch(context, options);
 }

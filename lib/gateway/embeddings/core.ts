@@ -57,7 +57,10 @@ export type EmbeddingsJob = {
 /** The body of an embeddings request of `kind`, within EMBEDDINGS_BODY_LIMIT, under the money-before-work watch. */
 export async function readEmbeddingsBody(context: GatewayContext, kind: TextKind, endpoint: string) {
   try {
-    return await readTextRequest(context.request, kind, { watch: paidBodyWatch(context), limit: EMBEDDINGS_BODY_LIMIT });
+    return await readTextRequest(context.request, kind, {
+      watch: paidBodyWatch(context, { kinds: ["embedding"] }),
+      limit: EMBEDDINGS_BODY_LIMIT,
+    });
   } catch (error) {
     if (!(error instanceof GatewayError) || error.code !== "body_too_large") throw error;
     throw new GatewayError(
