@@ -1,5 +1,5 @@
 // The requests of /v1/audio/speech (JSON) and /v1/audio/transcriptions (multipart text fields), as OpenAI's audio API
-// takes them (docs/api.md, "Audio"): fields, defaults and allowed values. Pure: no database, no files. Unknown fields
+// takes them (docs/api.md §2.8): fields, defaults and allowed values. Pure: no database, no files. Unknown fields
 // are ignored and never forwarded; each refusal is a 400 naming the field.
 import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";

@@ -1,4 +1,4 @@
-// /v1/audio/speech (JSON): validate (docs/api.md, "Audio"), authorise a speech model, refuse a text longer than the
+// /v1/audio/speech (JSON): validate (docs/api.md §2.8), authorise a speech model, refuse a text longer than the
 // model speaks, reserve its characters at the model's price per character, relay through the channels that write the
 // asked format, and pass the audio on as the upstream makes it. The charge is the reservation (the vendor bills the
 // characters) once the audio was delivered; nothing when the upstream failed. Bad input costs nothing.
