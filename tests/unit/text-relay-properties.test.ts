@@ -248,3 +248,100 @@ test("random streams cut at random points: charged at least the metered delivery
     { numRuns: 300 },
   );
 });
+
+// The same rules over the hub dialects (lib/dialects/hub.ts): Gemini's and Converse's streams, read through their
+// converters, with every kind of output they emit (text, reasoning, tool-call arguments), to either client.
+
+const GEMINI_KINDS = ["text", "thought", "call"] as const;
+const CONVERSE_KINDS = ["text", "reasoning", "tool"] as const;
+
+function geminiStream(deltas: Delta[], reported: number | null): string[] {
+  const chunk = (parts: unknown[], final = false) =>
+    sse(undefined, {
+      candidates: [{ content: { role: "model", parts }, index: 0, ...(final ? { finishReason: "STOP" } : {}) }],
+      ...(final && reported !== null
+        ? { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: reported, thoughtsTokenCount: 0 } }
+        : {}),
+      modelVersion: "up",
+    });
+  const events = deltas.map(({ kind, text }) =>
+    chunk([kind === "call" ? { functionCall: { name: "f", args: { text } } } : kind === "thought" ? { text, thought: true } : { text }]),
+  );
+  events.push(chunk([], true));
+  return events;
+}
+
+function converseStream(deltas: Delta[], reported: number | null): string[] {
+  const events = [sse("messageStart", { role: "assistant" })];
+  let index = -1;
+  let open: string | null = null;
+  for (const { kind, text } of deltas) {
+    if (kind !== open || kind === "tool") {
+      if (open !== null) events.push(sse("contentBlockStop", { contentBlockIndex: index }));
+      index++;
+      open = kind;
+      if (kind === "tool")
+        events.push(sse("contentBlockStart", { contentBlockIndex: index, start: { toolUse: { toolUseId: `t${index}`, name: "f" } } }));
+    }
+    const delta = kind === "tool" ? { toolUse: { input: text } } : kind === "reasoning" ? { reasoningContent: { text } } : { text };
+    events.push(sse("contentBlockDelta", { contentBlockIndex: index, delta }));
+  }
+  if (open !== null) events.push(sse("contentBlockStop", { contentBlockIndex: index }));
+  events.push(sse("messageStop", { stopReason: "end_turn" }));
+  events.push(
+    sse("metadata", { ...(reported === null ? {} : { usage: { inputTokens: 9, outputTokens: reported, totalTokens: 9 + reported } }) }),
+  );
+  return events;
+}
+
+test("the hub dialects (Gemini, Converse), every output kind, cut at random points: the same money rules", async () => {
+  const { GEMINI_DIALECT } = await import("@/lib/providers/gemini-family");
+  const { converseResponseToChat, ConverseStreamToChat } = await import("@/lib/dialects/converse/converse-to-chat");
+  const CONVERSE = {
+    lastEvent: "messageStop and metadata",
+    answer: (body: Record<string, unknown>, model: string) => converseResponseToChat(body, model),
+    stream: (model: string) => new ConverseStreamToChat({ publicModel: model }),
+  };
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom("gemini", "converse"),
+      fc.constantFrom<TextDialect>("chat", "messages"),
+      fc.array(fc.tuple(fc.nat({ max: 5 }), piece), { minLength: 0, maxLength: 30 }),
+      fc.option(fc.nat({ max: 3000 }), { nil: null }),
+      fc.integer({ min: 1, max: 3000 }),
+      fc.constantFrom<Ending>({ kind: "whole" }, { kind: "clean-cut", at: 0.5 }, { kind: "broken", at: 0.7 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      async (dialect, client, raw, reportedRaw, cap, shape, at) => {
+        const end: Ending = shape.kind === "whole" ? shape : { ...shape, at };
+        const kinds = dialect === "gemini" ? GEMINI_KINDS : CONVERSE_KINDS;
+        const deltas = raw.map(([kind, text]) => ({ kind: kinds[kind % kinds.length]!, text }));
+        const reported = reportedRaw === null ? null : Math.min(reportedRaw, cap);
+        const events = dialect === "gemini" ? geminiStream(deltas, reported) : converseStream(deltas, reported);
+        const outcome = await relayText(call(cap, true), dialect === "gemini" ? GEMINI_DIALECT : CONVERSE, client, {
+          stream: true,
+          body: upstreamBody(events.join(""), end),
+          abort: new AbortController(),
+        });
+        assert.ok(outcome.ok);
+        let received = "";
+        for (const part of (outcome.response as DirectResponse).parts) {
+          if (typeof part === "string") received += part;
+          else if (part instanceof Uint8Array) received += Buffer.from(part).toString();
+          else for await (const piece of part) received += typeof piece === "string" ? piece : Buffer.from(piece).toString();
+        }
+        const usage: UsageReport = await outcome.usage;
+        const metered = await meterOf(client, received);
+        assert.ok(usage.outputTokens <= cap, `never above the cap: ${usage.outputTokens} > ${cap}`);
+        if (usage.complete && reported !== null) assert.equal(usage.outputTokens, reported);
+        else
+          assert.ok(
+            usage.outputTokens >= Math.min(metered, cap),
+            `${dialect} to ${client}: charged ${usage.outputTokens}, metered ${metered} (cap ${cap}, ${end.kind})`,
+          );
+        const bytes = Buffer.byteLength(events.join(""));
+        if (end.kind !== "whole" && Math.floor(end.at * bytes) < bytes) assert.equal(usage.complete, false);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
