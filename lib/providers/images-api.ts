@@ -6,13 +6,11 @@
 // gateway does not know, such as base_url). Edit uploads go on as they arrive (openEdit), or from their temporary
 // files when they were stored first; they are never held whole in memory.
 // The image comes back unchanged; usage is read from the answer, or computed by the gateway when it is absent.
-import { once } from "node:events";
-import { PassThrough, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { z } from "zod";
 import {
   bodyFailure,
   channelDeadlines,
-  discardUpstreamBody,
   readUpstreamBytes,
   upstreamBody,
   upstreamFetch,
@@ -21,7 +19,8 @@ import {
 } from "@/lib/providers/http";
 import { log } from "@/lib/platform/log";
 import { startImageStream } from "@/lib/providers/image-stream";
-import { closingPart, FILE_PART_END, fieldPart, filePartHeader, multipartBody, multipartBoundary } from "@/lib/platform/http/multipart";
+import { multipartBody } from "@/lib/platform/http/multipart";
+import { openLiveMultipart } from "@/lib/providers/live-upload";
 import type { ImageFormat } from "@/lib/images/inspect";
 import type { ImageUsage } from "@/lib/money/image-usage";
 import type { Channel } from "@/lib/channels";
@@ -295,83 +294,28 @@ function partFilename(field: string, filename: string, format: ImageFormat): str
 }
 
 /**
- * The edit as the upload arrives (LiveEdit in lib/providers/image-types.ts): the request is opened at once with a
- * body of unknown length (chunked), file parts are written as they come, and the text fields and the closing boundary
- * only in finish(). The upstream's answer, or its failure, before finish() means that channel has failed: the rest of
- * the upload is read and dropped, and finish() reports the failure.
+ * The edit as the upload arrives (LiveEdit in lib/providers/image-types.ts), on the live multipart request of
+ * ./live-upload.ts: file parts written as they come, the text fields and the closing boundary only in finish(). The
+ * upstream's answer, or its failure, before finish() means that channel has failed; finish() reports it.
  */
 function openEdit(
   endpoint: Endpoint,
   { channel, upstreamModel, signal }: { channel: Channel; upstreamModel: string; signal: AbortSignal },
 ): LiveEdit {
-  const boundary = multipartBoundary();
-  const body = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const stop = new AbortController();
-  let finishing = false;
-  let stopped = false;
-  let early: FetchResult | null = null;
-  let onStop: () => void = () => {};
-  let uploaded: () => void = () => {};
-  const deadlineFrom = new Promise<void>((resolve) => {
-    uploaded = resolve;
-  });
-  const whenStopped = new Promise<void>((resolve) => {
-    onStop = resolve;
-  });
-  const halt = () => {
-    if (stopped) return;
-    stopped = true;
-    onStop();
-  };
-  const pending = upstreamFetch(
+  const live = openLiveMultipart(
     endpoint.url(channel, "images/edits", upstreamModel),
-    {
-      method: "POST",
-      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, accept: "application/json", ...endpoint.auth(channel) },
-      body: body as unknown as Readable,
-      duplex: "half",
-    } as UpstreamInit,
-    // The deadline for the answer counts from the end of the upload, not from its start (a slow client's upload).
-    { signal: AbortSignal.any([signal, stop.signal]), ...deadlines(channel), deadlineFrom },
+    { accept: "application/json", ...endpoint.auth(channel) },
+    { signal, ...deadlines(channel) },
   );
-  pending.then(
-    (result) => {
-      if (finishing) return;
-      // An answer before the body was complete: an error (a refused key, a limit), or one that cannot be trusted.
-      early = result;
-      if (result.ok) discardUpstreamBody(result.response);
-      halt();
-    },
-    () => halt(),
-  );
-  const write = async (chunk: Buffer) => {
-    if (stopped) return;
-    if (!body.write(chunk)) await Promise.race([once(body, "drain").catch(() => undefined), whenStopped]);
-  };
   return {
-    async file(part, head, rest) {
-      await write(filePartHeader(boundary, part.field, partFilename(part.field, part.filename, part.format), `image/${part.format}`));
-      await write(head);
-      for await (const chunk of rest) await write(chunk);
-      await write(FILE_PART_END);
-    },
-    async finish(call) {
-      finishing = !stopped;
-      if (stopped) {
-        if (early && !early.ok) return early;
-        return failure("The upstream answered before the upload was complete", "upstream_malformed");
-      }
-      for (const [name, value] of Object.entries(editFields(call))) body.write(fieldPart(boundary, name, value));
-      body.end(closingPart(boundary));
-      uploaded();
-      return readAnswer(call, await pending);
-    },
-    abort() {
-      if (finishing) return;
-      halt();
-      stop.abort(new Error("The edit was not sent"));
-      body.destroy();
-    },
+    file: (part, head, rest) =>
+      live.file(
+        { field: part.field, filename: partFilename(part.field, part.filename, part.format), contentType: `image/${part.format}` },
+        head,
+        rest,
+      ),
+    finish: async (call) => readAnswer(call, await live.finish(Object.entries(editFields(call)))),
+    abort: () => live.abort(),
   };
 }
 

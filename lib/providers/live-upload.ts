@@ -1,9 +1,9 @@
 // A multipart request sent upstream while the client uploads it (docs/decisions/0015-edits-sent-while-uploaded.md),
-// for the audio API's transcriptions: the request is opened at once with a body of unknown length (chunked), the
+// for the image edits and the audio API's transcriptions: the request is opened at once with a body of unknown length (chunked), the
 // file part is written as it comes, and the text fields and the closing boundary only in finish(), once the gateway
 // has checked the upload and reserved its cost. Until then the upstream holds an incomplete request it cannot act on
 // (or bill). An answer, or a failure, before finish() means the channel has failed: the rest of the upload is read
-// and dropped, and finish() reports it. (The image edits' own copy of this is openEdit in ./images-api.ts.)
+// and dropped, and finish() reports it.
 import { once } from "node:events";
 import { PassThrough, type Readable } from "node:stream";
 import { discardUpstreamBody, upstreamFetch, type FetchResult, type UpstreamInit } from "./http";

@@ -309,10 +309,10 @@ test("the hub dialects (Gemini, Converse), every output kind, cut at random poin
       fc.array(fc.tuple(fc.nat({ max: 5 }), piece), { minLength: 0, maxLength: 30 }),
       fc.option(fc.nat({ max: 3000 }), { nil: null }),
       fc.integer({ min: 1, max: 3000 }),
-      fc.constantFrom<Ending>({ kind: "whole" }, { kind: "clean-cut", at: 0.5 }, { kind: "broken", at: 0.7 }),
+      fc.constantFrom("whole", "clean-cut", "broken"),
       fc.double({ min: 0, max: 1, noNaN: true }),
       async (dialect, client, raw, reportedRaw, cap, shape, at) => {
-        const end: Ending = shape.kind === "whole" ? shape : { ...shape, at };
+        const end: Ending = shape === "whole" ? { kind: "whole" } : { kind: shape, at };
         const kinds = dialect === "gemini" ? GEMINI_KINDS : CONVERSE_KINDS;
         const deltas = raw.map(([kind, text]) => ({ kind: kinds[kind % kinds.length]!, text }));
         const reported = reportedRaw === null ? null : Math.min(reportedRaw, cap);
@@ -339,7 +339,7 @@ test("the hub dialects (Gemini, Converse), every output kind, cut at random poin
             `${dialect} to ${client}: charged ${usage.outputTokens}, metered ${metered} (cap ${cap}, ${end.kind})`,
           );
         const bytes = Buffer.byteLength(events.join(""));
-        if (end.kind !== "whole" && Math.floor(end.at * bytes) < bytes) assert.equal(usage.complete, false);
+        if ((end.kind === "clean-cut" || end.kind === "broken") && Math.floor(end.at * bytes) < bytes) assert.equal(usage.complete, false);
       },
     ),
     { numRuns: 300 },
