@@ -11,6 +11,8 @@ import {
   textOfChatContent,
   textPartSchema,
   toolCallArguments,
+  refuseSeveralChoices,
+  alternatingTurns,
 } from "@/lib/dialects/convert/common";
 import type { chatContentPartSchema, ChatRequestInput, chatToolCallSchema } from "@/lib/dialects/chat/wire";
 import type { ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseRequestBlock, ConverseTool, ConverseToolChoice } from "./wire";
@@ -125,16 +127,10 @@ function toolConfig(body: ChatRequestInput, turns: ConverseMessage[]): ConverseR
  * `parallel_tool_calls`, `user`, `seed`, penalties, logprobs, `json_object`. `n` above 1 is refused.
  */
 export function chatRequestToConverse(body: ChatRequestInput, options: { outputCap: number }): ConverseRequest {
-  if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalid("Only n=1 is supported for this model.", "n");
+  refuseSeveralChoices(body.n);
 
   const system: { text: string }[] = [];
-  const turns: ConverseMessage[] = [];
-  const addTurn = (role: "user" | "assistant", blocks: ConverseRequestBlock[]) => {
-    if (blocks.length === 0) return; // Converse refuses a message without content
-    const last = turns.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
+  const { turns, add: addTurn } = alternatingTurns<ConverseRequestBlock>();
 
   body.messages.forEach((message, index) => {
     const param = `messages[${index}]`;

@@ -17,6 +17,8 @@ import {
   withoutPrefix,
   messagesStopReason,
   toolCallArguments,
+  refuseSeveralChoices,
+  alternatingTurns,
 } from "./common";
 import type { MessagesRequestBlock, MessagesRequestBody, MessagesContentBlock, MessagesResponse } from "@/lib/dialects/messages/wire";
 import type { chatContentPartSchema, ChatRequestInput, chatToolCallSchema, ChatCompletionInput } from "@/lib/dialects/chat/wire";
@@ -82,16 +84,10 @@ function mapToolChoice(
  * Fields with no Anthropic equivalent (seed, penalties, logprobs, json_object) are ignored; `n` above 1 is refused.
  */
 export function chatRequestToMessages(body: ChatRequestInput, upstreamModel: string): MessagesRequestBody {
-  if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalid("Only n=1 is supported for this model.", "n");
+  refuseSeveralChoices(body.n);
 
   const system: string[] = [];
-  const turns: { role: "user" | "assistant"; content: MessagesRequestBlock[] }[] = [];
-  const addTurn = (role: "user" | "assistant", blocks: MessagesRequestBlock[]) => {
-    if (blocks.length === 0) return; // Anthropic rejects empty turns
-    const last = turns.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
+  const { turns, add: addTurn } = alternatingTurns<MessagesRequestBlock>();
 
   body.messages.forEach((message, index) => {
     const param = `messages[${index}]`;

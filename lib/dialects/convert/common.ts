@@ -146,3 +146,26 @@ export function toolCallArguments(argumentsText: string, param: string): Record<
     throw invalid("Tool call arguments must be a JSON object.", `${param}.function.arguments`);
   return input as Record<string, unknown>;
 }
+
+/** Chat's `n`: the gateway serves one choice, whatever the upstream (a 400 naming the field otherwise). */
+export function refuseSeveralChoices(n: number | null | undefined): void {
+  if (n !== undefined && n !== null && n !== 1) throw invalid("Only n=1 is supported for this model.", "n");
+}
+
+/** Turns that alternate, as Anthropic's Messages and Bedrock's Converse want them: a turn of the role before it is
+ *  merged into that one, and a turn without content is dropped (both vendors refuse one). */
+export function alternatingTurns<Block>(): {
+  turns: { role: "user" | "assistant"; content: Block[] }[];
+  add: (role: "user" | "assistant", blocks: Block[]) => void;
+} {
+  const turns: { role: "user" | "assistant"; content: Block[] }[] = [];
+  return {
+    turns,
+    add(role, blocks) {
+      if (blocks.length === 0) return;
+      const last = turns.at(-1);
+      if (last && last.role === role) last.content.push(...blocks);
+      else turns.push({ role, content: blocks });
+    },
+  };
+}

@@ -12,6 +12,7 @@ import {
   textOfChatContent,
   textPartSchema,
   toolCallArguments,
+  refuseSeveralChoices,
 } from "@/lib/dialects/convert/common";
 import type { chatContentPartSchema, ChatRequestInput, chatToolCallSchema } from "@/lib/dialects/chat/wire";
 import type { GeminiContent, GeminiGenerationConfig, GeminiRequest, GeminiRequestPart, GeminiThinkingConfig } from "./wire";
@@ -138,7 +139,7 @@ function thinkingConfig(effort: unknown): GeminiThinkingConfig | undefined {
  * no place for (user, seed, penalties, logprobs, parallel_tool_calls) are dropped.
  */
 export function chatRequestToGemini(body: ChatRequestInput, options: { outputCap: number }): GeminiRequest {
-  if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalid("Only n=1 is supported for this model.", "n");
+  refuseSeveralChoices(body.n);
 
   const system: { text: string }[] = [];
   // `answers` marks a turn of function responses: Google wants it right after the call turn, with nothing else in it.
