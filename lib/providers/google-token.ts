@@ -84,6 +84,22 @@ export function parseServiceAccount(text: string): { ok: true; account: ServiceA
   return { ok: true, account };
 }
 
+const parsedAccounts = new Map<string, ReturnType<typeof parseServiceAccount>>();
+
+/**
+ * parseServiceAccount for a call: a channel's key file is read once (its JSON and the key's import cost up to a
+ * millisecond), not on every request. Bounded: the oldest reading goes first past MAX_ACCOUNTS.
+ */
+export function serviceAccountOf(text: string): ReturnType<typeof parseServiceAccount> {
+  let parsed = parsedAccounts.get(text);
+  if (!parsed) {
+    parsed = parseServiceAccount(text);
+    if (parsedAccounts.size >= MAX_ACCOUNTS) parsedAccounts.delete(parsedAccounts.keys().next().value!);
+    parsedAccounts.set(text, parsed);
+  }
+  return parsed;
+}
+
 function tokenUriProblem(uri: string): string | null {
   let url: URL;
   try {

@@ -7,7 +7,7 @@
 // tokens, by the gateway's count); the calls of one request run a few at a time. Vectors are scaled to unit length
 // (Google's are only at the model's full size); token-id inputs cannot be sent.
 import { channelDeadlines, jsonBody, readUpstreamJson, upstreamFetch } from "@/lib/providers/http";
-import { forgetGoogleToken, googleAccessToken, parseServiceAccount, type ServiceAccount } from "@/lib/providers/google-token";
+import { forgetGoogleToken, googleAccessToken, serviceAccountOf, type ServiceAccount } from "@/lib/providers/google-token";
 import {
   float32FromNumbers,
   inBatches,
@@ -76,7 +76,7 @@ async function post(url: string, account: ServiceAccount, payload: string | Buff
 /** `root`: the API's root (the channel's base URL, or the region's endpoint). */
 export async function vertexEmbeddings(call: EmbeddingsCall, root: string): Promise<EmbeddingsOutcome> {
   if (call.input.kind !== "text") return textOnly("vertex");
-  const parsed = parseServiceAccount(call.channel.apiKey);
+  const parsed = serviceAccountOf(call.channel.apiKey);
   if (!parsed.ok)
     return {
       ok: false,

@@ -7,7 +7,7 @@ import { channelDeadlines, jsonBody, upstreamFetch } from "@/lib/providers/http"
 import { fetchedAnswer, relayText } from "@/lib/providers/text-relay";
 import { GEMINI_DIALECT, geminiBody, geminiMethod } from "@/lib/providers/gemini-family";
 import { cloudMessagesBody, upstreamBetas } from "@/lib/providers/messages-family";
-import { forgetGoogleToken, googleAccessToken, parseServiceAccount } from "@/lib/providers/google-token";
+import { forgetGoogleToken, googleAccessToken, parseServiceAccount, serviceAccountOf } from "@/lib/providers/google-token";
 import type { Outcome, TextCall } from "@/lib/providers/types";
 import { vertexEmbeddings } from "./embeddings";
 
@@ -44,7 +44,7 @@ function request(call: TextCall, client: "chat" | "messages", project: string) {
 }
 
 async function predict(call: TextCall, client: "chat" | "messages"): Promise<Outcome> {
-  const parsed = parseServiceAccount(call.channel.apiKey);
+  const parsed = serviceAccountOf(call.channel.apiKey);
   if (!parsed.ok)
     return {
       ok: false,
