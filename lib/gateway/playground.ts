@@ -10,10 +10,10 @@ import { checkCookieWrite } from "@/lib/auth/cross-site";
 import { allowedGroups } from "@/lib/accounts/groups";
 import { ensurePlaygroundKey } from "@/lib/keys/playground";
 import { findKey } from "@/lib/keys/lookup";
-import type { RouteHandler } from "@/lib/platform/http/route-definition";
+import { defineRoute, type RouteDefinition, type RouteHandler } from "@/lib/platform/http/route-definition";
 import { usablePrincipal, withPrincipal } from "./pipeline";
 
-/** A /v1 handler run with the signed-in user's playground key (the routes: lib/gateway/routes.ts). */
+/** A /v1 handler run with the signed-in user's playground key (the routes: playgroundCopy). */
 export function throughSession(handler: RouteHandler, dialect: Dialect, options: { multipart?: boolean } = {}): RouteHandler {
   return async (request, params) => {
     try {
@@ -33,4 +33,18 @@ export function throughSession(handler: RouteHandler, dialect: Dialect, options:
       return errorResponse(error, dialect, { "cache-control": "no-store" });
     }
   };
+}
+
+/**
+ * The playground's copy of a /v1 endpoint's definition: the same schemas and handler under
+ * `/api/user/playground/v1/...`, authenticated by the session. A multipart endpoint is called with the x-gateway-portal
+ * header in place of the JSON content type (lib/auth/cross-site.ts).
+ */
+export function playgroundCopy<const Definition extends RouteDefinition & { dialect: Dialect }>(definition: Definition) {
+  return defineRoute({
+    ...definition,
+    path: `/api/user/playground${definition.path}`,
+    auth: "session",
+    handler: throughSession(definition.handler, definition.dialect, { multipart: definition.request.multipart !== undefined }),
+  });
 }

@@ -1,5 +1,6 @@
 // A body worker (lib/platform/worker-pool.ts): parses, validates and counts large /v1 text bodies off the event loop
-// (lib/gateway/text-request.ts). It loads the tokenizer's table once, then says it is ready.
+// (lib/gateway/text-request.ts). It loads the tokenizer's table once, then says it is ready. Each job names its body
+// kind by the module that declares it (defineBodyKind); the worker imports that module on its first job of the kind.
 //
 // Once it has had nothing to do for a second it collects its garbage: a job leaves the parsed body of up to 32 MB
 // (a few hundred MB of heap) behind, and V8 collects only when more is allocated, which an idle worker never does; the
@@ -9,7 +10,7 @@ import { runInNewContext } from "node:vm";
 import { parentPort } from "node:worker_threads";
 import { loadTokenizer } from "@/lib/money/bpe";
 import type { WorkerReply } from "@/lib/platform/worker-pool";
-import { prepareBytes, type TextKind } from "./text-request";
+import { loadBodyKind, prepareBytes, type BodyKindAddress } from "./text-request";
 
 const IDLE_COLLECT_MS = 1_000;
 
@@ -19,11 +20,11 @@ let idle: NodeJS.Timeout | undefined;
 
 loadTokenizer();
 const port = parentPort!;
-port.on("message", (job: { id: number; kind: TextKind; bytes: Uint8Array }) => {
+port.on("message", async (job: { id: number; kind: BodyKindAddress; bytes: Uint8Array }) => {
   clearTimeout(idle);
   let reply: WorkerReply;
   try {
-    reply = { id: job.id, result: prepareBytes(job.kind, job.bytes) };
+    reply = { id: job.id, result: prepareBytes(await loadBodyKind(job.kind), job.bytes) };
   } catch (error) {
     reply = { id: job.id, failure: error instanceof Error ? error.message : String(error) };
   }

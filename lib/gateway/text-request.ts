@@ -1,38 +1,21 @@
-// The body of a /v1/chat/completions, /v1/messages or /v1/messages/count_tokens request, from the socket to a validated
-// object and its input count (docs/decisions/0018-large-bodies-off-the-event-loop.md): money before work first (lib/money/body-funds.ts),
-// then, for a small body, the steps at once as before; for a large one, the parse, the validation and the count run
-// on a worker (lib/gateway/text-request-worker.ts) while the event loop parses the same bytes in slices
+// The body of a /v1 request that is read whole before the work starts (chat, messages, count_tokens, responses,
+// embeddings, Gemini's API), from the socket to a validated object and its input count
+// (docs/decisions/0018-large-bodies-off-the-event-loop.md): money before work first (lib/money/body-funds.ts), then,
+// for a small body, the steps at once; for a large one, the parse, the validation and the count run on a worker
+// (lib/gateway/text-request-worker.ts) while the event loop parses the same bytes in slices
 // (lib/platform/http/sliced-json.ts) into the object that is relayed. No step holds the event loop for more than a
 // few milliseconds at a time, and a small body pays nothing for it.
+//
+// What the steps are is the endpoint's own: each declares its body kind (defineBodyKind) in its folder, in a module a
+// worker can load (schemas and counts; no handler, no database), so a new endpoint adds its kind there and nothing here.
 import { GatewayError, type ErrorCode } from "@/lib/platform/errors";
-import { JSON_LIMIT_BYTES, MAX_JSON_DEPTH, parseJsonObject, parseWith } from "@/lib/platform/http/json";
+import { JSON_LIMIT_BYTES, MAX_JSON_DEPTH, parseJsonObject } from "@/lib/platform/http/json";
 import { joinInSlices, readWatchedBody, type BodyWatch } from "@/lib/platform/http/watched-body";
 import { parseJsonInSlices } from "@/lib/platform/http/sliced-json";
 import { WorkerPool, WorkerUnavailable } from "@/lib/platform/worker-pool";
 import { singleton } from "@/lib/platform/singleton";
 import { log } from "@/lib/platform/log";
-import { countChatRequestInputTokens, countMessagesInputTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
-import { chatEndpointRequestSchema } from "@/lib/dialects/chat/wire";
-import { messagesCountRequestSchema, messagesEndpointRequestSchema } from "@/lib/dialects/messages/wire";
-import { IMAGE_MODEL } from "@/lib/catalog/models";
-import { geminiCountRequestSchema, geminiEndpointRequestSchema } from "@/lib/dialects/gemini/wire";
-import { geminiRequestToChat } from "@/lib/dialects/gemini/gemini-to-chat-request";
-import { checkSpecRules, parseResponsesRequest } from "@/lib/wire/responses-request";
-import { asksForImageTool, chatBodyOf } from "./responses/chat-request";
-import { countResponsesInputTokens, responsesRequestBytes } from "./responses/tool";
-import { prepareEmbeddings } from "./embeddings/request";
-import { prepareGeminiEmbed } from "./embeddings/gemini-request";
-
-export type TextKind =
-  | "chat"
-  | "messages"
-  | "count"
-  | "responses"
-  | "embeddings"
-  | "gemini"
-  | "geminiCount"
-  | "geminiEmbed"
-  | "geminiEmbedOne";
+import type { CountStats } from "@/lib/money/tokens";
 
 /**
  * From this size on, a body is prepared on a worker. What the steps cost on the event loop depends on the text more
@@ -62,90 +45,48 @@ export type Prepared = {
 export type PrepareAnswer = Prepared | { error: { code: ErrorCode; message: string; param: string | null } };
 
 /**
- * The steps the handlers ran on a parsed body: the schema, and the count (for a reservation with its budget,
+ * The steps an endpoint runs on a parsed body: the schema, and the count (for a reservation with its budget,
  * lib/money/tokens.ts; count_tokens' exact, without). Throws the GatewayError a bad body gets. The event loop runs it
  * for small bodies, the workers for large ones; there (`whole`) the exact count of every text that a charge without
  * the upstream's usage needs (countForCharge) is made too when the budget's count is not it, so that it never runs
  * on the event loop (a provider may ask for it even when the upstream reported usage).
  */
-export function prepareBody(kind: TextKind, raw: Record<string, unknown>, whole = false): Omit<ReadTextRequest, "bytes"> {
-  if (kind === "chat") {
-    const body = parseWith(chatEndpointRequestSchema, raw);
-    const stats = newCountStats();
-    const inputTokens = countChatRequestInputTokens(body as never, stats);
-    if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(body as never);
-    return { body, inputTokens, stats, model: body.model };
-  }
-  if (kind === "messages") {
-    if (raw.max_tokens === undefined) throw new GatewayError("invalid_request", "max_tokens: Field required", { param: "max_tokens" });
-    const body = parseWith(messagesEndpointRequestSchema, raw);
-    const stats = newCountStats();
-    const inputTokens = countMessagesInputTokens(body as never, stats);
-    if (whole && stats.exactChars === 0) stats.whole = countMessagesInputTokens(body as never);
-    return { body, inputTokens, stats, model: body.model };
-  }
-  if (kind === "responses") return prepareResponses(raw, whole);
-  if (kind === "embeddings") return prepareEmbeddings(raw);
-  if (kind === "geminiEmbed") return prepareGeminiEmbed(raw, "batchEmbedContents");
-  if (kind === "geminiEmbedOne") return prepareGeminiEmbed(raw, "embedContent");
-  if (kind === "gemini" || kind === "geminiCount") return prepareGemini(kind, raw, whole);
-  const body = parseWith(messagesCountRequestSchema, raw);
-  return { body, inputTokens: countMessagesInputTokens(body as never), stats: newCountStats(), model: body.model };
-}
+export type PrepareBody = (raw: Record<string, unknown>, whole: boolean) => Omit<ReadTextRequest, "bytes">;
+
+/** An endpoint's body: how to prepare it, and where a worker finds it (the module that exports it, by name). */
+export type BodyKind = { readonly module: string; readonly name: string; readonly prepare: PrepareBody };
 
 /**
- * /v1/responses: the image tool's request (lib/wire/responses-request.ts) counted as its tool loop sends it, or, without
- * the tool, the chat request it is served as (lib/gateway/responses/chat-request.ts), counted as chat is.
+ * Declares a body kind. `module` is the declaring module's `import.meta.url` and `name` the name it exports the kind
+ * under: a worker imports that module to run the same steps. The module must be light (schemas, counts,
+ * conversions): a worker loads it, and with it everything it imports.
  */
-function prepareResponses(raw: Record<string, unknown>, whole: boolean): Omit<ReadTextRequest, "bytes"> {
-  const stats = newCountStats();
-  if (asksForImageTool(raw) || raw.model === IMAGE_MODEL) {
-    const request = parseResponsesRequest(raw);
-    const inputTokens = countResponsesInputTokens(request, stats);
-    if (whole && stats.exactChars === 0) stats.whole = countResponsesInputTokens(request);
-    return { body: raw, inputTokens, stats, model: request.model, imageTool: true, sizeBytes: responsesRequestBytes(request) };
-  }
-  checkSpecRules(raw);
-  const chat = chatBodyOf(raw).body;
-  const inputTokens = countChatRequestInputTokens(chat as never, stats);
-  if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(chat as never);
-  return {
-    body: raw,
-    inputTokens,
-    stats,
-    model: chat.model as string,
-    imageTool: false,
-    sizeBytes: Buffer.byteLength(JSON.stringify(chat)),
-  };
+export function defineBodyKind(module: string, name: string, prepare: PrepareBody): BodyKind {
+  return { module, name, prepare };
 }
 
-/**
- * Gemini's API (/v1beta, lib/gateway/gemini.ts): the request counted as the Chat request it is served as (the handler
- * makes it again from the body: a small conversion beside the count, and the same on every path). The model is in the
- * path, not the body. `geminiCount`: count_tokens' exact count of `contents`, or of `generateContentRequest`.
- */
-function prepareGemini(kind: "gemini" | "geminiCount", raw: Record<string, unknown>, whole: boolean): Omit<ReadTextRequest, "bytes"> {
-  if (kind === "geminiCount") {
-    const count = parseWith(geminiCountRequestSchema, raw);
-    const request = count.generateContentRequest ?? (count.contents ? { contents: count.contents } : null);
-    if (!request) throw new GatewayError("invalid_request", "Send 'contents' or 'generateContentRequest' to count", { param: "contents" });
-    const chat = geminiRequestToChat(parseWith(geminiEndpointRequestSchema, request), "");
-    return { body: raw, inputTokens: countChatRequestInputTokens(chat as never), stats: newCountStats(), model: "" };
+/** A kind as a worker is told it: where to import it from. */
+export type BodyKindAddress = { module: string; name: string };
+
+/** The kind a worker was sent, imported once per module. */
+const loaded = new Map<string, Promise<Record<string, unknown>>>();
+export async function loadBodyKind(address: BodyKindAddress): Promise<BodyKind> {
+  let module = loaded.get(address.module);
+  if (!module) {
+    module = import(address.module) as Promise<Record<string, unknown>>;
+    loaded.set(address.module, module);
   }
-  const body = parseWith(geminiEndpointRequestSchema, raw);
-  const chat = geminiRequestToChat(body, "");
-  const stats = newCountStats();
-  const inputTokens = countChatRequestInputTokens(chat as never, stats);
-  if (whole && stats.exactChars === 0) stats.whole = countChatRequestInputTokens(chat as never);
-  return { body, inputTokens, stats, model: "" };
+  const kind = (await module)[address.name] as BodyKind | undefined;
+  if (!kind || typeof kind.prepare !== "function") throw new Error(`${address.module} exports no body kind named ${address.name}`);
+  return kind;
 }
 
 /** A worker's job: the whole body's bytes, parsed, validated and counted; a bad body's error as data. */
-export function prepareBytes(kind: TextKind, bytes: Uint8Array): PrepareAnswer {
+export function prepareBytes(kind: BodyKind, bytes: Uint8Array): PrepareAnswer {
   try {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
     // Everything but the body, which stays here (the event loop makes its own: see readTextRequest).
-    const { body: _body, ...prepared } = prepareBody(kind, parseJsonObject(text), true);
+    const { body: _body, ...prepared } = kind.prepare(parseJsonObject(text), true);
     return prepared;
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
@@ -168,9 +109,9 @@ function bodyWorkers(): WorkerPool {
 }
 
 /** The workers' answer for these bytes, or the same steps in process where no worker can start (`next dev`). */
-async function prepareElsewhere(kind: TextKind, bytes: Uint8Array): Promise<PrepareAnswer> {
+async function prepareElsewhere(kind: BodyKind, bytes: Uint8Array): Promise<PrepareAnswer> {
   try {
-    return await bodyWorkers().run<PrepareAnswer>({ kind, bytes });
+    return await bodyWorkers().run<PrepareAnswer>({ kind: { module: kind.module, name: kind.name } satisfies BodyKindAddress, bytes });
   } catch (error) {
     if (!(error instanceof WorkerUnavailable)) throw error;
     log.warn("body workers unavailable; large bodies are prepared on the event loop", { error: error.message });
@@ -193,13 +134,13 @@ export type ReadTextRequest = { body: Record<string, unknown>; bytes: number } &
  */
 export async function readTextRequest(
   request: Request,
-  kind: TextKind,
+  kind: BodyKind,
   options: { watch: BodyWatch | null; limit?: number; withBody?: boolean },
 ): Promise<ReadTextRequest> {
   const read = await readWatchedBody(request, options.limit ?? JSON_LIMIT_BYTES, options.watch);
   if (read.length < OFFLOAD_BYTES) {
     const text = read.chunks.length === 1 ? read.chunks[0]!.toString("utf8") : Buffer.concat(read.chunks, read.length).toString("utf8");
-    return { ...prepareBody(kind, parseJsonObject(text)), bytes: read.length };
+    return { ...kind.prepare(parseJsonObject(text), false), bytes: read.length };
   }
   const bytes = await joinInSlices(read, true);
   if (options.withBody === false) {

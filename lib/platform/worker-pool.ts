@@ -1,6 +1,7 @@
 // A few worker threads that run CPU-heavy jobs off the event loop (docs/decisions/0018-large-bodies-off-the-event-loop.md): the parse,
 // validation and token count of a large request body. A job goes to the worker with the fewest jobs waiting; its
-// answer comes back as a small plain value. Workers start on first use, are kept, and do not keep the process alive.
+// answer comes back as a small plain value. Workers start on first use and are kept; an idle worker does not keep the
+// process alive, one with a job does (the job's caller is waiting for it, and may hold nothing else that would).
 // A worker that dies fails its waiting jobs and is replaced on the next job.
 //
 // A worker's file is TypeScript, loaded the way the server's own files are: through tsx, whose loader a worker does not
@@ -29,6 +30,10 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
  *  body's job takes a few seconds at most here). */
 const SILENCE_MS = 60_000;
 
+/** Until a worker has said it is ready, its silence is its start: loading tsx and the tokenizer's table takes a second
+ *  or two on a busy machine, which is not a stuck job. One that has not started in this long is stopped. */
+const START_MS = 30_000;
+
 class Thread {
   readonly pending = new Map<number, Pending>();
   readonly worker: Worker;
@@ -46,11 +51,13 @@ class Thread {
     this.worker.on("message", (reply: WorkerReply) => {
       if (reply.id === -1) {
         this.ready = true;
+        this.watch();
         return;
       }
       const job = this.pending.get(reply.id);
       if (!job) return;
       this.pending.delete(reply.id);
+      if (!this.pending.size) this.worker.unref();
       this.watch();
       if (reply.failure !== undefined) job.reject(new Error(reply.failure));
       else job.resolve(reply.result);
@@ -73,7 +80,7 @@ class Thread {
     if (this.#watchdog) clearTimeout(this.#watchdog);
     this.#watchdog = null;
     if (!this.pending.size) return;
-    this.#watchdog = setTimeout(() => void this.worker.terminate(), this.silenceMs);
+    this.#watchdog = setTimeout(() => void this.worker.terminate(), this.ready ? this.silenceMs : Math.max(this.silenceMs, START_MS));
     this.#watchdog.unref();
   }
 }
@@ -125,7 +132,10 @@ export class WorkerPool {
     const id = this.#jobs++;
     return new Promise<T>((resolve, reject) => {
       thread.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      if (thread.pending.size === 1) thread.watch();
+      if (thread.pending.size === 1) {
+        thread.worker.ref();
+        thread.watch();
+      }
       thread.worker.postMessage({ ...job, id }, transfer as never);
     });
   }

@@ -3,6 +3,8 @@
 // answer with those schemas, so these types are what the server sends. Type-only imports: nothing of the server
 // reaches the browser. Dates arrive as ISO strings; money as integer micro-USD.
 import type { z } from "zod";
+import type * as userAnswers from "@/lib/account-api/answers";
+import type * as adminAnswers from "@/lib/admin-api/answers";
 import type {
   apiKeyAnswer,
   createdKeyAnswer,
@@ -45,3 +47,9 @@ export type AdminPrice = z.infer<typeof adminPriceAnswer>;
 export type AdminRedeemCode = z.infer<typeof adminRedeemCodeAnswer>;
 export type CreatedCodes = z.infer<typeof createdCodesAnswer>;
 export type OutboxMail = z.infer<typeof outboxMailAnswer>;
+
+/** Any answer of the account API by its schema's name, e.g. `UserAnswer<"apiKeyAnswer">`: a new endpoint's answer is
+ *  typed in the portal without a line here. */
+export type UserAnswer<Name extends keyof typeof userAnswers> = z.infer<(typeof userAnswers)[Name]>;
+/** Any answer of the operator API by its schema's name, e.g. `AdminAnswer<"adminUserAnswer">`. */
+export type AdminAnswer<Name extends keyof typeof adminAnswers> = z.infer<(typeof adminAnswers)[Name]>;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { GatewayError } from "@/lib/platform/errors";
 import { parseWith, readJsonObject } from "@/lib/platform/http/json";
-import { chatSchema, messagesSchema } from "@/lib/gateway/text";
+import { chatSchema, messagesSchema } from "@/lib/gateway/text/schemas";
 import { fromFormFields, parseImageOptions } from "@/lib/wire/image-request";
 import { parseResponsesRequest } from "@/lib/wire/responses-request";
 import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";

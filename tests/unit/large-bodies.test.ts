@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { parseJsonInSlices, SliceError } from "@/lib/platform/http/sliced-json";
 import { RUN_BYTES, TextByteCounter } from "@/lib/platform/http/text-bytes";
 import { parseJsonObject } from "@/lib/platform/http/json";
-import { prepareBody, prepareBytes, readTextRequest } from "@/lib/gateway/text-request";
+import { loadBodyKind, prepareBytes, readTextRequest } from "@/lib/gateway/text-request";
+import { chatBody, countBody, messagesBody } from "@/lib/gateway/text/body";
+import { responsesBody } from "@/lib/gateway/responses/body";
+import { geminiBody, geminiCountBody } from "@/lib/gateway/gemini/body";
+import { embeddingsBody } from "@/lib/gateway/embeddings/request";
+import { geminiBatchEmbedBody, geminiEmbedOneBody } from "@/lib/gateway/embeddings/gemini-request";
 import { countChatRequestInputTokens, countForCharge } from "@/lib/money/tokens";
 import { WorkerPool, WorkerUnavailable } from "@/lib/platform/worker-pool";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -167,11 +172,27 @@ const BIG_CHAT = {
   })),
 };
 
+test("every endpoint's body kind is found where a worker looks for it: exported by its module under its own name", async () => {
+  const kinds = [
+    chatBody,
+    messagesBody,
+    countBody,
+    responsesBody,
+    geminiBody,
+    geminiCountBody,
+    embeddingsBody,
+    geminiBatchEmbedBody,
+    geminiEmbedOneBody,
+  ];
+  for (const kind of kinds) assert.equal(await loadBodyKind({ module: kind.module, name: kind.name }), kind, kind.name);
+  await assert.rejects(loadBodyKind({ module: chatBody.module, name: "noSuchBody" }), /exports no body kind named noSuchBody/);
+});
+
 test("a large body prepared elsewhere (a worker, or in process where none starts) gives the count and body of the small path", async () => {
   const text = JSON.stringify(BIG_CHAT);
   assert.ok(text.length > 256 * 1024, "large enough for the worker path");
-  const { body: inlineBody, ...inlinePrepared } = prepareBody("chat", JSON.parse(text));
-  const prepared = prepareBytes("chat", Buffer.from(text));
+  const { body: inlineBody, ...inlinePrepared } = chatBody.prepare(JSON.parse(text), false);
+  const prepared = prepareBytes(chatBody, Buffer.from(text));
   assert.ok(!("error" in prepared));
   // Off the event loop, the exact count a charge may need is made with the budget's: the same as counting later.
   const { whole, ...stats } = prepared.stats;
@@ -184,7 +205,7 @@ test("a large body prepared elsewhere (a worker, or in process where none starts
     })(),
     whole,
   );
-  const read = await readTextRequest(new Request("http://gateway/v1/chat/completions", { method: "POST", body: text }), "chat", {
+  const read = await readTextRequest(new Request("http://gateway/v1/chat/completions", { method: "POST", body: text }), chatBody, {
     watch: null,
   });
   assert.equal(read.inputTokens, inlinePrepared.inputTokens);
@@ -192,11 +213,11 @@ test("a large body prepared elsewhere (a worker, or in process where none starts
   assert.deepEqual(read.body, JSON.parse(text));
   // A bad large body gets the small path's answer.
   const bad = { ...BIG_CHAT, messages: [...BIG_CHAT.messages, { role: "robot", content: "x" }] };
-  const refusal = prepareBytes("chat", Buffer.from(JSON.stringify(bad)));
+  const refusal = prepareBytes(chatBody, Buffer.from(JSON.stringify(bad)));
   assert.ok("error" in refusal);
   assert.equal(refusal.error.param, "messages.3000.role");
   await assert.rejects(
-    readTextRequest(new Request("http://gateway/v1/chat/completions", { method: "POST", body: JSON.stringify(bad) }), "chat", {
+    readTextRequest(new Request("http://gateway/v1/chat/completions", { method: "POST", body: JSON.stringify(bad) }), chatBody, {
       watch: null,
     }),
     /messages\.3000\.role/,

@@ -290,7 +290,7 @@ test("stream writer: a source silent past the idle timeout fails the response in
 });
 
 test("the OpenAPI description accepts what the handler accepts", async () => {
-  const { responsesRequestDocumentation } = await import("@/lib/gateway/responses/openapi");
+  const { responsesRequestDocumentation } = await import("@/lib/gateway/responses/schemas");
   const request = {
     ...valid(),
     tools: [

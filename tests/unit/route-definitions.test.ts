@@ -160,3 +160,23 @@ test("the answer check refuses a status the route does not declare and an error 
   const notJson = definition(async () => new Response("plain text", { headers: { "content-type": "text/plain" } }));
   assert.equal((await call(notJson, true)).status, 200, "only JSON answers are checked");
 });
+
+test("lib/gateway/routes.ts names endpoint folders and nothing else: each /v1 endpoint's handler, body kind, schemas and definition live in its folder", async () => {
+  const source = readFileSync("lib/gateway/routes.ts", "utf8");
+  const imports = [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)].map((match) => ({
+    typeOnly: Boolean(match[1]),
+    from: match[2]!,
+  }));
+  const folders = imports.filter((entry) => !entry.typeOnly).map((entry) => entry.from);
+  assert.ok(folders.length >= 7, `${folders.length} folders`);
+  for (const from of folders) assert.match(from, /^\.\/[a-z-]+\/routes$/, `${from}: only folders' routes.ts are imported`);
+  const { gatewayRoutes, playgroundRoutes } = await import("@/lib/gateway/routes");
+  let counted = 0;
+  for (const from of folders) {
+    const folder = (await import(`@/lib/gateway/${from.slice(2)}`)) as { routes: RouteDefinition[]; playgroundRoutes?: RouteDefinition[] };
+    for (const route of folder.routes) assert.ok(gatewayRoutes.includes(route as never), `${route.path} is listed`);
+    for (const route of folder.playgroundRoutes ?? []) assert.ok(playgroundRoutes.includes(route as never), `${route.path} is listed`);
+    counted += folder.routes.length + (folder.playgroundRoutes?.length ?? 0);
+  }
+  assert.equal(counted, gatewayRoutes.length + playgroundRoutes.length, "every /v1 route comes from a folder");
+});

@@ -56,7 +56,7 @@ function clientUsage(usage: HubUsage): ChatUsage {
  * A whole Converse answer as an OpenAI `chat.completion`, and the usage it reported: text blocks joined into
  * `content`, reasoning text into `reasoning_content` (redacted reasoning and signatures are not shown), `toolUse`
  * blocks as `tool_calls`. An answer without usage is given without it, as a Chat upstream's is relayed
- * (lib/gateway/answers.ts); the relay then bills what the meter counted.
+ * (lib/gateway/text/schemas.ts); the relay then bills what the meter counted.
  */
 export function converseResponseToChat(body: unknown, publicModel: string): HubAnswer {
   const parsed = converseResponseSchema.safeParse(body);

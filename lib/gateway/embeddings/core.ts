@@ -23,7 +23,7 @@ import {
 } from "@/lib/providers/embeddings-types";
 import { authoriseModel, type GatewayContext } from "@/lib/gateway/pipeline";
 import { withFailover } from "@/lib/gateway/relay";
-import { readTextRequest, type TextKind } from "@/lib/gateway/text-request";
+import { readTextRequest, type BodyKind } from "@/lib/gateway/text-request";
 import { EMBEDDINGS_BODY_LIMIT, type InputNames } from "./request";
 
 /** Answers of more values than this are written a few vectors at a time, letting other requests run in between. */
@@ -55,7 +55,7 @@ export type EmbeddingsJob = {
 };
 
 /** The body of an embeddings request of `kind`, within EMBEDDINGS_BODY_LIMIT, under the money-before-work watch. */
-export async function readEmbeddingsBody(context: GatewayContext, kind: TextKind, endpoint: string) {
+export async function readEmbeddingsBody(context: GatewayContext, kind: BodyKind, endpoint: string) {
   try {
     return await readTextRequest(context.request, kind, {
       watch: paidBodyWatch(context, { kinds: ["embedding"] }),

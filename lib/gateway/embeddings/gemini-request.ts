@@ -9,6 +9,7 @@ import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
 import { newCountStats } from "@/lib/money/tokens";
 import type { EmbeddingTask } from "@/lib/providers/embeddings-types";
+import { defineBodyKind } from "@/lib/gateway/text-request";
 import { countInputs, MAX_EMBEDDING_INPUTS, type InputNames } from "./request";
 
 export type GeminiEmbedMethod = "batchEmbedContents" | "embedContent";
@@ -180,10 +181,16 @@ export function parseGeminiEmbed(raw: Record<string, unknown>, method: GeminiEmb
   };
 }
 
-/** What lib/gateway/text-request.ts needs of such a body: its fields checked and its inputs counted. */
-export function prepareGeminiEmbed(raw: Record<string, unknown>, method: GeminiEmbedMethod) {
+function prepareGeminiEmbed(raw: Record<string, unknown>, method: GeminiEmbedMethod) {
   const request = parseGeminiEmbed(raw, method);
   const inputCounts = countInputs(request.input, request.names);
   const inputTokens = inputCounts.reduce((sum, count) => sum + count, 0);
   return { body: raw, inputTokens, stats: newCountStats(), model: "", inputCounts };
 }
+
+/** Such bodies as lib/gateway/text-request.ts reads them: fields checked and inputs counted. A worker imports this
+ *  module for a large body. */
+export const geminiBatchEmbedBody = defineBodyKind(import.meta.url, "geminiBatchEmbedBody", (raw) =>
+  prepareGeminiEmbed(raw, "batchEmbedContents"),
+);
+export const geminiEmbedOneBody = defineBodyKind(import.meta.url, "geminiEmbedOneBody", (raw) => prepareGeminiEmbed(raw, "embedContent"));

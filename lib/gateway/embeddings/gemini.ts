@@ -7,10 +7,10 @@
 import { GatewayError } from "@/lib/platform/errors";
 import type { CatalogEntry } from "@/lib/catalog";
 import { gatewayRoute } from "@/lib/gateway/pipeline";
-import { modelOfPath } from "@/lib/gateway/gemini";
+import { modelOfPath } from "@/lib/gateway/gemini/handler";
 import { answerOf, embed, readEmbeddingsBody } from "./core";
 import { countInputs } from "./request";
-import { parseGeminiEmbed, type GeminiEmbedMethod } from "./gemini-request";
+import { geminiBatchEmbedBody, geminiEmbedOneBody, parseGeminiEmbed, type GeminiEmbedMethod } from "./gemini-request";
 
 function shown(model: string): string {
   return model.length > 100 ? `${model.slice(0, 100)}…` : model;
@@ -29,7 +29,7 @@ function geminiEmbed(method: GeminiEmbedMethod) {
   const endpoint = `:${method}`;
   return gatewayRoute({ endpoint: `/v1beta/models/{model}:${method}`, dialect: "google", scheme: "google" }, async (context) => {
     const model = modelOfPath(context, method);
-    const read = await readEmbeddingsBody(context, method === "embedContent" ? "geminiEmbedOne" : "geminiEmbed", endpoint);
+    const read = await readEmbeddingsBody(context, method === "embedContent" ? geminiEmbedOneBody : geminiBatchEmbedBody, endpoint);
     const request = parseGeminiEmbed(read.body, method);
     const other = request.models.findIndex((named) => named !== undefined && named !== model);
     if (other >= 0) {

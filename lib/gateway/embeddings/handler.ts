@@ -5,10 +5,10 @@
 import { float32ToBase64 } from "@/lib/providers/embeddings-types";
 import { gatewayRoute } from "@/lib/gateway/pipeline";
 import { answerOf, embed, readEmbeddingsBody } from "./core";
-import { countInputs, openaiInputNames, parseEmbeddingsRequest } from "./request";
+import { countInputs, embeddingsBody, openaiInputNames, parseEmbeddingsRequest } from "./request";
 
 export const embeddings = gatewayRoute({ endpoint: "/v1/embeddings", dialect: "openai", scheme: "bearer" }, async (context) => {
-  const read = await readEmbeddingsBody(context, "embeddings", "/v1/embeddings");
+  const read = await readEmbeddingsBody(context, embeddingsBody, "/v1/embeddings");
   const request = parseEmbeddingsRequest(read.body);
   const names = { ...openaiInputNames(request.input), endpoint: "/v1/embeddings", dimensions: "dimensions" };
   const { model, encodingFormat: format } = request;

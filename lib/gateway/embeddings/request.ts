@@ -5,8 +5,9 @@
 // (lib/gateway/text-request.ts, kind "embeddings").
 import { z } from "zod";
 import { GatewayError } from "@/lib/platform/errors";
-import { countAllTextTokens, newCountStats, type CountStats } from "@/lib/money/tokens";
+import { countAllTextTokens, newCountStats } from "@/lib/money/tokens";
 import type { EmbeddingsInputs } from "@/lib/providers/embeddings-types";
+import { defineBodyKind } from "@/lib/gateway/text-request";
 
 /** The vendor's limits: inputs per request, tokens per input, tokens per request. */
 export const MAX_EMBEDDING_INPUTS = 2048;
@@ -181,16 +182,11 @@ export function countInputs(input: EmbeddingsInputs, names: InputNames): number[
   return counts;
 }
 
-/** What lib/gateway/text-request.ts needs of an embeddings body: its fields checked and its inputs counted. */
-export function prepareEmbeddings(raw: Record<string, unknown>): {
-  body: Record<string, unknown>;
-  inputTokens: number;
-  stats: CountStats;
-  model: string;
-  inputCounts: number[];
-} {
+/** /v1/embeddings' body as lib/gateway/text-request.ts reads it: its fields checked and its inputs counted. A worker
+ *  imports this module for a large body. */
+export const embeddingsBody = defineBodyKind(import.meta.url, "embeddingsBody", (raw) => {
   const request = parseEmbeddingsRequest(raw);
   const inputCounts = countInputs(request.input, openaiInputNames(request.input));
   const inputTokens = inputCounts.reduce((sum, count) => sum + count, 0);
   return { body: raw, inputTokens, stats: newCountStats(), model: request.model, inputCounts };
-}
+});

@@ -23,6 +23,7 @@ import { withFailover } from "@/lib/gateway/relay";
 import { upstreamModel, type Channel } from "@/lib/channels";
 import { SSE_HEADERS } from "@/lib/providers/sse-relay";
 import { textResponses } from "./text";
+import { responsesBody } from "./body";
 import {
   decodeInputImages,
   inspectInputImageHeaders,
@@ -71,7 +72,7 @@ export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "ope
   // Money before work (lib/money/body-funds.ts): a large body is read only as far as its payer can cover it.
   const watch = paidBodyWatch(context, { least: await leastReservation() });
   // Parsed, checked and counted (a large body's count on a worker: lib/gateway/text-request.ts).
-  const read = await readTextRequest(context.request, "responses", { watch, limit: env().GATEWAY_MAX_BODY_BYTES });
+  const read = await readTextRequest(context.request, responsesBody, { watch, limit: env().GATEWAY_MAX_BODY_BYTES });
   const raw = read.body;
   // Without the image tool: a text (and function tools) response, served like chat (lib/gateway/responses/text.ts).
   if (!read.imageTool) return textResponses(context, raw, { inputTokens: read.inputTokens, stats: read.stats, bytes: read.sizeBytes! });

@@ -1,6 +1,6 @@
 // /v1/responses beyond the image tool: a request that meets the spec's rules (instructions, a list as input, a
 // stream) and carries no tools or only `function` tools is served as Chat Completions through the text pipeline
-// (lib/gateway/text.ts: the same catalog caps, reservation, failover and billing as chat) and its chat stream is
+// (lib/gateway/text/handler.ts: the same catalog caps, reservation, failover and billing as chat) and its chat stream is
 // written back as Responses events (https://platform.openai.com/docs/api-reference/responses-streaming): messages
 // as output_text deltas, tool calls as function_call items with their argument deltas, usage in response.completed.
 // The conversation converts both ways: function_call and function_call_output input items become the assistant's
@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { readSseEvents } from "@/lib/platform/sse";
 import { encodeSse } from "@/lib/platform/sse";
 import { SSE_HEADERS } from "@/lib/providers/sse-relay";
-import { relayTextRequest, type ChatRelayCount } from "@/lib/gateway/text";
+import { relayTextRequest, type ChatRelayCount } from "@/lib/gateway/text/handler";
 import { chatBodyOf } from "./chat-request";
 import type { GatewayContext } from "@/lib/gateway/pipeline";
 

@@ -1,5 +1,7 @@
-// The multipart body of /v1/images/edits as /openapi.json describes it (lib/gateway/routes.ts declares it); the JSON
-// body of /v1/images/generations is the very schema the handler validates with (lib/wire/image-request.ts).
+// What the images endpoints take and answer, for /openapi.json and the answer check (docs/routes.md): the multipart body
+// of /v1/images/edits as the document describes it; the JSON body of /v1/images/generations is the very schema the
+// handler validates with (lib/wire/image-request.ts).
+import { z } from "zod";
 import type { MultipartField } from "@/lib/platform/http/route-definition";
 import { MAX_EDIT_IMAGES } from "@/lib/wire/image-request";
 
@@ -27,3 +29,8 @@ export const imageEditsMultipart: Record<string, MultipartField> = {
   moderation: option("auto or low"),
   background: option("auto or opaque"),
 };
+
+export const imagesAnswer = z.looseObject({
+  created: z.number().int(),
+  data: z.array(z.looseObject({ b64_json: z.string().optional(), url: z.string().optional() })),
+});

@@ -22,21 +22,18 @@ import {
 } from "@/lib/money/reservation";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
 import { isLongContextBeta, splitBetas } from "@/lib/dialects/messages/betas";
-import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
+import { authoriseModel, gatewayRoute, type GatewayContext } from "@/lib/gateway/pipeline";
 import { requirePrice, reserve } from "@/lib/money/reserve";
-import { settleWhenDone, withFailover } from "./relay";
-import { modifiedPrice } from "./modified-price";
+import { settleWhenDone, withFailover } from "@/lib/gateway/relay";
+import { modifiedPrice } from "@/lib/gateway/modified-price";
 import { upstreamModel } from "@/lib/channels";
 import type { TextCall } from "@/lib/providers/types";
 import { providerOf } from "@/lib/providers";
 import { paidBodyWatch } from "@/lib/money/body-funds";
-import { readTextRequest } from "./text-request";
+import { readTextRequest } from "@/lib/gateway/text-request";
+import { chatBody, messagesBody } from "./body";
 import type { chatEndpointRequestSchema } from "@/lib/dialects/chat/wire";
 import type { messagesEndpointRequestSchema } from "@/lib/dialects/messages/wire";
-
-// The endpoints' request schemas (lib/dialects/), under the names the OpenAPI document reads them by.
-export { chatEndpointRequestSchema as chatSchema } from "@/lib/dialects/chat/wire";
-export { messagesEndpointRequestSchema as messagesSchema } from "@/lib/dialects/messages/wire";
 
 type TextRequest = {
   kind: "chat" | "messages";
@@ -50,7 +47,7 @@ type TextRequest = {
   explicitCap: number | undefined;
   stream: boolean;
   includeUsage: boolean;
-  /** A Gemini client's request, made a Chat one (lib/gateway/gemini.ts): the answer is written as Gemini's, and the
+  /** A Gemini client's request, made a Chat one (lib/gateway/gemini/handler.ts): the answer is written as Gemini's, and the
    *  cap is named as the client named it. */
   gemini?: { sse: boolean; capField: string };
 };
@@ -222,7 +219,7 @@ export function relayTextRequest(
   return relayText(context, { kind, body, ...count, explicitCap, stream: true, includeUsage: true });
 }
 
-/** A Gemini client's request as the Chat body it became (lib/gateway/gemini.ts): served and billed as chat is, the
+/** A Gemini client's request as the Chat body it became (lib/gateway/gemini/handler.ts): served and billed as chat is, the
  *  answer written as Gemini's, streamed in the framing `sse` says, with usage asked for. */
 export function relayGeminiText(
   context: GatewayContext,
@@ -236,7 +233,7 @@ export function relayGeminiText(
 }
 
 export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {
-  const read = await readTextRequest(context.request, "chat", { watch: paidBodyWatch(context) });
+  const read = await readTextRequest(context.request, chatBody, { watch: paidBodyWatch(context) });
   const body = read.body as z.infer<typeof chatEndpointRequestSchema>;
   const { inputTokens, stats } = read;
   const stream = body.stream === true;
@@ -254,7 +251,7 @@ export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", 
 });
 
 export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
-  const read = await readTextRequest(context.request, "messages", { watch: paidBodyWatch(context) });
+  const read = await readTextRequest(context.request, messagesBody, { watch: paidBodyWatch(context) });
   const body = read.body as z.infer<typeof messagesEndpointRequestSchema>;
   const { inputTokens, stats } = read;
   return relayText(context, {

@@ -2,7 +2,7 @@
 // x-goog-api-key or `?key=`, errors in Google's shape (the `google` dialect, lib/platform/errors.ts), the model in the
 // path (`models/<public model>`). A GenerateContentRequest is converted to the Chat request it is served as
 // (lib/dialects/gemini/gemini-to-chat-request.ts) and goes through /v1/chat/completions' money path
-// (lib/gateway/text.ts: the reservation, the output cap sent, the relay's meter, the ledger); the relay writes the
+// (lib/gateway/text/handler.ts: the reservation, the output cap sent, the relay's meter, the ledger); the relay writes the
 // answer back as Gemini's (lib/providers/gemini-client.ts), so every text channel type serves it.
 import { GatewayError } from "@/lib/platform/errors";
 import { json, limitText } from "@/lib/platform/http/json";
@@ -10,10 +10,12 @@ import { paidBodyWatch } from "@/lib/money/body-funds";
 import type { CatalogEntry } from "@/lib/catalog";
 import { geminiRequestToChat } from "@/lib/dialects/gemini/gemini-to-chat-request";
 import type { GeminiEndpointRequest } from "@/lib/dialects/gemini/wire";
-import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
-import { readTextRequest } from "./text-request";
-import { relayGeminiText } from "./text";
-import { allowedModels, COUNT_TOKENS_BODY_LIMIT } from "./models";
+import { authoriseModel, gatewayRoute, type GatewayContext } from "@/lib/gateway/pipeline";
+import { readTextRequest } from "@/lib/gateway/text-request";
+import { geminiBody, geminiCountBody } from "./body";
+import { relayGeminiText } from "@/lib/gateway/text/handler";
+import { allowedModels } from "@/lib/gateway/models/handler";
+import { COUNT_TOKENS_BODY_LIMIT } from "@/lib/gateway/text/count-tokens";
 
 const PREFIX = "/v1beta/models/";
 
@@ -38,7 +40,7 @@ function generate(method: "generateContent" | "streamGenerateContent") {
   const stream = method === "streamGenerateContent";
   return gatewayRoute({ endpoint: `/v1beta/models/{model}:${method}`, dialect: "google", scheme: "google" }, async (context) => {
     const model = modelOfPath(context, method);
-    const read = await readTextRequest(context.request, "gemini", { watch: paidBodyWatch(context) });
+    const read = await readTextRequest(context.request, geminiBody, { watch: paidBodyWatch(context) });
     // Validated by the read (here or on a worker); converted once more for the body the relay sends.
     const request = read.body as GeminiEndpointRequest;
     const body = { ...geminiRequestToChat(request, model), stream } as Record<string, unknown>;
@@ -53,7 +55,7 @@ export const streamGenerateContent = generate("streamGenerateContent");
 
 /**
  * `:countTokens`: the gateway's own count of the request as it would be served (the Chat request it becomes), free,
- * on count_tokens' budget and body limit (lib/gateway/models.ts), as /v1/messages/count_tokens.
+ * on count_tokens' budget and body limit (lib/gateway/text/count-tokens.ts), as /v1/messages/count_tokens.
  */
 export const geminiCountTokens = gatewayRoute(
   { endpoint: "/v1beta/models/{model}:countTokens", dialect: "google", scheme: "google", limit: "count_tokens" },
@@ -61,7 +63,7 @@ export const geminiCountTokens = gatewayRoute(
     const model = modelOfPath(context, "countTokens");
     let read: Awaited<ReturnType<typeof readTextRequest>>;
     try {
-      read = await readTextRequest(context.request, "geminiCount", { watch: null, limit: COUNT_TOKENS_BODY_LIMIT, withBody: false });
+      read = await readTextRequest(context.request, geminiCountBody, { watch: null, limit: COUNT_TOKENS_BODY_LIMIT, withBody: false });
     } catch (error) {
       if (!(error instanceof GatewayError) || error.code !== "body_too_large") throw error;
       throw new GatewayError(

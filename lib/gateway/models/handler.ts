@@ -1,20 +1,11 @@
-// GET /v1/models, GET /v1/models/{id} and POST /v1/messages/count_tokens: what a key may call, and what a Messages
-// request would read, for the SDKs' models.list(), models.retrieve() and messages.countTokens() and for the tools
-// that fill a model picker from the list (Open WebUI, LobeChat, LangChain). Both SDKs call the same /v1/models: a
+// GET /v1/models and GET /v1/models/{id}: what a key may call, for the SDKs' models.list() and models.retrieve() and
+// for the tools that fill a model picker from the list (Open WebUI, LobeChat, LangChain). Both SDKs call the same /v1/models: a
 // caller that speaks Anthropic (x-api-key or anthropic-version) gets Anthropic's shape, everyone else OpenAI's.
 import { GatewayError } from "@/lib/platform/errors";
-import { json, limitText } from "@/lib/platform/http/json";
+import { json } from "@/lib/platform/http/json";
 import { groupOf } from "@/lib/money/prices";
 import { catalogEntryOrGeneric, type CatalogEntry } from "@/lib/catalog";
-import { authoriseModel, gatewayRoute, type GatewayContext } from "./pipeline";
-import { readTextRequest } from "./text-request";
-
-/**
- * count_tokens' own body limit, below the 32 MB of /v1/messages (the vendor takes 32 MB for both): the count is free,
- * and its cost is in the text, not the media. 8 MB holds a 1M-token context of text at ~4 bytes a token twice over,
- * or a few inline images; a larger request can still be sent to /v1/messages, whose reservation counts it.
- */
-export const COUNT_TOKENS_BODY_LIMIT = 8 * 1024 * 1024;
+import { gatewayRoute, type GatewayContext } from "@/lib/gateway/pipeline";
 
 /** The models the key's group allows (and its own list, when it has one), in the group's order, with their catalog entries. */
 export async function allowedModels(context: GatewayContext): Promise<CatalogEntry[]> {
@@ -79,26 +70,3 @@ export const retrieveModel = gatewayRoute({ endpoint: "/v1/models/{id}", dialect
   }
   return json(context.dialect === "anthropic" ? anthropicModel(entry) : openaiModel(entry));
 });
-
-/**
- * The gateway's best estimate of the input (not the reservation's upper bound, docs/billing.md); free, so rate-limited
- * on a budget of its own and capped in size (COUNT_TOKENS_BODY_LIMIT).
- */
-export const countTokens = gatewayRoute(
-  { endpoint: "/v1/messages/count_tokens", dialect: "anthropic", scheme: "x-api-key", limit: "count_tokens" },
-  async (context) => {
-    let read: Awaited<ReturnType<typeof readTextRequest>>;
-    try {
-      read = await readTextRequest(context.request, "count", { watch: null, limit: COUNT_TOKENS_BODY_LIMIT, withBody: false });
-    } catch (error) {
-      if (!(error instanceof GatewayError) || error.code !== "body_too_large") throw error;
-      throw new GatewayError(
-        "body_too_large",
-        `Request body is larger than the ${limitText(COUNT_TOKENS_BODY_LIMIT)} limit of /v1/messages/count_tokens (counting is free, so its bodies are capped below the 32 MB of /v1/messages); count a shorter request, or send this one to /v1/messages, which reserves for it as it is`,
-      );
-    }
-    const { model, inputTokens } = read;
-    await authoriseModel(context.principal, model);
-    return json({ input_tokens: inputTokens });
-  },
-);

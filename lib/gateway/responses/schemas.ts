@@ -1,4 +1,4 @@
-// /v1/responses in /openapi.json (declared in lib/gateway/routes.ts). The tool is described by the very schema the handler
+// /v1/responses in /openapi.json (declared in ./routes.ts). The tool is described by the very schema the handler
 // validates it with; the rest of the request is checked by hand in responses-request.ts (the spec fixes some of its
 // messages), so this schema states those rules for readers and the tests keep both in step.
 import { z } from "zod";
@@ -31,3 +31,6 @@ export const responsesRequestDocumentation = z.object({
     .describe(`Must be a list (a plain string is refused); at most ${MAX_INPUT_IMAGES} input images`),
   tools: z.array(imageToolSchema).length(1),
 });
+
+/** /v1/responses always streams (the request must say `stream: true`); this is the `response` object of its events. */
+export const responseObjectAnswer = z.looseObject({ id: z.string(), object: z.literal("response"), status: z.string() });

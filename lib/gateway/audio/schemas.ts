@@ -1,5 +1,7 @@
-// The multipart body of /v1/audio/transcriptions as /openapi.json describes it (lib/gateway/routes.ts declares it); the
-// JSON body of /v1/audio/speech is the very schema the handler validates with (lib/wire/audio-request.ts).
+// What the audio endpoints take and answer, for /openapi.json and the answer check (docs/routes.md): the multipart body
+// of /v1/audio/transcriptions as the document describes it; the JSON body of /v1/audio/speech is the very schema the
+// handler validates with (lib/wire/audio-request.ts).
+import { z } from "zod";
 import type { MultipartField } from "@/lib/platform/http/route-definition";
 
 const option = (description: string) => ({ type: "string", description });
@@ -28,3 +30,14 @@ export const SPEECH_ANSWER_TYPES = [
   "audio/pcm",
   "text/event-stream",
 ] as const;
+
+/** /v1/audio/speech: the audio file's bytes (or `speech.audio.*` events with stream_format "sse"), never JSON. */
+export const speechAnswer = z.string().describe("The audio, in the requested format (Content-Type audio/mpeg, audio/wav, audio/pcm, ...)");
+
+/** /v1/audio/transcriptions as JSON (json and verbose_json); text, srt and vtt come as text/plain. */
+export const transcriptionAnswer = z.looseObject({
+  text: z.string(),
+  duration: z.number().optional(),
+  language: z.string().optional(),
+  segments: z.array(z.looseObject({ start: z.number(), end: z.number(), text: z.string() })).optional(),
+});
