@@ -87,14 +87,7 @@ function ModelCard({
           ) : null}
           {showGroups || !callable
             ? model.groups.map((group) => (
-                <Badge
-                  key={`group-${group}`}
-                  size="xs"
-                  variant="outline"
-                  color={callable ? "teal" : "orange"}
-                  tt="none"
-                  data-testid="model-group"
-                >
+                <Badge key={`group-${group}`} size="xs" variant="default" tt="none" data-testid="model-group">
                   group {group}
                 </Badge>
               ))
@@ -115,7 +108,7 @@ function ModelCard({
               {model.groups.some((group) => openGroups.includes(group)) ? (
                 <>
                   Create a key in group {groupNames} on the{" "}
-                  <Anchor component={Link} href="/keys" size="sm">
+                  <Anchor component={Link} href="/keys" size="sm" c="inherit" underline="always" fw={600}>
                     API keys
                   </Anchor>{" "}
                   page, or ask the gateway&apos;s operator.

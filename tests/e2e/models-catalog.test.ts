@@ -175,7 +175,7 @@ describe("the operator's model picker and announcements", () => {
       await page.getByRole("tab", { name: "Prices" }).click();
       await page.getByRole("button", { name: "New price" }).click();
       const dialog = page.getByRole("dialog");
-      const picker = dialog.getByRole("textbox", { name: "Model" });
+      const picker = dialog.locator("input[name=model]");
       await picker.click();
       await picker.fill("acme");
       const option = page.getByRole("option", { name: /acme-e2e-chat-1/ });

@@ -15,7 +15,17 @@ export function UnpricedNote({ models, compact = false }: { models: string[]; co
   const links = (
     <Group gap={6} wrap="wrap" component="span">
       {models.map((model) => (
-        <Anchor key={model} component={Link} href={priceLink(model)} size="xs" ff="monospace" aria-label={`Add a price for ${model}`}>
+        <Anchor
+          key={model}
+          component={Link}
+          href={priceLink(model)}
+          size="xs"
+          ff="monospace"
+          c="inherit"
+          underline="always"
+          fw={600}
+          aria-label={`Add a price for ${model}`}
+        >
           {model}
         </Anchor>
       ))}
