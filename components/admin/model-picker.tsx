@@ -15,22 +15,17 @@ export function useKnownModels(): { models: KnownModel[]; byId: Map<string, Know
   return { models, byId: new Map(models.map((model) => [model.id, model])), reload: known.reload };
 }
 
-type OptionGroup = { group: string; items: string[] };
-
 /**
- * The picker's choices in groups: the catalog's models, then those only channels serve, then the rest (priced or
- * named by a group, and `extra`, e.g. the names an upstream listed). A name appears once.
+ * The picker's choices: the catalog's models, then those only channels serve, then the rest (priced or named by a
+ * group, and `extra`, e.g. the names an upstream listed), each part by name; a name appears once. One flat list (each
+ * option says where it comes from): Mantine's grouped lists break the listbox's ARIA structure.
  */
-export function modelOptions(models: KnownModel[], extra: readonly string[] = []): OptionGroup[] {
+export function modelOptions(models: KnownModel[], extra: readonly string[] = []): string[] {
   const catalog = models.filter((model) => model.inCatalog).map((model) => model.id);
   const channels = models.filter((model) => !model.inCatalog && model.channels.length > 0).map((model) => model.id);
   const seen = new Set([...catalog, ...channels]);
   const other = [...new Set([...models.map((model) => model.id), ...extra])].filter((id) => !seen.has(id)).sort();
-  return [
-    { group: "Built-in catalog", items: catalog },
-    { group: "Served by channels", items: channels },
-    { group: "Other names", items: other },
-  ].filter((group) => group.items.length > 0);
+  return [...catalog, ...channels, ...other];
 }
 
 /** Where a model comes from, in a few words: "channel Acme, Beta · no price". */
@@ -51,7 +46,7 @@ function renderOption(byId: Map<string, KnownModel>) {
         <Text size="sm" ff="monospace" style={{ wordBreak: "break-all" }}>
           {option.value}
         </Text>
-        <Text size="xs" c={model && !model.priced ? "orange.8" : "dimmed"} ta="right">
+        <Text size="xs" c={model && !model.priced ? "red.9" : "gray.7"} ta="right">
           {modelOrigin(model)}
         </Text>
       </Group>
