@@ -28,6 +28,7 @@ import {
   IconSettings,
   IconHistory,
   IconCube,
+  IconSpeakerphone,
 } from "@tabler/icons-react";
 import { ColorSchemeToggle } from "@/components/color-scheme-toggle";
 
@@ -59,6 +60,7 @@ const ADMIN_ITEMS: Item[] = [
   { href: "/admin/codes", label: "Redeem codes", icon: IconTicket },
   { href: "/admin/usage", label: "Ledger", icon: IconReceipt },
   { href: "/admin/outbox", label: "Email outbox", icon: IconMail },
+  { href: "/admin/announcements", label: "Announcements", icon: IconSpeakerphone },
   { href: "/admin/audit", label: "Audit log", icon: IconHistory },
   { href: "/admin/settings", label: "Settings", icon: IconSettings },
 ];

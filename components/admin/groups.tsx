@@ -2,7 +2,7 @@
 // Operator: groups (which models a key may call, and a rate limit) and prices (USD per 1M tokens by kind, per 1M
 // characters for speech, per 1M seconds for transcription, and the multipliers of the request fields that change what
 // the vendor bills: docs/billing.md, "Price modifiers"). The forms and tables are in components/admin/groups/.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Button, Modal, Tabs, Text } from "@mantine/core";
 import { IconCurrencyDollar, IconPlus, IconUsersGroup } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
@@ -23,6 +23,15 @@ export function GroupsAdmin() {
   const [group, setGroup] = useState<AdminGroup | "new" | null>(null);
   const [price, setPrice] = useState<AdminPrice | "new" | null>(null);
   const [tab, setTab] = useState<string | null>("groups");
+  // "/admin/groups?price=<model>" (a channel's "add a price"): the Prices tab with a new price for that model.
+  const [priceFor, setPriceFor] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    const model = new URLSearchParams(window.location.search).get("price");
+    if (!model) return;
+    setTab("prices");
+    setPriceFor(model);
+    setPrice("new");
+  }, []);
 
   return (
     <>
@@ -78,16 +87,21 @@ export function GroupsAdmin() {
       </Modal>
       <Modal
         opened={price !== null}
-        onClose={() => setPrice(null)}
+        onClose={() => {
+          setPrice(null);
+          setPriceFor(undefined);
+        }}
         title={<Text fw={600}>{price === "new" ? "New price" : "Edit price"}</Text>}
         centered
       >
         {price !== null ? (
           <PriceForm
             price={price === "new" ? null : price}
+            model={price === "new" ? priceFor : undefined}
             kinds={kinds}
             onDone={() => {
               setPrice(null);
+              setPriceFor(undefined);
               void prices.reload();
             }}
           />

@@ -10,6 +10,7 @@ import { useApi } from "@/lib/portal/api";
 import { count, usdPrecise, usdSummary, utcDay } from "@/lib/portal/format";
 import { UsageChart } from "./usage-chart";
 import { GetStarted, RecentActivity, StatCard } from "./dashboard-cards";
+import { DashboardAnnouncements } from "./dashboard-announcements";
 import type { ApiKey, DailyTotal, Self, UsagePage } from "@/lib/portal/types";
 import { PageHeader } from "@/components/page-header";
 import { LoadError } from "@/components/feedback";
@@ -79,6 +80,7 @@ export function Dashboard({ welcome }: { welcome: boolean }) {
           </>
         }
       />
+      <DashboardAnnouncements />
       {self.error ? <LoadError error={self.error} onRetry={self.reload} /> : null}
       {usage.error ? <LoadError error={usage.error} onRetry={usage.reload} /> : null}
 

@@ -1,14 +1,15 @@
 "use client";
 // The prices of one model on the Models & pricing page, in the unit its kind is billed by (docs/billing.md): text per
 // 1M tokens in and out, images per 1M tokens and per image, embeddings per 1M input tokens, speech per 1M characters,
-// transcription per minute of audio (billed by the second). Per-request amounts show every micro-dollar
-// (docs/decisions/0030-amounts.md).
+// transcription per minute of audio (billed by the second). Prices are written by lib/portal/money-format.ts: every
+// digit down to the micro-dollar, at least two decimals ("$2.50", "$0.04116"; docs/decisions/0030-amounts.md).
 import { SimpleGrid, Stack, Table, Text } from "@mantine/core";
-import { count, usdPrecise } from "@/lib/portal/format";
+import { count } from "@/lib/portal/format";
+import { formatPrice, formatPriceMicros } from "@/lib/portal/money-format";
 import type { UserModel } from "@/lib/portal/types";
 
 /** USD per 1M units as people read it: "$1.25". */
-export const perMillion = (value: number) => `$${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
+export const perMillion = formatPrice;
 
 /** A transcription price (USD per 1M seconds, so micro-USD per second) as micro-USD per minute. */
 export const microsPerMinute = (audioInputSecond: number) => audioInputSecond * 60;
@@ -35,7 +36,16 @@ function ImagePrices({ model }: { model: UserModel }) {
         <Fact label="Input images, per 1M tokens" value={perMillion(price.imageInput)} />
         <Fact label="Output image, per 1M tokens" value={perMillion(price.imageOutput)} />
       </SimpleGrid>
-      <Table verticalSpacing={4} horizontalSpacing="xs" data-testid="image-prices" captionSide="bottom">
+      {/* Fixed layout at the card's width: four equal columns fit a phone's card (390 px) without scrolling. */}
+      <Table
+        layout="fixed"
+        w="100%"
+        fz={{ base: "xs", xs: "sm" }}
+        verticalSpacing={4}
+        horizontalSpacing={4}
+        data-testid="image-prices"
+        captionSide="bottom"
+      >
         <Table.Caption>Per image, output only; the prompt adds a few text tokens.</Table.Caption>
         <Table.Thead>
           <Table.Tr>
@@ -49,9 +59,9 @@ function ImagePrices({ model }: { model: UserModel }) {
           {(model.imagePrices ?? []).map((row) => (
             <Table.Tr key={row.size}>
               <Table.Td>{row.size}</Table.Td>
-              <Table.Td ta="right">{usdPrecise(row.low)}</Table.Td>
-              <Table.Td ta="right">{usdPrecise(row.medium)}</Table.Td>
-              <Table.Td ta="right">{usdPrecise(row.high)}</Table.Td>
+              <Table.Td ta="right">{formatPriceMicros(row.low)}</Table.Td>
+              <Table.Td ta="right">{formatPriceMicros(row.medium)}</Table.Td>
+              <Table.Td ta="right">{formatPriceMicros(row.high)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -75,7 +85,7 @@ function TextPrices({ model }: { model: UserModel }) {
         />
       ) : null}
       {Object.entries(price.toolPrices).map(([tool, micros]) => (
-        <Fact key={tool} label={tool.replace(/_/g, " ")} value={`${usdPrecise(micros)} per use`} />
+        <Fact key={tool} label={tool.replace(/_/g, " ")} value={`${formatPriceMicros(micros)} per use`} />
       ))}
     </SimpleGrid>
   );
@@ -103,7 +113,7 @@ export function ModelPrices({ model }: { model: UserModel }) {
     case "transcription":
       return (
         <SimpleGrid cols={{ base: 2, xs: 4 }} spacing="xs" data-testid="model-prices">
-          <Fact label="Per minute of audio" value={usdPrecise(microsPerMinute(price.audioInputSecond))} />
+          <Fact label="Per minute of audio" value={formatPriceMicros(microsPerMinute(price.audioInputSecond))} />
           <Fact label="Billed" value="by the second" />
         </SimpleGrid>
       );

@@ -105,6 +105,7 @@ export const userModelAnswer = z.object({
   /** Tokens; for a speech model the most characters one request speaks. */
   contextWindow: z.number(),
   maxOutputTokens: z.number(),
+  /** The groups that offer the model, among those open to the person and those of their keys. */
   groups: z.array(z.string()),
   source: z.enum(["simulator", "mixed", "upstream"]).nullable(),
   price: z.object({
@@ -126,7 +127,13 @@ export const userModelAnswer = z.object({
   /** Micro-USD per image by size and quality (output tokens only), for image models. */
   imagePrices: z.array(z.object({ size: z.string(), low: micros, medium: micros, high: micros })).nullable(),
 });
-export const userModelsAnswer = z.object({ data: z.array(userModelAnswer), groups: z.array(z.string()) });
+export const userModelsAnswer = z.object({
+  data: z.array(userModelAnswer),
+  /** The groups open to the person's new keys. */
+  groups: z.array(z.string()),
+  /** The groups of the person's own keys (not the playground's): a model outside them answers 403 to those keys. */
+  keyGroups: z.array(z.string()),
+});
 
 export const playgroundKeyAnswer = z.object({
   key: z
@@ -141,3 +148,15 @@ export const playgroundKeyAnswer = z.object({
     .nullable(),
   cap: micros,
 });
+
+/** An operator's notice in force now (GET /api/user/announcements): plain text, shown on the dashboard. */
+export const announcementAnswer = z.object({
+  id: z.string(),
+  title: z.string(),
+  body: z.string(),
+  level: z.enum(["info", "warning"]),
+  startsAt: isoDate.nullable(),
+  endsAt: isoDate.nullable(),
+  updatedAt: isoDate,
+});
+export const announcementListAnswer = z.object({ data: z.array(announcementAnswer) });

@@ -14,6 +14,7 @@ import { deleteSession, listSessions, revokeAllSessions } from "./sessions";
 import { resendSchema, resendVerification, verifyEmail, verifySchema } from "./verify-email";
 import { playgroundKey, renewPlayground, renewSchema } from "./playground";
 import { listUserModels } from "./models";
+import { listCurrentAnnouncements } from "./announcements";
 
 const user = { dialect: "plain" } as const;
 
@@ -248,5 +249,15 @@ export const userRoutes = [
     request: { body: renewSchema },
     response: { 200: answers.playgroundKeyAnswer },
     handler: renewPlayground,
+  }),
+  defineRoute({
+    ...user,
+    method: "GET",
+    path: "/api/user/announcements",
+    auth: "session",
+    summary: "The operator's notices in force now, newest first (plain text)",
+    request: {},
+    response: { 200: answers.announcementListAnswer },
+    handler: listCurrentAnnouncements,
   }),
 ];

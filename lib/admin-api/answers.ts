@@ -70,6 +70,8 @@ export const channelTestAnswer = z.object({
   model: z.string(),
   kind: z.enum(["chat", "messages", "image", "embedding", "speech", "transcription"]),
   error: z.string().optional(),
+  /** The channel's models without a price: the test may pass, but users are told they do not exist. */
+  unpriced: z.array(z.string()),
 });
 
 /** A price row, every column of ModelPrice. */
@@ -188,3 +190,33 @@ export const auditListAnswer = list(
   }),
 );
 export const adminKeyAnswer = apiKeyAnswer;
+
+/** An announcement (lib/admin-api/announcements.ts): `state` says whether dashboards show it now. */
+export const adminAnnouncementAnswer = z.object({
+  id: z.string(),
+  title: z.string(),
+  body: z.string(),
+  level: z.enum(["info", "warning"]),
+  startsAt: isoDate.nullable(),
+  endsAt: isoDate.nullable(),
+  state: z.enum(["scheduled", "current", "ended"]),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export const adminAnnouncementListAnswer = list(adminAnnouncementAnswer);
+
+/** Every model the operator's pickers offer (lib/admin-api/known-models.ts). */
+export const knownModelAnswer = z.object({
+  id: z.string(),
+  /** The catalog's kind; a model it does not list counts as text (lib/catalog/index.ts). */
+  kind: z.enum(["text", "image", "embedding", "speech", "transcription"]),
+  /** Listed by the built-in catalog or an operator's catalog override. */
+  inCatalog: z.boolean(),
+  /** The channels that list it. */
+  channels: z.array(z.object({ id: z.string(), name: z.string() })),
+  /** The groups that include it. */
+  groups: z.array(z.string()),
+  /** Whether it has a price (without one, users are told it does not exist). */
+  priced: z.boolean(),
+});
+export const knownModelListAnswer = list(knownModelAnswer);

@@ -1,7 +1,8 @@
 // POST /api/admin/channels/{id}/test: one tiny real request through the channel's own adapter, so an operator can
 // see at a click whether the upstream answers, how fast, and what it said when it did not. Nothing is billed and the
 // channel is left as it is (also when the upstream refuses its key: the operator decides what to do about that).
-// Disabled channels can be tested too: that is how an operator checks a channel before switching it back on.
+// Disabled channels can be tested too: that is how an operator checks a channel before switching it back on. The
+// answer also names the channel's models that have no price: the upstream may answer, but users cannot call them.
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
 import { GatewayError } from "@/lib/platform/errors";
@@ -276,5 +277,9 @@ export const testChannel = adminRoute(async (request, params) => {
   } finally {
     clearTimeout(timer);
   }
-  return json(result);
+  // A test passes on the channel alone; users also need a price (docs/api.md, "Channels: testing").
+  const priced = new Set(
+    (await db().modelPrice.findMany({ where: { model: { in: models } }, select: { model: true } })).map((row) => row.model),
+  );
+  return json({ ...result, unpriced: models.filter((model) => !priced.has(model)) });
 });

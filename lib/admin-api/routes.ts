@@ -26,6 +26,15 @@ import {
   voidCodesSchema,
 } from "./operator-tools";
 import { auditQuery, listAudit } from "./audit";
+import {
+  createAnnouncement,
+  createAnnouncementSchema,
+  deleteAnnouncement,
+  listAnnouncements,
+  updateAnnouncement,
+  updateAnnouncementSchema,
+} from "./announcements";
+import { listKnownModels } from "./known-models";
 
 const operator = { dialect: "plain", auth: "operator" satisfies RouteAuth } as const;
 
@@ -242,4 +251,37 @@ export const adminRoutes = [
     { 200: answers.auditListAnswer },
     adminRoute(listAudit),
   ),
+  call(
+    "GET",
+    "/api/admin/models",
+    "Every model known: the catalog's, every channel's, every priced one and every one a group names, with where each appears",
+    {},
+    { 200: answers.knownModelListAnswer },
+    listKnownModels,
+  ),
+  call(
+    "POST",
+    "/api/admin/announcements",
+    "Post a notice for the users' dashboards (plain text; level info or warning; optional startsAt/endsAt window)",
+    { body: createAnnouncementSchema },
+    { 201: answers.adminAnnouncementAnswer },
+    createAnnouncement,
+  ),
+  call(
+    "GET",
+    "/api/admin/announcements",
+    "Every announcement, newest first",
+    {},
+    { 200: answers.adminAnnouncementListAnswer },
+    listAnnouncements,
+  ),
+  call(
+    "PATCH",
+    "/api/admin/announcements/{id}",
+    "Change an announcement's text, level or window",
+    { body: updateAnnouncementSchema },
+    { 200: answers.adminAnnouncementAnswer },
+    updateAnnouncement,
+  ),
+  call("DELETE", "/api/admin/announcements/{id}", "Delete an announcement", {}, { 200: answers.deletedAnswer }, deleteAnnouncement),
 ];

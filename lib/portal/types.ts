@@ -13,6 +13,8 @@ import type {
   usagePageAnswer,
   usageRowAnswer,
   userModelAnswer,
+  userModelsAnswer,
+  announcementAnswer,
 } from "@/lib/account-api/answers";
 import type {
   adminChannelAnswer,
@@ -24,6 +26,8 @@ import type {
   channelTestAnswer,
   createdCodesAnswer,
   outboxMailAnswer,
+  adminAnnouncementAnswer,
+  knownModelAnswer,
 } from "@/lib/admin-api/answers";
 
 export type Self = z.infer<typeof selfAnswer>;
@@ -47,6 +51,15 @@ export type AdminPrice = z.infer<typeof adminPriceAnswer>;
 export type AdminRedeemCode = z.infer<typeof adminRedeemCodeAnswer>;
 export type CreatedCodes = z.infer<typeof createdCodesAnswer>;
 export type OutboxMail = z.infer<typeof outboxMailAnswer>;
+
+/** GET /api/user/models: the models, the groups open to new keys, and the groups of the person's own keys. */
+export type UserModels = z.infer<typeof userModelsAnswer>;
+/** A notice in force, for the dashboard (GET /api/user/announcements). */
+export type Announcement = z.infer<typeof announcementAnswer>;
+/** An announcement as the operator manages it (GET /api/admin/announcements). */
+export type AdminAnnouncement = z.infer<typeof adminAnnouncementAnswer>;
+/** A model the operator's pickers offer (GET /api/admin/models). */
+export type KnownModel = z.infer<typeof knownModelAnswer>;
 
 /** Any answer of the account API by its schema's name, e.g. `UserAnswer<"apiKeyAnswer">`: a new endpoint's answer is
  *  typed in the portal without a line here. */

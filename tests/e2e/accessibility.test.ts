@@ -24,6 +24,7 @@ const ADMIN_PAGES = [
   "/admin/codes",
   "/admin/usage",
   "/admin/outbox",
+  "/admin/announcements",
   "/admin/audit",
   "/admin/settings",
 ];

@@ -602,8 +602,8 @@ describe("portal", () => {
       await page.goto("/models");
       await page.getByRole("heading", { name: "Models & pricing" }).waitFor();
       const image = page.getByTestId("model-card").filter({ hasText: "std-image-2" });
-      // 1024x1536 medium: the reference table's $0.041, shown to the micro-dollar the ledger charges.
-      await image.getByTestId("image-prices").getByText("$0.041160").first().waitFor();
+      // 1024x1536 medium: the reference table's $0.041, shown to the micro-dollar the ledger charges (trailing zero trimmed).
+      await image.getByTestId("image-prices").getByText("$0.04116").first().waitFor();
       const added = page.getByTestId("model-card").filter({ hasText: "gpt-4o-mini" });
       await added.getByText("$0.15").waitFor();
       const example = (await added.getByTestId("model-example").textContent()) ?? "";

@@ -3,6 +3,7 @@
 import { Badge, Stack, Text } from "@mantine/core";
 import { latency } from "@/lib/portal/format";
 import type { ChannelTestResult } from "@/lib/portal/types";
+import { UnpricedNote } from "./unpriced-note";
 
 export function TestResult({ result }: { result: ChannelTestResult | "running" | undefined }) {
   if (!result) return null;
@@ -25,6 +26,7 @@ export function TestResult({ result }: { result: ChannelTestResult | "running" |
           {result.error}
         </Text>
       ) : null}
+      <UnpricedNote models={result.unpriced ?? []} compact />
     </Stack>
   );
 }
@@ -38,6 +40,7 @@ export function EveryModelResults({ results, total }: { results: ChannelTestResu
           {result.model}: {result.ok ? `OK · ${latency(result.latencyMs)}` : `failed${result.status ? ` · ${result.status}` : ""}`}
         </Text>
       ))}
+      <UnpricedNote models={results.at(-1)?.unpriced ?? []} compact />
       {results.length < total ? (
         <Text size="xs" c="dimmed">
           Testing…

@@ -23,7 +23,7 @@ async function runTest(channel: AdminChannel, model?: string): Promise<ChannelTe
       body: model === undefined ? undefined : { model },
     });
   } catch (error) {
-    return { ok: false, latencyMs: 0, status: 0, model: model ?? "", kind: "chat", error: (error as Error).message };
+    return { ok: false, latencyMs: 0, status: 0, model: model ?? "", kind: "chat", error: (error as Error).message, unpriced: [] };
   }
 }
 

@@ -1,12 +1,12 @@
 "use client";
 // Create or edit a group (POST /api/admin/groups, which creates or replaces by name): its models and rate limit.
-import { Button, Group, NumberInput, Stack, TagsInput, TextInput } from "@mantine/core";
+import { Button, Group, NumberInput, Stack, TextInput } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { ALL_MODELS } from "@/lib/catalog/models";
 import { api } from "@/lib/portal/api";
 import { useApiForm } from "@/lib/portal/form";
 import type { AdminGroup } from "@/lib/portal/types";
 import { FormError } from "@/components/feedback";
+import { ModelsPicker } from "@/components/admin/model-picker";
 
 export function GroupForm({ group, onDone }: { group: AdminGroup | null; onDone: () => void }) {
   const { form, onSubmit, formError, submitting } = useApiForm({
@@ -42,10 +42,9 @@ export function GroupForm({ group, onDone }: { group: AdminGroup | null; onDone:
           data-autofocus
           name="name"
         />
-        <TagsInput
+        <ModelsPicker
           label="Models"
-          description="The models keys in this group may call."
-          data={ALL_MODELS}
+          description="The models keys in this group may call: the catalog's and every channel's, or type a name."
           {...form.getInputProps("models")}
           clearable
           name="models"

@@ -2,14 +2,14 @@
 // Set a model's price (POST /api/admin/prices): USD per 1M tokens by kind, and its price modifiers. A speech model
 // also has its rate per 1M characters, a transcription model its rate per 1M seconds of audio (docs/billing.md,
 // "Audio"); a model of another kind shows them only when they are set.
-import { Autocomplete, Button, Group, NumberInput, SimpleGrid, Stack, Text } from "@mantine/core";
+import { Button, Group, NumberInput, SimpleGrid, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { ALL_MODELS } from "@/lib/catalog/models";
 import { api } from "@/lib/portal/api";
 import { useApiForm } from "@/lib/portal/form";
 import type { AdminPrice } from "@/lib/portal/types";
-import { usdPrecise } from "@/lib/portal/format";
+import { formatPriceMicros } from "@/lib/portal/money-format";
 import { FormError } from "@/components/feedback";
+import { ModelPicker } from "@/components/admin/model-picker";
 import { checkModifiers, modifiersBody, PriceModifiers, type ModifierRow } from "./price-modifiers";
 
 const RATES = [
@@ -45,11 +45,22 @@ export type PriceValues = {
   modifiers: ModifierRow[];
 };
 
-export function PriceForm({ price, kinds, onDone }: { price: AdminPrice | null; kinds: Record<string, string>; onDone: () => void }) {
+export function PriceForm({
+  price,
+  kinds,
+  model,
+  onDone,
+}: {
+  price: AdminPrice | null;
+  kinds: Record<string, string>;
+  /** The model a new price is for, when the page was opened for one (a channel's "add a price"). */
+  model?: string;
+  onDone: () => void;
+}) {
   const shown = (model: string) => audioRates(kinds[model.trim()], price);
   const { form, onSubmit, formError, submitting } = useApiForm<PriceValues>({
     initialValues: {
-      model: price?.model ?? "",
+      model: price?.model ?? model ?? "",
       textInput: price?.textInput ?? 0,
       textOutput: price?.textOutput ?? 0,
       imageInput: price?.imageInput ?? 0,
@@ -82,7 +93,13 @@ export function PriceForm({ price, kinds, onDone }: { price: AdminPrice | null; 
     <form onSubmit={onSubmit} noValidate aria-label="Price">
       <Stack gap="md">
         <FormError message={formError} />
-        <Autocomplete label="Model" data={ALL_MODELS} {...form.getInputProps("model")} disabled={Boolean(price)} name="model" />
+        <ModelPicker
+          label="Model"
+          description="Every model known: the catalog's and every channel's. Type to search, or a new name."
+          {...form.getInputProps("model")}
+          disabled={Boolean(price)}
+          name="model"
+        />
         <Text size="sm" c="dimmed">
           US dollars per 1 million tokens. A change bumps the price version; requests already reserved keep theirs.
         </Text>
@@ -94,7 +111,7 @@ export function PriceForm({ price, kinds, onDone }: { price: AdminPrice | null; 
             <NumberInput
               key={key}
               label={label}
-              description={key === "audioInputSecond" ? `${usdPrecise(seconds * 60)} a minute` : "Unicode characters of the input"}
+              description={key === "audioInputSecond" ? `${formatPriceMicros(seconds * 60)} a minute` : "Unicode characters of the input"}
               prefix="$"
               min={0}
               decimalScale={4}

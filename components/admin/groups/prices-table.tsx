@@ -4,11 +4,11 @@
 import { ActionIcon, Badge, Card, Group, Stack, Table, Text, Tooltip } from "@mantine/core";
 import { IconEdit } from "@tabler/icons-react";
 import type { AdminPrice } from "@/lib/portal/types";
-import { usdPrecise } from "@/lib/portal/format";
+import { formatPrice, formatPriceMicros } from "@/lib/portal/money-format";
 import { DataTable } from "@/components/data-table";
 import { audioRates } from "./price-form";
 
-const money = (value: number) => `$${value.toLocaleString("en-US", { maximumFractionDigits: 4 })}`;
+const money = formatPrice;
 
 function AudioRates({ price, kind }: { price: AdminPrice; kind: string | undefined }) {
   const rates = audioRates(kind, price);
@@ -26,7 +26,7 @@ function AudioRates({ price, kind }: { price: AdminPrice; kind: string | undefin
         <Text size="sm">
           {money(price.audioInputSecond)} per 1M seconds{" "}
           <Text span size="xs" c="dimmed">
-            ({usdPrecise(price.audioInputSecond * 60)} a minute)
+            ({formatPriceMicros(price.audioInputSecond * 60)} a minute)
           </Text>
         </Text>
       ) : null}
