@@ -25,7 +25,7 @@ const VIEWPORTS = [
 const ADMIN = { email: "admin@example.com", password: "admin-password-123" };
 
 before(async () => {
-  gateway = await startGateway({ portal: true });
+  gateway = await startGateway({ portal: true, timeoutMs: 180_000 });
   browser = await launchBrowser();
 });
 after(async () => {
