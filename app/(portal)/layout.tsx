@@ -1,7 +1,7 @@
 // Every signed-in page: the session is checked on the server (no page of the portal renders without one).
 import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
-import { pageSession } from "@/lib/portal/server";
+import { pageSession, signInPath } from "@/lib/portal/server";
 import { PortalShell } from "@/components/portal-shell";
 import { env } from "@/lib/platform/env";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await pageSession();
-  if (!user) redirect("/sign-in");
+  if (!user) redirect(await signInPath());
   // The configured public address, if any: examples and the base URL shown in the sidebar use it.
   return (
     <PortalShell user={{ email: user.email, role: user.role }} appUrl={env().APP_URL ?? null}>

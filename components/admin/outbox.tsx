@@ -43,7 +43,7 @@ export function OutboxAdmin() {
             icon={<IconMail size={28} />}
             variant="light"
             title="No messages"
-            description={debounced ? "Nothing was sent to this address." : "Password reset and sign-up mails appear here."}
+            description={debounced ? "Nothing was sent to this address." : "Password reset, sign-up and security notice mails appear here."}
           />
         </Card>
       ) : mails.data ? (

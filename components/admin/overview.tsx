@@ -1,9 +1,12 @@
 "use client";
 // Operator overview (the first operator page): per channel, over a chosen range, how many requests it served, how
 // many failed, the revenue and the median latency; and requests per hour (or day). Data: GET /api/admin/overview.
+// Above them, when the gateway sends no mail (no SMTP_URL), how many messages wait in the outbox for the operator.
 import { useState } from "react";
+import Link from "next/link";
 import { BarChart } from "@mantine/charts";
-import { Badge, Card, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Card, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
+import { IconMailOff } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
 import { count, latency, usd } from "@/lib/portal/format";
 import { PageHeader } from "@/components/page-header";
@@ -13,6 +16,7 @@ import { DataTable } from "@/components/data-table";
 type Overview = {
   hours: number;
   truncated: boolean;
+  mail: { configured: boolean; waiting: number; failed: number };
   channels: { channel: string; requests: number; errors: number; errorRate: number; revenue: number; latencyP50: number | null }[];
   series: { at: string; requests: number; errors: number; revenue: number }[];
 };
@@ -52,6 +56,7 @@ export function OverviewAdmin() {
         <Loading />
       ) : (
         <Stack gap="md">
+          <MailNotice mail={overview.mail} />
           <Group gap="md" wrap="wrap">
             <Badge size="lg" variant="light">
               {count(totals.requests)} requests
@@ -122,5 +127,33 @@ export function OverviewAdmin() {
         </Stack>
       )}
     </>
+  );
+}
+
+/** Mail off (no SMTP_URL): every reset link, confirmation and notice waits in the outbox; or deliveries that failed. */
+function MailNotice({ mail }: { mail: Overview["mail"] }) {
+  const plural = (n: number) => `${count(n)} message${n === 1 ? "" : "s"}`;
+  if (mail.configured && mail.failed === 0) return null;
+  const outbox = (
+    // The alert's own text colour: a blue link on the light orange falls short of WCAG AA contrast.
+    <Anchor component={Link} href="/admin/outbox" size="sm" c="inherit" fw={600} underline="always">
+      Open the Email outbox
+    </Anchor>
+  );
+  if (mail.configured) {
+    return (
+      <Alert color="orange" variant="light" icon={<IconMailOff size={18} />} title="Some mail was not delivered" data-testid="mail-notice">
+        {plural(mail.failed)} could not be sent through the mail server (SMTP_URL) and are kept in the outbox. {outbox}
+      </Alert>
+    );
+  }
+  return (
+    <Alert color="orange" variant="light" icon={<IconMailOff size={18} />} title="Mail is off" data-testid="mail-notice">
+      <Text size="sm">
+        This gateway sends no email: SMTP_URL is not set. Password reset links, sign-up confirmations and security notices are kept in the
+        outbox instead, and people are told to ask you for them. <b data-testid="mail-waiting">{plural(mail.waiting)}</b>{" "}
+        {mail.waiting === 1 ? "waits" : "wait"} in the outbox. {outbox}
+      </Text>
+    </Alert>
   );
 }

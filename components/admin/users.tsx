@@ -35,9 +35,18 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
     if (!confirm) return;
     const target = `/api/admin/users/${encodeURIComponent(confirm.user.id)}`;
     try {
-      if (confirm.tool) await api(`${target}/${confirm.tool}`, { method: "POST", body: {} });
-      else await api(target, { method: "PATCH", body: confirm.change });
-      notifications.show({ color: "teal", title: confirm.done, message: confirm.user.email });
+      const answer = confirm.tool
+        ? await api<{ mailOff?: boolean }>(`${target}/${confirm.tool}`, { method: "POST", body: {} })
+        : await api(target, { method: "PATCH", body: confirm.change });
+      // Without SMTP the mail to the user (a reset link, a notice) is only in the outbox: the operator passes it on.
+      const mailOff = Boolean((answer as { mailOff?: boolean } | null)?.mailOff);
+      notifications.show({
+        color: mailOff ? "orange" : "teal",
+        title: confirm.done,
+        message: mailOff
+          ? `${confirm.user.email}: mail is off on this gateway, so the message to them waits in the Email outbox. Pass it on yourself.`
+          : confirm.user.email,
+      });
       setConfirm(null);
       await refresh(...CHANGED_BY_A_USER_EDIT);
     } catch (error) {
@@ -99,7 +108,12 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
           />
         ) : null}
       </Modal>
-      <Modal opened={confirm !== null} onClose={() => setConfirm(null)} title={<Text fw={600}>Please confirm</Text>} centered>
+      <Modal
+        opened={confirm !== null}
+        onClose={() => setConfirm(null)}
+        title={<Text fw={600}>{confirm?.title ?? "Please confirm"}</Text>}
+        centered
+      >
         <Stack gap="md">
           <Text size="sm">{confirm?.text}</Text>
           <Group justify="flex-end">
@@ -107,7 +121,7 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
               Cancel
             </Button>
             <Button color={confirm?.danger ? "red" : undefined} onClick={() => void apply()}>
-              Confirm
+              {confirm?.confirmLabel ?? "Confirm"}
             </Button>
           </Group>
         </Stack>

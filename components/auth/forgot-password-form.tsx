@@ -1,20 +1,21 @@
 "use client";
-// Asks for a reset link (POST /api/user/reset/request). The answer is the same for every email.
+// Asks for a reset link (POST /api/user/reset/request). The answer is the same for every email; when the gateway
+// sends no mail (mailOff) it says so and points to the operator, whose outbox holds the link.
 import { useState } from "react";
 import Link from "next/link";
 import { Alert, Anchor, Button, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
-import { IconMailForward } from "@tabler/icons-react";
+import { IconMailForward, IconMailOff } from "@tabler/icons-react";
 import { api } from "@/lib/portal/api";
 import { useApiForm } from "@/lib/portal/form";
 import { FormError } from "@/components/feedback";
 
 export function ForgotPasswordForm() {
-  const [sent, setSent] = useState<string | null>(null);
+  const [sent, setSent] = useState<{ message: string; mailOff: boolean } | null>(null);
   const { form, onSubmit, formError, submitting } = useApiForm({
     initialValues: { email: "" },
     validate: { email: (value) => (value.trim() ? null : "Enter the email address of your account") },
-    submit: (values) => api<{ message: string }>("/api/user/reset/request", { body: { email: values.email } }),
-    onSuccess: (answer) => setSent(answer.message),
+    submit: (values) => api<{ message: string; mailOff: boolean }>("/api/user/reset/request", { body: { email: values.email } }),
+    onSuccess: (answer) => setSent(answer),
   });
 
   return (
@@ -29,9 +30,22 @@ export function ForgotPasswordForm() {
       </Stack>
       {sent ? (
         <Stack gap="md">
-          <Alert color="teal" variant="light" icon={<IconMailForward size={18} />} title="Check your inbox" role="status">
-            {sent}
-          </Alert>
+          {sent.mailOff ? (
+            <Alert
+              color="orange"
+              variant="light"
+              icon={<IconMailOff size={18} />}
+              title="This gateway does not send email"
+              role="status"
+              data-testid="mail-off"
+            >
+              {sent.message}
+            </Alert>
+          ) : (
+            <Alert color="teal" variant="light" icon={<IconMailForward size={18} />} title="Check your inbox" role="status">
+              {sent.message}
+            </Alert>
+          )}
           <Button variant="default" onClick={() => setSent(null)}>
             Send another link
           </Button>

@@ -4,7 +4,7 @@
 // Not a useApiForm: it calls next-auth's signIn, whose answer is a result to read rather than an API error, and it is
 // a two-step flow (password, then the code) whose answers change the form itself (the code field, "Use another
 // account", the resend button for an unconfirmed email).
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { Alert, Anchor, Button, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
@@ -20,10 +20,13 @@ export function SignInForm({
   callbackUrl,
   initialEmail = "",
   afterReset = false,
+  sessionEnded = false,
 }: {
   callbackUrl: string;
   initialEmail?: string;
   afterReset?: boolean;
+  /** The browser came here because its session was ended (revoked, a password or 2FA change, expiry). */
+  sessionEnded?: boolean;
 }) {
   const [email, setEmail] = useState(initialEmail);
   const [password, setPassword] = useState("");
@@ -35,6 +38,11 @@ export function SignInForm({
   const [unverified, setUnverified] = useState(false);
   const [resent, setResent] = useState<string | null>(null);
   const codeInput = useRef<HTMLInputElement>(null);
+  // The code field takes focus once it is on the page: after the commit that adds it, not on a timer that may run
+  // before React has rendered it.
+  useEffect(() => {
+    if (needsCode) codeInput.current?.focus();
+  }, [needsCode]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -57,7 +65,6 @@ export function SignInForm({
       const message = result?.error ?? "Sign-in failed. Try again.";
       if (message === SECOND_FACTOR_REQUIRED) {
         setNeedsCode(true);
-        setTimeout(() => codeInput.current?.focus(), 0);
       } else if (message === INVALID_CODE) {
         setFieldErrors({ code: "That code is not valid or was already used. Enter the current code." });
         setCode("");
@@ -103,6 +110,12 @@ export function SignInForm({
             : "Welcome back. Sign in to manage your keys, usage and balance."}
         </Text>
       </Stack>
+      {sessionEnded && !afterReset ? (
+        <Alert color="orange" variant="light" mb="md" icon={<IconInfoCircle size={18} />} role="status" data-testid="session-ended">
+          You were signed out: this session was ended (signed out from another browser or by the operator, or after a password or two-factor
+          change). Sign in again to continue.
+        </Alert>
+      ) : null}
       {afterReset ? (
         <Alert color="teal" variant="light" mb="md" icon={<IconInfoCircle size={18} />}>
           Your password was changed. Sign in with the new one.

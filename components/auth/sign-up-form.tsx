@@ -1,18 +1,19 @@
 "use client";
 // Self-service sign-up (POST /api/user/signup). The answer is the same whether or not the email had an account
 // (the API must not tell), so the form then tries to sign in with what was typed: a new account goes straight to
-// the dashboard; otherwise the neutral message is shown with a way to sign in.
+// the dashboard; otherwise the neutral message is shown with a way to sign in (and, when the gateway sends no mail,
+// that the confirmation link waits with the operator instead of in the inbox).
 import { useState } from "react";
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
-import { IconMailCheck } from "@tabler/icons-react";
+import { IconMailCheck, IconMailOff } from "@tabler/icons-react";
 import { api } from "@/lib/portal/api";
 import { useApiForm } from "@/lib/portal/form";
 import { FormError } from "@/components/feedback";
 
 export function SignUpForm() {
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<{ message: string; mailOff: boolean } | null>(null);
   const { form, onSubmit, formError, submitting } = useApiForm({
     initialValues: { email: "", password: "", confirm: "" },
     validate: {
@@ -21,13 +22,13 @@ export function SignUpForm() {
       confirm: (value, values) => (value !== values.password ? "The two passwords are not the same" : null),
     },
     submit: async ({ email, password }) => {
-      const answer = await api<{ email: string; message: string }>("/api/user/signup", { body: { email, password } });
+      const answer = await api<{ email: string; message: string; mailOff: boolean }>("/api/user/signup", { body: { email, password } });
       const result = await signIn("credentials", { email, password, redirect: false });
-      return { message: answer.message, signedIn: Boolean(result && !result.error && result.ok) };
+      return { message: answer.message, mailOff: answer.mailOff, signedIn: Boolean(result && !result.error && result.ok) };
     },
-    onSuccess: ({ message, signedIn }) => {
+    onSuccess: ({ message, mailOff, signedIn }) => {
       if (signedIn) window.location.assign("/dashboard?welcome=1");
-      else setDone(message);
+      else setDone({ message, mailOff });
     },
   });
   const { email } = form.values;
@@ -37,10 +38,16 @@ export function SignUpForm() {
       <Paper withBorder shadow="sm" radius="lg" p={{ base: "lg", sm: 32 }}>
         <Stack gap="md">
           <Title order={1} fz={24}>
-            Check your email
+            {done.mailOff ? "Ask the operator to confirm your account" : "Check your email"}
           </Title>
-          <Alert color="indigo" variant="light" icon={<IconMailCheck size={18} />}>
-            {done}
+          <Alert
+            color={done.mailOff ? "orange" : "indigo"}
+            variant="light"
+            icon={done.mailOff ? <IconMailOff size={18} /> : <IconMailCheck size={18} />}
+            title={done.mailOff ? "This gateway does not send email" : undefined}
+            data-testid={done.mailOff ? "mail-off" : undefined}
+          >
+            {done.message}
           </Alert>
           <Button component={Link} href={`/sign-in?email=${encodeURIComponent(email)}`} fullWidth>
             Go to sign in

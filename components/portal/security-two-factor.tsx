@@ -1,7 +1,7 @@
 "use client";
 // Two-factor authentication on the Security page: set it up (a QR code, the secret, a confirmation code; backup
 // codes shown once) or turn it off with a code. Every change refreshes the profile (`/api/user/self`) everywhere.
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import {
   Badge,
   Button,
@@ -101,6 +101,11 @@ function ConfirmSetup({ setup, onEnabled, onCancel }: { setup: Setup; onEnabled:
   });
   const { form, onSubmit, formError, submitting } = enable;
   const codeError = form.errors.code;
+  // The code's first box takes focus when this step opens: the next thing to do is to type the app's code.
+  const codeBoxes = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    codeBoxes.current?.querySelector<HTMLInputElement>("input:not([type=hidden])")?.focus();
+  }, []);
   return (
     <>
       <Stepper active={1} size="sm" mb="lg" allowNextStepsSelect={false}>
@@ -130,6 +135,7 @@ function ConfirmSetup({ setup, onEnabled, onCancel }: { setup: Setup; onEnabled:
                 Code from the app
               </Text>
               <PinInput
+                rootRef={codeBoxes}
                 length={6}
                 type="number"
                 oneTimeCode

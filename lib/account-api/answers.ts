@@ -62,8 +62,10 @@ export const usagePageAnswer = z.object({
   totals: z.object({ rows: z.number().int(), ...tokenSums }),
 });
 
-export const signupAnswer = z.object({ email: z.string(), message: z.string() });
-export const messageAnswer = z.object({ message: z.string() });
+/** mailOff: the gateway sends no mail (no SMTP_URL), so a link the message speaks of waits in the operator's outbox. */
+export const signupAnswer = z.object({ email: z.string(), message: z.string(), mailOff: z.boolean() });
+export const resetRequestAnswer = z.object({ message: z.string(), mailOff: z.boolean() });
+export const resetCheckAnswer = z.object({ valid: z.literal(true) });
 export const topupAnswer = z.object({ quota: micros, balance: micros });
 export const passwordChangedAnswer = z.object({ changed: z.literal(true) });
 

@@ -8,6 +8,7 @@ import { checkPasswordStrength, hashPassword, verifyPassword } from "@/lib/accou
 import { checkSignInAllowed, recordSignInFailure, recordSignInSuccess } from "@/lib/accounts/throttle";
 import { sessionCookieFor } from "@/lib/auth/session";
 import { allowedGroups } from "@/lib/accounts/groups";
+import { sendSecurityNotice } from "@/lib/accounts/security-notices";
 import { lockedError, sessionRoute } from "./route";
 
 export const self = sessionRoute(async (_request, _params, { user }) => {
@@ -34,7 +35,7 @@ export const passwordSchema = z.object({ current: z.string().max(1000, "is too l
 /**
  * Changes the password. The current one is checked under the sign-in throttle (a stolen session cannot guess it
  * faster than the sign-in form). Every other session ends; this one continues with a re-issued cookie. Reset
- * links sent before now stop working (their createdAt is before passwordChangedAt).
+ * links sent before now stop working (their createdAt is before passwordChangedAt). The owner gets a notice mail.
  */
 export const changePassword = sessionRoute(async (request, _params, { user, address }) => {
   const body = await readBody(request, passwordSchema, ACCOUNT_BODY_LIMIT_BYTES);
@@ -57,5 +58,7 @@ export const changePassword = sessionRoute(async (request, _params, { user, addr
   if (changed.count === 0) throw new GatewayError("conflict", "The password was changed meanwhile; sign in again");
   publish({ type: "user.changed", userId: user.id });
   const updated = await db().user.findUniqueOrThrow({ where: { id: user.id } });
-  return json({ changed: true }, 200, { "set-cookie": await sessionCookieFor(updated, user.sessionId) });
+  const cookie = await sessionCookieFor(updated, user.sessionId);
+  await sendSecurityNotice(user.email, "password-changed");
+  return json({ changed: true }, 200, { "set-cookie": cookie });
 });

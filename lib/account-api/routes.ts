@@ -9,7 +9,7 @@ import { topup, topupSchema } from "./topup";
 import { createKey, createKeySchema, deleteKey, deleteKeyByQuery, listKeys, updateOwnKey, updateOwnKeySchema } from "./keys";
 import { usage, usageQuery } from "./usage";
 import { codeSchema, disableTwoFactor, enableTwoFactor, setupTwoFactor } from "./two-factor";
-import { requestReset, resetPassword, resetRequestSchema, resetSchema } from "./reset";
+import { checkResetToken, requestReset, resetCheckSchema, resetPassword, resetRequestSchema, resetSchema } from "./reset";
 import { deleteSession, listSessions, revokeAllSessions } from "./sessions";
 import { resendSchema, resendVerification, verifyEmail, verifySchema } from "./verify-email";
 import { playgroundKey, renewPlayground, renewSchema } from "./playground";
@@ -157,8 +157,18 @@ export const userRoutes = [
     auth: "none",
     summary: "Mail a password-reset link (always answers 200)",
     request: { body: resetRequestSchema },
-    response: { 200: answers.messageAnswer },
+    response: { 200: answers.resetRequestAnswer },
     handler: requestReset,
+  }),
+  defineRoute({
+    ...user,
+    method: "POST",
+    path: "/api/user/reset/check",
+    auth: "none",
+    summary: "Whether a mailed reset link can still be used (the reset page asks as it opens)",
+    request: { body: resetCheckSchema },
+    response: { 200: answers.resetCheckAnswer },
+    handler: checkResetToken,
   }),
   defineRoute({
     ...user,

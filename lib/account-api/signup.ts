@@ -51,6 +51,11 @@ export const SIGNUP_MESSAGE =
 /** The same, when new accounts confirm their email first (lib/accounts/email-verification.ts). */
 export const SIGNUP_MESSAGE_VERIFY =
   "If this email was new, we sent a link to it: open it to confirm the address, then sign in. If it already had an account, we sent a message to that address instead.";
+/** The same, when verification is on but the gateway cannot send mail (no SMTP_URL): the link waits in the outbox. */
+export const SIGNUP_MESSAGE_VERIFY_NO_MAIL =
+  "This gateway does not send email (its operator has not set up a mail server), so no confirmation link will reach your inbox. " +
+  "Ask the operator of this gateway to confirm your account or to pass the link on to you: it waits in their outbox. " +
+  "If this email already had an account, sign in with it instead.";
 
 export const signup = publicRoute(async (request, _params, context) => {
   if (!(await signupEnabled())) {
@@ -82,7 +87,10 @@ export const signup = publicRoute(async (request, _params, context) => {
   // Mails go out after the answer, so its timing does not depend on which of the two was sent.
   if (!created) inBackground("sign-up notice", () => sendExistingAccountNotice(body.email));
   else if (verify) inBackground("verification mail", () => sendVerificationMail(created));
-  return json({ email: body.email, message: verify ? SIGNUP_MESSAGE_VERIFY : SIGNUP_MESSAGE }, 202);
+  // mailOff matters only when a link must arrive: without verification a new account signs in at once.
+  const mailOff = verify && !env().SMTP_URL;
+  const message = !verify ? SIGNUP_MESSAGE : mailOff ? SIGNUP_MESSAGE_VERIFY_NO_MAIL : SIGNUP_MESSAGE_VERIFY;
+  return json({ email: body.email, message, mailOff }, 202);
 });
 
 async function sendExistingAccountNotice(address: string): Promise<void> {

@@ -2,7 +2,8 @@
 // Session only (SECURITY.md: 2FA changes need a session): a request carrying an API key is refused with 403 before anything is read.
 // Every code check is throttled like sign-in (5 wrong codes per account per 15 minutes, 30 per address), and a TOTP
 // code is accepted once (its time step is recorded with a conditional update), with ±1 step of clock skew.
-// Turning 2FA on or off ends the user's other sessions; this one continues with a re-issued cookie.
+// Turning 2FA on or off ends the user's other sessions (this one continues with a re-issued cookie) and mails the
+// owner a notice (lib/accounts/security-notices.ts).
 import { z } from "zod";
 import { db } from "@/lib/platform/db/client";
 import { env } from "@/lib/platform/env";
@@ -14,6 +15,7 @@ import { newTotpSecret, otpauthUrl, qrCodeDataUrl } from "@/lib/accounts/totp";
 import { newBackupCodes } from "@/lib/accounts/backup-codes";
 import { consumeSecondFactor, consumeTotp, readTotpSecret } from "@/lib/accounts/second-factor";
 import { checkSecondFactorAllowed, recordSecondFactorFailure, recordSecondFactorSuccess } from "@/lib/accounts/throttle";
+import { sendSecurityNotice } from "@/lib/accounts/security-notices";
 import { sessionCookieFor } from "@/lib/auth/session";
 import { lockedError, sessionRoute, type SessionContext } from "./route";
 
@@ -92,6 +94,7 @@ export const enableTwoFactor = sessionRoute(
       db().backupCode.deleteMany({ where: { userId: user.id } }),
       db().backupCode.createMany({ data: codes.hashes.map((codeHash) => ({ userId: user.id, codeHash })) }),
     ]);
+    await sendSecurityNotice(user.email, "two-factor-on");
     // Shown once: only their hashes are stored.
     return answerWithFreshSession(user, { backupCodes: codes.plain });
   },
@@ -111,6 +114,7 @@ export const disableTwoFactor = sessionRoute(
     });
     if (disabled.count === 0) throw new GatewayError("conflict", "Two-factor authentication was turned off meanwhile");
     await db().backupCode.deleteMany({ where: { userId: user.id } });
+    await sendSecurityNotice(user.email, "two-factor-off");
     return answerWithFreshSession(user, { totpEnabled: false });
   },
   { keyRefusal: TWO_FACTOR_KEY_REFUSAL },

@@ -23,6 +23,10 @@ const VERIFY_REQUESTS_PER_ADDRESS = 30;
 
 export const RESEND_MESSAGE =
   "If an account with this email is waiting for confirmation, a new link is on its way. It works once, for 24 hours.";
+/** The same, when the gateway cannot send mail (no SMTP_URL): the new link waits in the operator's outbox. */
+export const RESEND_MESSAGE_NO_MAIL =
+  "This gateway does not send email (its operator has not set up a mail server), so no link will reach your inbox. " +
+  "Ask the operator of this gateway to confirm your account or to pass the new link on to you: it waits in their outbox.";
 export const VERIFY_REFUSAL = "This confirmation link is not valid, used or expired. Ask for a new one on the sign-in page.";
 
 const email = z
@@ -98,5 +102,6 @@ export const resendVerification = publicRoute(async (request, _params, context) 
     const user = await db().user.findUnique({ where: { email: body.email } });
     if (user && user.status === "active" && !user.emailVerifiedAt) await sendVerificationMail(user);
   });
-  return json({ email: body.email, message: RESEND_MESSAGE }, 202);
+  const mailOff = !env().SMTP_URL;
+  return json({ email: body.email, message: mailOff ? RESEND_MESSAGE_NO_MAIL : RESEND_MESSAGE, mailOff }, 202);
 });

@@ -156,8 +156,9 @@ export const moderationAnswer = z.object({
   updatedAt: isoDate.nullable(),
 });
 
-export const twoFactorResetAnswer = z.object({ id: z.string(), totpEnabled: z.literal(false) });
-export const resetLinkSentAnswer = z.object({ id: z.string(), sent: z.literal(true) });
+/** mailOff: no SMTP_URL, so the mail to the user waits in the outbox (GET /api/admin/outbox). */
+export const twoFactorResetAnswer = z.object({ id: z.string(), totpEnabled: z.literal(false), mailOff: z.boolean() });
+export const resetLinkSentAnswer = z.object({ id: z.string(), sent: z.literal(true), mailOff: z.boolean() });
 export const fetchedModelsAnswer = z.object({ models: z.array(z.string()) });
 
 export const overviewAnswer = z.object({
@@ -165,6 +166,8 @@ export const overviewAnswer = z.object({
   since: isoDate,
   truncated: z.boolean(),
   deadLetters: z.number().int(),
+  /** Whether mail goes out (SMTP_URL), and how many messages were not delivered: kept in the outbox ("logged") or "failed". */
+  mail: z.object({ configured: z.boolean(), waiting: z.number().int(), failed: z.number().int() }),
   channels: z.array(
     z.object({
       channel: z.string(),

@@ -1,6 +1,7 @@
 // Operator tools beyond create/read/update, listed below. Each write leaves an audit row (adminRoute).
 //   POST /api/admin/users/{id}/reset-2fa      turns the user's 2FA off (lost phone): secret and backup codes gone,
-//                                             every session ends; the user sets it up again after signing in
+//                                             every session ends (rows too), the user is mailed a notice and sets
+//                                             2FA up again after signing in
 //   POST /api/admin/users/{id}/send-reset     mails the user a password-reset link (the same mail as the user's own
 //                                             request: the operator never sees or sets the password)
 //   POST /api/admin/redeem-codes/void         {batch} or {ids}: unused codes become "disabled" (used ones stay)
@@ -17,6 +18,8 @@ import { publish } from "@/lib/platform/events";
 import { flushLedger } from "@/lib/money/ledger";
 import { listCatalog } from "@/lib/catalog";
 import { sendResetMail } from "@/lib/accounts/password-reset";
+import { sendSecurityNotice } from "@/lib/accounts/security-notices";
+import { endUserSessions } from "@/lib/auth/session";
 import { providerOf, type ChannelType } from "@/lib/providers";
 import { auditDetail } from "./audit";
 import { adminRoute } from "./route";
@@ -33,9 +36,11 @@ export const resetUserTwoFactor = adminRoute(async (request, params) => {
     }),
     db().backupCode.deleteMany({ where: { userId: user.id } }),
   ]);
+  await endUserSessions(user.id);
   publish({ type: "user.changed", userId: user.id });
+  await sendSecurityNotice(user.email, "two-factor-reset-by-operator");
   auditDetail(request, { email: user.email, wasEnabled: user.totpEnabled });
-  return json({ id: user.id, totpEnabled: false });
+  return json({ id: user.id, totpEnabled: false, mailOff: !env().SMTP_URL });
 });
 
 export const sendUserResetLink = adminRoute(async (request, params) => {
@@ -44,7 +49,8 @@ export const sendUserResetLink = adminRoute(async (request, params) => {
   if (user.status !== "active") throw new GatewayError("conflict", "This account is disabled; enable it before sending a reset link");
   await sendResetMail(user.email);
   auditDetail(request, { email: user.email });
-  return json({ id: user.id, sent: true });
+  // mailOff: the link is in the outbox, not in the user's inbox; the operator passes it on.
+  return json({ id: user.id, sent: true, mailOff: !env().SMTP_URL });
 });
 
 export const voidCodesSchema = z
@@ -148,11 +154,17 @@ export const overview = adminRoute(async (request) => {
   }
   // Settlements the ledger writer could not write (docs/billing.md, "The ledger writer"): any is for an operator to settle.
   const deadLetters = await db().ledgerDeadLetter.count();
+  // Without SMTP every message waits in the outbox for the operator to pass it on (a reset link, a confirmation).
+  const [waiting, failed] = await Promise.all([
+    db().emailOutbox.count({ where: { status: "logged" } }),
+    db().emailOutbox.count({ where: { status: "failed" } }),
+  ]);
   return json({
     hours,
     since,
     truncated: rows.length === OVERVIEW_ROWS,
     deadLetters,
+    mail: { configured: Boolean(env().SMTP_URL), waiting, failed },
     channels: [...channels.values()]
       .map(({ latencies, ...stats }) => ({
         ...stats,

@@ -6,6 +6,7 @@ import { GatewayError } from "@/lib/platform/errors";
 import { json, parseQuery, readBody, requestIdOf } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
 import { hashPassword, checkPasswordStrength } from "@/lib/accounts/password";
+import { endUserSessions } from "@/lib/auth/session";
 import { flushLedger } from "@/lib/money/ledger";
 import { moneyStore } from "@/lib/money/store";
 import { creditRow } from "@/lib/money/store-rows";
@@ -83,6 +84,7 @@ export const updateUser = adminRoute(async (request, params) => {
       // Disabling ends the user's sessions too.
       data: { status: body.status, role: body.role, ...(body.status === "disabled" ? { sessionVersion: { increment: 1 } } : {}) },
     });
+    if (body.status === "disabled") await endUserSessions(user.id);
     publish({ type: "user.changed", userId: user.id });
   }
   let balance = Number(user.balance);

@@ -130,6 +130,15 @@ export async function revokeOtherSessions(userId: string, keep?: string): Promis
 }
 
 /**
+ * Ends every session row of the user. Called wherever the user's sessionVersion moves on without a session that
+ * continues (a password reset, the operator's 2FA reset, disabling the account): the version already makes their
+ * cookies fail, and this makes the rows say so, so "Where you are signed in" lists no browser that is signed out.
+ */
+export function endUserSessions(userId: string): Promise<number> {
+  return revokeOtherSessions(userId);
+}
+
+/**
  * A Set-Cookie value carrying session `sessionId` for `user`, in the form next-auth writes it (same secret, name and
  * claims, including `sv` and `sid`). Used after the user changed how they sign in: their sessionVersion moves on,
  * every other session is revoked, and the session making the change continues with this cookie.

@@ -40,22 +40,45 @@ export function bearerToken(authorization: string): string | null {
   return match ? match[1]! : null;
 }
 
+/** An `Authorization` header that names the Bearer scheme and nothing else: what `-H "Authorization: Bearer $KEY"`
+ * sends while the variable is unset (the trailing space is dropped on the way in). */
+function emptyBearer(authorization: string): boolean {
+  return /^\s*bearer\s*$/i.test(authorization);
+}
+
+/** The 401 for a request that carries no key: said plainly, with the header this endpoint reads. */
+function noKeySent(scheme: Scheme, cause: string | null): GatewayError {
+  const why = cause ? `: ${cause} (is the variable that should hold your key set? e.g. export GATEWAY_API_KEY=sk-...)` : "";
+  return new GatewayError("missing_api_key", `No API key was sent${why}; send ${SCHEME_HINT[scheme]}`);
+}
+
+const EMPTY_BEARER = "the Authorization header is 'Bearer' with no key after it";
+const EMPTY_X_API_KEY = "the x-api-key header is empty";
+
 /** Reads the key the way the endpoint group expects it (docs/api.md §5); anything else is a 401 naming the cause. */
 export function extractKey(request: Request, scheme: Scheme): string {
   const authorization = request.headers.get("authorization");
   const apiKeyHeader = request.headers.get("x-api-key");
   if (scheme === "google") return googleKey(request, authorization ?? apiKeyHeader);
-  if (scheme === "either" && apiKeyHeader !== null && authorization === null) return apiKeyHeader;
+  if (scheme === "either" && apiKeyHeader !== null && authorization === null) {
+    if (apiKeyHeader.trim() === "") throw noKeySent(scheme, EMPTY_X_API_KEY);
+    return apiKeyHeader;
+  }
   if (scheme === "x-api-key") {
-    if (apiKeyHeader !== null) return apiKeyHeader;
+    if (apiKeyHeader !== null) {
+      if (apiKeyHeader.trim() === "") throw noKeySent(scheme, EMPTY_X_API_KEY);
+      return apiKeyHeader;
+    }
+    if (authorization !== null && emptyBearer(authorization)) throw noKeySent(scheme, EMPTY_BEARER);
     if (authorization)
       throw new GatewayError(
         "wrong_auth_scheme",
         `This endpoint takes the key in the x-api-key header, not in Authorization; send ${SCHEME_HINT[scheme]}`,
       );
-    throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
+    throw noKeySent(scheme, null);
   }
   if (authorization !== null) {
+    if (emptyBearer(authorization)) throw noKeySent(scheme, EMPTY_BEARER);
     const token = bearerToken(authorization);
     if (token === null)
       throw new GatewayError("wrong_auth_scheme", `Authorization must use the Bearer scheme; send ${SCHEME_HINT[scheme]}`);
@@ -66,7 +89,7 @@ export function extractKey(request: Request, scheme: Scheme): string {
       "wrong_auth_scheme",
       `This endpoint takes the key as a Bearer token, not in x-api-key; send ${SCHEME_HINT[scheme]}`,
     );
-  throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT[scheme]}`);
+  throw noKeySent(scheme, null);
 }
 
 /** Gemini's key: the x-goog-api-key header, else `?key=` (never logged: the request log names the path alone). */
@@ -77,7 +100,7 @@ function googleKey(request: Request, otherHeader: string | null): string {
   if (query !== null) return query;
   if (otherHeader !== null)
     throw new GatewayError("wrong_auth_scheme", `This endpoint takes the key as Google's API does; send ${SCHEME_HINT.google}`);
-  throw new GatewayError("missing_api_key", `Missing API key; send ${SCHEME_HINT.google}`);
+  throw noKeySent("google", null);
 }
 
 export async function authenticate(request: Request, scheme: Scheme): Promise<KeyPrincipal> {

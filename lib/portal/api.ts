@@ -64,10 +64,10 @@ export async function api<T = unknown>(path: string, options: { method?: Method;
   return (text ? JSON.parse(text) : null) as T;
 }
 
-/** Where to send someone whose session has ended, coming back here afterwards. */
+/** Where to send someone whose session has ended, coming back here afterwards; `ended=1` makes the sign-in page say why. */
 export function signInUrl(): string {
   const back = typeof window === "undefined" ? "/dashboard" : window.location.pathname + window.location.search;
-  return `/sign-in?callbackUrl=${encodeURIComponent(back)}`;
+  return `/sign-in?ended=1&callbackUrl=${encodeURIComponent(back)}`;
 }
 
 export type Loaded<T> = {

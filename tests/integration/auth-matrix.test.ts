@@ -69,7 +69,13 @@ const BEARER = "'Authorization: Bearer sk-...'";
 const MALFORMED = "Malformed API key: keys are 'sk-' followed by letters and digits, with no spaces";
 
 const CASES: Case[] = [
-  { cause: "no key at all", headers: () => ({}), status: 401, code: "missing_api_key", message: () => `Missing API key; send ${BEARER}` },
+  {
+    cause: "no key at all",
+    headers: () => ({}),
+    status: 401,
+    code: "missing_api_key",
+    message: () => `No API key was sent; send ${BEARER}`,
+  },
   {
     cause: "x-api-key alone (the Messages form) is refused",
     headers: () => ({ "x-api-key": keys.valid! }),

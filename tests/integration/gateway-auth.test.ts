@@ -40,6 +40,22 @@ const right = (key: () => string) => (endpoint: "chat" | "messages") => (endpoin
 
 const CASES: Case[] = [
   { cause: "no key at all", headers: () => ({}), status: 401, code: "missing_api_key", message: "" },
+  // What `-H "Authorization: Bearer $GATEWAY_API_KEY"` (or `-H "x-api-key: $GATEWAY_API_KEY"`) sends while the
+  // variable is unset: the 401 says that no key was sent, not that the scheme is wrong.
+  {
+    cause: "an empty key, as an unset variable sends it",
+    headers: (endpoint) => (endpoint === "chat" ? { authorization: "Bearer " } : { "x-api-key": "" }),
+    status: 401,
+    code: "missing_api_key",
+    message: "",
+  },
+  {
+    cause: "'Bearer' with no key after it",
+    headers: () => ({ authorization: "Bearer " }),
+    status: 401,
+    code: "missing_api_key",
+    message: "",
+  },
   {
     cause: "the wrong scheme for the endpoint",
     headers: (endpoint) => (endpoint === "chat" ? apiKey(keys.valid!) : bearer(keys.valid!)),
@@ -149,7 +165,12 @@ const ENDPOINTS = {
 
 function expectedMessage(kase: Case, endpoint: "chat" | "messages"): string | RegExp {
   const scheme = endpoint === "chat" ? "'Authorization: Bearer sk-...'" : "'x-api-key: sk-...'";
-  if (kase.code === "missing_api_key") return `Missing API key; send ${scheme}`;
+  const unset = "(is the variable that should hold your key set? e.g. export GATEWAY_API_KEY=sk-...)";
+  if (kase.cause === "an empty key, as an unset variable sends it" && endpoint === "messages")
+    return `No API key was sent: the x-api-key header is empty ${unset}; send ${scheme}`;
+  if (kase.code === "missing_api_key" && kase.cause !== "no key at all")
+    return `No API key was sent: the Authorization header is 'Bearer' with no key after it ${unset}; send ${scheme}`;
+  if (kase.code === "missing_api_key") return `No API key was sent; send ${scheme}`;
   if (kase.cause === "the wrong scheme for the endpoint") {
     return endpoint === "chat"
       ? `This endpoint takes the key as a Bearer token, not in x-api-key; send ${scheme}`

@@ -241,6 +241,14 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     assert.equal(answer.status, 400);
     assert.equal((await signIn(gateway.url, alice.email, "taken-over-password-1")).ok, false);
   },
+  "POST /api/user/reset/check": async () => {
+    // B's own, real token checked with A's email is as unknown as a made-up one, and checking changes nothing.
+    await callApi(gateway.url, "POST", "/api/user/reset/request", { body: { email: bob.email } });
+    const sent = await eventually(resetMailTo(bob.email), 10_000, "B's reset mail");
+    const answer = await callApi(gateway.url, "POST", "/api/user/reset/check", { body: { email: alice.email, token: tokenIn(sent.raw) } });
+    assert.equal(answer.status, 400);
+    assert.match(answer.body.error.message, /not valid/);
+  },
   "GET /api/user/sessions": async () => {
     const listed = await bob.browser.call("GET", `/api/user/sessions?userId=${alice.userId}`);
     assert.equal(listed.status, 200);

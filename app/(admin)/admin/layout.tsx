@@ -2,7 +2,7 @@
 // a signed-in user who is not an admin gets a 403 page instead (and /api/admin refuses them as well).
 import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
-import { pageSession } from "@/lib/portal/server";
+import { pageSession, signInPath } from "@/lib/portal/server";
 import { PortalShell } from "@/components/portal-shell";
 import { Forbidden } from "@/components/forbidden";
 
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 export default async function AdminLayout({ children }: { children: ReactNode }) {
   const user = await pageSession();
-  if (!user) redirect("/sign-in");
+  if (!user) redirect(await signInPath());
   const shellUser = { email: user.email, role: user.role };
   return <PortalShell user={shellUser}>{user.role === "admin" ? children : <Forbidden />}</PortalShell>;
 }

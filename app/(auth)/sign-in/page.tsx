@@ -14,5 +14,6 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   if (await pageSession()) redirect(callbackUrl);
   const email = typeof params.email === "string" ? params.email : "";
   const reset = params.reset === "1";
-  return <SignInForm callbackUrl={callbackUrl} initialEmail={email} afterReset={reset} />;
+  const ended = params.ended === "1";
+  return <SignInForm callbackUrl={callbackUrl} initialEmail={email} afterReset={reset} sessionEnded={ended} />;
 }

@@ -16,7 +16,11 @@ import type { AdminUser } from "@/lib/portal/types";
 
 export type ConfirmRequest = {
   user: AdminUser;
+  /** The dialog's title: what is about to happen ("Please confirm" when not given). */
+  title?: string;
   text: string;
+  /** The confirming button's label ("Confirm" when not given). */
+  confirmLabel?: string;
   danger?: boolean;
   change?: { status?: string; role?: string };
   tool?: "reset-2fa" | "send-reset";
@@ -51,6 +55,7 @@ export function UserActions({ user, self, onView, onAdjust, onConfirm }: { user:
               user,
               tool: "send-reset",
               done: "Reset link sent",
+              title: `Send ${user.email} a reset link?`,
               text: `Mail ${user.email} a link to choose a new password? You will not see the link or the password.`,
             })
           }
@@ -67,7 +72,9 @@ export function UserActions({ user, self, onView, onAdjust, onConfirm }: { user:
                 tool: "reset-2fa",
                 danger: true,
                 done: "Two-factor authentication reset",
-                text: `Turn two-factor authentication off for ${user.email}? Do this only when you have confirmed who is asking (a lost phone). Their sessions end; they sign in with the password and can set 2FA up again.`,
+                title: `Reset two-factor authentication for ${user.email}?`,
+                confirmLabel: "Reset two-factor authentication",
+                text: `This turns two-factor authentication off for ${user.email}: their authenticator app and backup codes stop working, and every browser they are signed in with is signed out. They sign in with their password alone and will have to set two-factor authentication up again on their Security page. They get an email saying that an operator did this. Do it only when you have confirmed who is asking (a lost phone).`,
               })
             }
           >
