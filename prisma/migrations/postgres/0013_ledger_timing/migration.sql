@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "UsageLog" ADD COLUMN      "queueMs" INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE "UsageLog" ADD COLUMN      "firstByteMs" INTEGER NOT NULL DEFAULT 0;
