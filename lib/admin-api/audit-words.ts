@@ -52,6 +52,7 @@ export function auditSummary(row: { action: string; status: number; detail: unkn
   if (kind === "price") return `${subject} set`;
   if (method === "DELETE") return `${subject} deleted`;
   if (method === "PATCH" || method === "PUT") return `${subject} updated`;
-  if (method === "POST") return `${subject} ${row.status === 201 || kind === "channel" || kind === "user" || kind === "key" ? "created" : "updated"}`;
+  if (method === "POST")
+    return `${subject} ${row.status === 201 || kind === "channel" || kind === "user" || kind === "key" ? "created" : "updated"}`;
   return row.action;
 }

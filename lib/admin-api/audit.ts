@@ -15,6 +15,13 @@ const AUDIT_DETAIL_BOUNDS = { maxString: 1_000, maxDepth: 8, maxEntries: 100 };
 
 const details = new WeakMap<Request, Record<string, unknown>>();
 
+const targets = new WeakMap<Request, string>();
+
+/** Names the object a call created (its id is not in the path), so the log finds it by `targetId` too. */
+export function auditTarget(request: Request, id: string): void {
+  targets.set(request, id);
+}
+
 /** Adds details to the audit row of this operator call. */
 export function auditDetail(request: Request, detail: Record<string, unknown>): void {
   details.set(request, { ...(details.get(request) ?? {}), ...detail });
@@ -33,7 +40,10 @@ function withoutSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (!value || typeof value !== "object" || value instanceof Date) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([name, inner]) => [name, SECRET_FIELD.test(name) && inner !== "" && inner !== null ? HIDDEN : withoutSecrets(inner)]),
+    Object.entries(value).map(([name, inner]) => [
+      name,
+      SECRET_FIELD.test(name) && inner !== "" && inner !== null ? HIDDEN : withoutSecrets(inner),
+    ]),
   );
 }
 
@@ -43,12 +53,7 @@ function withoutSecrets(value: unknown): unknown {
  * named like a secret (key, secret, token, password, credential) is recorded as changed, never its value; so is every
  * secret-named field inside a value (a channel's settings).
  */
-export function auditChanges(
-  request: Request,
-  name: string,
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown>,
-): void {
+export function auditChanges(request: Request, name: string, before: Record<string, unknown> | null, after: Record<string, unknown>): void {
   const changes: Record<string, { before: unknown; after: unknown }> = {};
   for (const [field, value] of Object.entries(after)) {
     const old = before ? before[field] : null;
@@ -70,7 +75,7 @@ function routeOf(pathname: string, params: Record<string, string>): string {
 
 export async function recordAudit(request: Request, params: Record<string, string>, actor: AdminActor, status: number): Promise<void> {
   const pathname = new URL(request.url).pathname;
-  const target = params.id ?? params.model;
+  const target = params.id ?? params.model ?? targets.get(request);
   try {
     await db().auditLog.create({
       data: {
@@ -99,7 +104,9 @@ export const auditQuery = z
     /** What kind of object: channel, group, price, settings, user, key, code, catalog or moderation. */
     kind: z.preprocess(
       (value) => (value === "" ? undefined : value),
-      z.enum(Object.keys(AUDIT_KINDS) as [AuditKind, ...AuditKind[]], { error: `must be one of ${Object.keys(AUDIT_KINDS).join(", ")}` }).optional(),
+      z
+        .enum(Object.keys(AUDIT_KINDS) as [AuditKind, ...AuditKind[]], { error: `must be one of ${Object.keys(AUDIT_KINDS).join(", ")}` })
+        .optional(),
     ),
     from: queryFrom,
     to: queryTo,
@@ -122,4 +129,3 @@ export async function listAudit(request: Request): Promise<Response> {
   });
   return json({ data: rows.map((row) => ({ ...row, kind: auditKindOf(row.action), summary: auditSummary(row) })) });
 }
-

@@ -9,7 +9,7 @@ import { publish } from "@/lib/platform/events";
 import { CHANNEL_TYPES, providerOf, type ChannelType } from "@/lib/providers";
 import type { ChannelConfig } from "@/lib/providers/registry";
 import { adminRoute, modelList } from "./route";
-import { auditChanges, auditDetail } from "./audit";
+import { auditChanges, auditDetail, auditTarget } from "./audit";
 
 const channelFields = {
   name: z.string().trim().min(1).max(100),
@@ -68,6 +68,7 @@ export const createChannel = adminRoute(async (request) => {
     },
   });
   auditChanges(request, channel.name, null, body);
+  auditTarget(request, channel.id);
   publish({ type: "channels.changed" });
   return json({ id: channel.id }, 201);
 });

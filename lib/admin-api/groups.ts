@@ -25,12 +25,10 @@ export const upsertGroup = adminRoute(async (request) => {
     create: { name: body.name, models: body.models, rateLimitPerMinute: body.rateLimitPerMinute ?? null },
     update: { models: body.models, ...(body.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: body.rateLimitPerMinute } : {}) },
   });
-  auditChanges(
-    request,
-    group.name,
-    existing ? { models: existing.models, rateLimitPerMinute: existing.rateLimitPerMinute } : null,
-    { models: body.models, rateLimitPerMinute: body.rateLimitPerMinute },
-  );
+  auditChanges(request, group.name, existing ? { models: existing.models, rateLimitPerMinute: existing.rateLimitPerMinute } : null, {
+    models: body.models,
+    rateLimitPerMinute: body.rateLimitPerMinute,
+  });
   publish({ type: "groups.changed" });
   return json({ id: group.id, name: group.name, models: group.models, rateLimitPerMinute: group.rateLimitPerMinute }, existing ? 200 : 201);
 });
