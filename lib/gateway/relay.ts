@@ -47,7 +47,7 @@ async function tryChannels<T extends { ok: true }>(
     throw new GatewayError("no_channel", `No enabled channel serves the model '${model}'`);
   }
   let last: { channel: Channel; failure: UpstreamFailure } | null = null;
-  // The ledger row's timing (docs/api.md, "One ledger row"): when the first attempt started, when an answer started.
+  // The ledger row's timing (docs/api.md, "The operator's ledger"): when the first attempt started, when an answer started.
   if (context.upstreamAt === undefined) context.upstreamAt = performance.now();
   for (let index = 0; index < candidates.length; index++) {
     const channel = candidates[index]!;
