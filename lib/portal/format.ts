@@ -45,7 +45,7 @@ export function dateTime(value: string | Date | null | undefined): string {
   return date.toLocaleString("en-GB", { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit" });
 }
 
-/** "27 Nov, 06:58:12": a ledger line's time, 24-hour, to the second (the year is in the row's detail). */
+/** "27 Nov, 06:58": a ledger line's time, 24-hour (the year and seconds are in the row's detail). */
 export function shortDateTime(value: string | Date | null | undefined): string {
   if (!value) return "—";
   const date = typeof value === "string" ? new Date(value) : value;
@@ -55,7 +55,6 @@ export function shortDateTime(value: string | Date | null | undefined): string {
     day: "2-digit",
     hour: "2-digit",
     minute: "2-digit",
-    second: "2-digit",
     hourCycle: "h23",
   });
 }

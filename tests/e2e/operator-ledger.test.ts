@@ -108,7 +108,7 @@ describe("the operator's ledger", () => {
     await screenshot(page, "operator-ledger-1280");
 
     // The key as the table shows it, with its ellipsis, finds the payer's rows.
-    await page.getByLabel("Key").fill(`${prefix}…`);
+    await page.getByLabel("Key", { exact: true }).fill(`${prefix}…`);
     await page.getByTestId("ledger-row").filter({ hasText: "other-traffic@example.com" }).first().waitFor({ state: "detached" });
     const rows = page.getByTestId("ledger-row");
     assert.equal(await rows.count(), 1);
@@ -155,7 +155,7 @@ describe("the other operator pages", () => {
       await row.waitFor();
       await row.getByText(/apiKey: — → \(not shown\)/).waitFor();
       assert.equal(await page.getByText("sk-upstream-secret-e2e").count(), 0);
-      await page.getByLabel("Kind of change").click();
+      await page.getByRole("combobox", { name: "Kind of change" }).click();
       await page.getByRole("option", { name: "Groups" }).click();
       await page.getByTestId("audit-row").filter({ hasText: 'Group "audited" created' }).waitFor();
       await page.getByTestId("audit-row").filter({ hasText: "Channel" }).first().waitFor({ state: "detached" });

@@ -29,7 +29,7 @@ export function LedgerTable({
 }) {
   return (
     <Card withBorder radius="lg" p={0}>
-      <DataTable minWidth={860} verticalSpacing={3} horizontalSpacing="xs" fz="sm" highlightOnHover striped data-testid="ledger-table">
+      <DataTable minWidth={860} verticalSpacing={3} horizontalSpacing={6} fz="sm" highlightOnHover striped data-testid="ledger-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Time</Table.Th>
@@ -37,7 +37,7 @@ export function LedgerTable({
             <Table.Th>Key</Table.Th>
             <Table.Th>Model / kind</Table.Th>
             <Table.Th>Channel</Table.Th>
-            <Table.Th ta="right">Tokens in / out</Table.Th>
+            <Table.Th ta="right">Tokens in/out</Table.Th>
             <Table.Th ta="right">Cost</Table.Th>
             <Table.Th>Status</Table.Th>
             <Table.Th ta="right">Latency</Table.Th>
@@ -60,7 +60,7 @@ export function LedgerTable({
                 </UnstyledButton>
               </Table.Td>
               <Table.Td>
-                <Text size="sm" truncate maw={170}>
+                <Text size="sm" truncate maw={140}>
                   {emails.get(row.userId) ?? row.userId}
                 </Text>
               </Table.Td>
@@ -76,7 +76,7 @@ export function LedgerTable({
               </Table.Td>
               <Table.Td>
                 <Group gap={4} wrap="nowrap">
-                  <Text size="sm" truncate maw={120}>
+                  <Text size="sm" truncate maw={90}>
                     {row.channelName ?? "—"}
                   </Text>
                   {row.channelId && simulators.has(row.channelId) ? <SimulatorBadge size="xs" /> : null}
@@ -85,7 +85,7 @@ export function LedgerTable({
               <Table.Td ta="right" style={ONE_LINE}>
                 {count(row.textInputTokens + row.imageInputTokens)} / {count(row.textOutputTokens + row.imageOutputTokens)}
               </Table.Td>
-              <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal" : undefined} style={ONE_LINE}>
+              <Table.Td ta="right" fw={500} c={row.cost < 0 ? "teal.9" : undefined} style={ONE_LINE}>
                 <LedgerAmount cost={row.cost} />
               </Table.Td>
               <Table.Td style={ONE_LINE}>
