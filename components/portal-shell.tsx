@@ -174,7 +174,8 @@ export function PortalShell({ user, appUrl = null, children }: { user: ShellUser
         </AppShell.Header>
 
         <AppShell.Navbar p="sm" aria-label="Main navigation">
-          <AppShell.Section grow component={ScrollArea}>
+          {/* Scrolls, with its scrollbar shown, when the window is too short for every link (minHeight 0 lets it shrink). */}
+          <AppShell.Section grow component={ScrollArea} type="auto" scrollbars="y" style={{ minHeight: 0 }}>
             <Box component="nav" aria-label="Portal">
               {PORTAL_ITEMS.map(link)}
             </Box>

@@ -72,7 +72,17 @@ export function CodesAdmin() {
               aria-label="Batch"
               w={260}
             />
-            <SegmentedControl value={status} onChange={setStatus} data={["all", "unused", "used", "disabled"]} aria-label="Status" />
+            <SegmentedControl
+              value={status}
+              onChange={setStatus}
+              data={[
+                { value: "all", label: "all" },
+                { value: "unused", label: "unused" },
+                { value: "used", label: "used" },
+                { value: "disabled", label: "voided" },
+              ]}
+              aria-label="Status"
+            />
           </Group>
           <Group gap="sm">
             {batch ? (

@@ -1,6 +1,8 @@
 "use client";
-// Operator: the whole ledger (every user's requests, top-ups and adjustments), filterable by user, key, model and
-// kind, paginated, exportable as CSV (use-ledger-export.ts). Rows served by a simulator channel are labelled.
+// Operator: the whole ledger (every user's requests, top-ups and adjustments), filterable by user, the key as the
+// portal shows it (prefix or name), model, kind, channel, status and dates; a compact table from a laptop up, a card
+// per row on a phone; a row opens its detail (ledger/row-drawer.tsx); exportable as CSV, every matching row
+// (use-ledger-export.ts). Rows served by a simulator channel are labelled.
 import { useMemo, useState } from "react";
 import { Button, Card, EmptyState, Select, SimpleGrid, TextInput } from "@mantine/core";
 import { IconDownload, IconReceipt } from "@tabler/icons-react";
@@ -10,24 +12,42 @@ import type { AdminChannel, AdminUsageRow, AdminUser } from "@/lib/portal/types"
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading } from "@/components/feedback";
 import { LedgerTable } from "./ledger/ledger-table";
+import { LedgerRowDrawer } from "./ledger/row-drawer";
 import { useLedgerExport } from "./ledger/use-ledger-export";
 
-type Filters = { userId: string | null; model: string | null; kind: string | null; keyId: string };
+type Filters = {
+  userId: string | null;
+  model: string | null;
+  kind: string | null;
+  key: string;
+  channel: string | null;
+  status: string | null;
+  from: string;
+  to: string;
+};
 const PAGE = 50;
+const NONE: Filters = { userId: null, model: null, kind: null, key: "", channel: null, status: null, from: "", to: "" };
 
-function path(filters: Filters, limit: number, offset: number): string {
-  const params = new URLSearchParams({ limit: String(limit), offset: String(offset) });
+/** The filtered ledger's query (GET /api/admin/usage; docs/api.md, "The operator's ledger"). */
+function query(filters: Filters): URLSearchParams {
+  const params = new URLSearchParams();
   if (filters.userId) params.set("userId", filters.userId);
   if (filters.model) params.set("model", filters.model);
   if (filters.kind) params.set("kind", filters.kind);
-  if (filters.keyId.trim()) params.set("keyId", filters.keyId.trim());
-  return `/api/admin/usage?${params}`;
+  if (filters.key.trim()) params.set("key", filters.key.trim());
+  if (filters.channel) params.set("channel", filters.channel);
+  if (filters.status) params.set("status", filters.status);
+  if (filters.from) params.set("from", filters.from);
+  if (filters.to) params.set("to", filters.to);
+  return params;
 }
 
 export function LedgerAdmin() {
-  const [filters, setFilters] = useState<Filters>({ userId: null, model: null, kind: null, keyId: "" });
+  const [filters, setFilters] = useState<Filters>(NONE);
   const [offset, setOffset] = useState(0);
-  const rows = useApi<{ data: AdminUsageRow[] }>(path(filters, PAGE, offset));
+  const [open, setOpen] = useState<AdminUsageRow | null>(null);
+  const params = query(filters);
+  const rows = useApi<{ data: AdminUsageRow[] }>(`/api/admin/usage?${params}&limit=${PAGE}&offset=${offset}`);
   const users = useApi<{ data: AdminUser[] }>("/api/admin/users?limit=1000");
   const channels = useApi<{ data: AdminChannel[] }>("/api/admin/channels");
   const emails = useMemo(() => new Map((users.data?.data ?? []).map((user) => [user.id, user.email])), [users.data]);
@@ -40,22 +60,23 @@ export function LedgerAdmin() {
     setOffset(0);
   };
   const list = rows.data?.data ?? [];
-  const { exporting, exportCsv } = useLedgerExport((limit, start) => path(filters, limit, start), emails);
+  const { exporting, exportCsv } = useLedgerExport(params.toString(), emails);
 
   return (
     <>
       <PageHeader
         title="Ledger"
-        description="Every charge and credit on the gateway, newest first: what was used, what it cost, which channel served it."
+        description="Every charge and credit, newest first. Open a row for its timing, pricing and failovers."
         actions={
           <Button variant="default" leftSection={<IconDownload size={16} />} onClick={() => void exportCsv()} loading={exporting}>
             Export CSV
           </Button>
         }
       />
-      <Card withBorder radius="lg" padding="md" mb="md">
-        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm">
+      <Card withBorder radius="lg" padding="sm" mb="sm">
+        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="xs" verticalSpacing={4}>
           <Select
+            size="xs"
             label="User"
             placeholder="Everyone"
             data={(users.data?.data ?? []).map((user) => ({ value: user.id, label: user.email }))}
@@ -64,7 +85,15 @@ export function LedgerAdmin() {
             clearable
             searchable
           />
+          <TextInput
+            size="xs"
+            label="Key"
+            placeholder="Prefix (sk-…) or name"
+            value={filters.key}
+            onChange={(event) => set({ key: event.currentTarget.value })}
+          />
           <Select
+            size="xs"
             label="Model"
             placeholder="All models"
             data={ALL_MODELS}
@@ -74,6 +103,17 @@ export function LedgerAdmin() {
             searchable
           />
           <Select
+            size="xs"
+            label="Channel"
+            placeholder="All channels"
+            data={(channels.data?.data ?? []).map((channel) => ({ value: channel.id, label: channel.name }))}
+            value={filters.channel}
+            onChange={(channel) => set({ channel })}
+            clearable
+            searchable
+          />
+          <Select
+            size="xs"
             label="Type"
             placeholder="All"
             data={[
@@ -85,11 +125,33 @@ export function LedgerAdmin() {
             onChange={(kind) => set({ kind })}
             clearable
           />
+          <Select
+            size="xs"
+            label="Status"
+            placeholder="Any"
+            data={[
+              { value: "success", label: "Success" },
+              { value: "error", label: "Error" },
+              { value: "cancelled", label: "Cancelled" },
+              { value: "refused", label: "Refused" },
+            ]}
+            value={filters.status}
+            onChange={(status) => set({ status })}
+            clearable
+          />
           <TextInput
-            label="Key id"
-            placeholder="Any key"
-            value={filters.keyId}
-            onChange={(event) => set({ keyId: event.currentTarget.value })}
+            size="xs"
+            type="date"
+            label="From"
+            value={filters.from}
+            onChange={(event) => set({ from: event.currentTarget.value })}
+          />
+          <TextInput
+            size="xs"
+            type="date"
+            label="To (through the day)"
+            value={filters.to}
+            onChange={(event) => set({ to: event.currentTarget.value })}
           />
         </SimpleGrid>
       </Card>
@@ -106,8 +168,17 @@ export function LedgerAdmin() {
           />
         </Card>
       ) : rows.data ? (
-        <LedgerTable list={list} offset={offset} pageSize={PAGE} onOffset={setOffset} emails={emails} simulators={simulators} />
+        <LedgerTable
+          list={list}
+          offset={offset}
+          pageSize={PAGE}
+          onOffset={setOffset}
+          emails={emails}
+          simulators={simulators}
+          onOpen={setOpen}
+        />
       ) : null}
+      <LedgerRowDrawer row={open} email={open ? (emails.get(open.userId) ?? null) : null} onClose={() => setOpen(null)} />
     </>
   );
 }

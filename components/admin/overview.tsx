@@ -8,7 +8,7 @@ import { BarChart } from "@mantine/charts";
 import { Alert, Anchor, Badge, Card, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { IconMailOff } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
-import { count, latency, usd } from "@/lib/portal/format";
+import { count, dateOnly, hourMinute, latency, usd } from "@/lib/portal/format";
 import { PageHeader } from "@/components/page-header";
 import { LoadError, Loading } from "@/components/feedback";
 import { DataTable } from "@/components/data-table";
@@ -33,9 +33,7 @@ export function OverviewAdmin() {
   const overview = data.data;
   const daily = Number(hours) > 48;
   const points = (overview?.series ?? []).map((point) => ({
-    when: daily
-      ? new Date(point.at).toLocaleDateString()
-      : new Date(point.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
+    when: daily ? dateOnly(point.at) : hourMinute(point.at),
     Succeeded: point.requests - point.errors,
     Failed: point.errors,
   }));
@@ -98,32 +96,41 @@ export function OverviewAdmin() {
               </Text>
             )}
           </Card>
-          <Card withBorder radius="lg" p={0}>
-            <DataTable minWidth={560} verticalSpacing="sm" horizontalSpacing="md" data-testid="overview-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Channel</Table.Th>
-                  <Table.Th ta="right">Requests</Table.Th>
-                  <Table.Th ta="right">Failed</Table.Th>
-                  <Table.Th ta="right">Revenue</Table.Th>
-                  <Table.Th ta="right">Latency p50</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {overview.channels.map((row) => (
-                  <Table.Tr key={row.channel} data-testid="overview-row">
-                    <Table.Td>{row.channel}</Table.Td>
-                    <Table.Td ta="right">{count(row.requests)}</Table.Td>
-                    <Table.Td ta="right">
-                      {count(row.errors)} ({(row.errorRate * 100).toFixed(1)} %)
-                    </Table.Td>
-                    <Table.Td ta="right">{usd(row.revenue)}</Table.Td>
-                    <Table.Td ta="right">{row.latencyP50 === null ? "—" : latency(row.latencyP50)}</Table.Td>
+          {overview.channels.length === 0 ? (
+            <Card withBorder radius="lg" py="xl" data-testid="overview-empty">
+              <Text size="sm" c="dimmed" ta="center">
+                No traffic in this range yet: each channel appears here with its requests, failures, revenue and latency once it serves a
+                request.
+              </Text>
+            </Card>
+          ) : (
+            <Card withBorder radius="lg" p={0}>
+              <DataTable minWidth={560} verticalSpacing="sm" horizontalSpacing="md" data-testid="overview-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Channel</Table.Th>
+                    <Table.Th ta="right">Requests</Table.Th>
+                    <Table.Th ta="right">Failed</Table.Th>
+                    <Table.Th ta="right">Revenue</Table.Th>
+                    <Table.Th ta="right">Latency p50</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </DataTable>
-          </Card>
+                </Table.Thead>
+                <Table.Tbody>
+                  {overview.channels.map((row) => (
+                    <Table.Tr key={row.channel} data-testid="overview-row">
+                      <Table.Td>{row.channel}</Table.Td>
+                      <Table.Td ta="right">{count(row.requests)}</Table.Td>
+                      <Table.Td ta="right">
+                        {count(row.errors)} ({(row.errorRate * 100).toFixed(1)} %)
+                      </Table.Td>
+                      <Table.Td ta="right">{usd(row.revenue)}</Table.Td>
+                      <Table.Td ta="right">{row.latencyP50 === null ? "—" : latency(row.latencyP50)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </DataTable>
+            </Card>
+          )}
         </Stack>
       )}
     </>

@@ -81,6 +81,15 @@ export function UsageChart({
     color: name === "Other" ? "gray.5" : SERIES_COLORS[index % SERIES_COLORS.length]!,
   }));
   const withData = rows.filter((row) => series.some((name) => (row[name] as number) > 0));
+  // Nothing to draw: say so rather than show an empty grid.
+  if (withData.length === 0)
+    return (
+      <Box h={Math.min(height, 120)} style={{ display: "grid", placeItems: "center" }} data-testid="chart-empty">
+        <Text size="sm" c="dimmed" ta="center">
+          Nothing in these days yet: {label.toLowerCase()} appears here once requests are made.
+        </Text>
+      </Box>
+    );
   return (
     <Box>
       <BarChart

@@ -123,9 +123,42 @@ export const adminUsageRowAnswer = usageRowAnswer.extend({
   reserved: micros,
   overReservation: micros,
   priceVersion: z.number().int(),
+  /** From arrival to the first upstream attempt, and to the serving upstream's answer starting (ms; 0: not recorded). */
+  queueMs: z.number().int(),
+  firstByteMs: z.number().int(),
   detail: z.unknown(),
 });
 export const adminUsageListAnswer = list(adminUsageRowAnswer);
+
+/** One ledger row in full (lib/admin-api/ledger-detail.ts). */
+export const adminUsageDetailAnswer = z.object({
+  row: adminUsageRowAnswer,
+  userEmail: z.string().nullable(),
+  keyName: z.string().nullable(),
+  timing: z.object({
+    queueMs: z.number().int().nullable(),
+    firstByteMs: z.number().int().nullable(),
+    totalMs: z.number().int().nullable(),
+  }),
+  counts: z.array(z.object({ kind: z.string(), label: z.string(), count: z.number() })),
+  pricing: z.object({
+    priceVersion: z.number().int(),
+    price: adminPriceAnswer.nullable(),
+    currentVersion: z.number().int().nullable(),
+    modifiers: z.array(z.object({ name: z.string(), multiplier: z.number() })),
+    rule: z.enum(["usage", "meter"]).nullable(),
+    parts: z.array(z.object({ model: z.string(), cost: micros })),
+  }),
+  failovers: z.array(
+    z.object({
+      channelId: z.string().nullable(),
+      channel: z.string(),
+      status: z.number().int(),
+      error: z.string(),
+      ms: z.number().nullable(),
+    }),
+  ),
+});
 
 export const outboxMailAnswer = z.object({
   id: z.string(),
@@ -190,6 +223,11 @@ export const auditListAnswer = list(
     targetId: z.string().nullable(),
     status: z.number().int(),
     createdAt: isoDate,
+    /** What the change concerned (channel, group, price, settings, user, key, code, catalog, moderation), and it in words. */
+    kind: z.string().nullable(),
+    summary: z.string(),
+    /** What the handler recorded: `name`, and `changes` as {field: {before, after}} (secrets never shown). */
+    detail: z.record(z.string(), z.unknown()),
   }),
 );
 export const adminKeyAnswer = apiKeyAnswer;

@@ -9,6 +9,7 @@ import { publish } from "@/lib/platform/events";
 import { CHANNEL_TYPES, providerOf, type ChannelType } from "@/lib/providers";
 import type { ChannelConfig } from "@/lib/providers/registry";
 import { adminRoute, modelList } from "./route";
+import { auditChanges, auditDetail, auditTarget } from "./audit";
 
 const channelFields = {
   name: z.string().trim().min(1).max(100),
@@ -66,6 +67,8 @@ export const createChannel = adminRoute(async (request) => {
       status: body.status,
     },
   });
+  auditChanges(request, channel.name, null, body);
+  auditTarget(request, channel.id);
   publish({ type: "channels.changed" });
   return json({ id: channel.id }, 201);
 });
@@ -104,13 +107,15 @@ export const updateChannel = adminRoute(async (request, params) => {
       ...(body.status === "enabled" ? { disabledReason: null } : {}),
     },
   });
+  auditChanges(request, updated.name, channel, body);
   publish({ type: "channels.changed" });
   return json(publicChannel(updated));
 });
 
-export const deleteChannel = adminRoute(async (_request, params) => {
+export const deleteChannel = adminRoute(async (request, params) => {
   const channel = await db().channel.findUnique({ where: { id: params.id } });
   if (!channel) throw new GatewayError("not_found", "No channel with this id");
+  auditDetail(request, { name: channel.name });
   await db().channel.delete({ where: { id: channel.id } });
   publish({ type: "channels.changed" });
   return json({ id: channel.id, deleted: true });

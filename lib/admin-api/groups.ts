@@ -4,6 +4,7 @@ import { db } from "@/lib/platform/db/client";
 import { json, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
 import { adminRoute, modelList } from "./route";
+import { auditChanges } from "./audit";
 
 export const groupSchema = z.object({
   name: z
@@ -23,6 +24,10 @@ export const upsertGroup = adminRoute(async (request) => {
     where: { name: body.name },
     create: { name: body.name, models: body.models, rateLimitPerMinute: body.rateLimitPerMinute ?? null },
     update: { models: body.models, ...(body.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: body.rateLimitPerMinute } : {}) },
+  });
+  auditChanges(request, group.name, existing ? { models: existing.models, rateLimitPerMinute: existing.rateLimitPerMinute } : null, {
+    models: body.models,
+    rateLimitPerMinute: body.rateLimitPerMinute,
   });
   publish({ type: "groups.changed" });
   return json({ id: group.id, name: group.name, models: group.models, rateLimitPerMinute: group.rateLimitPerMinute }, existing ? 200 : 201);

@@ -6,6 +6,7 @@ import { json, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
 import { MODIFIER_KEY } from "@/lib/money/price-modifiers";
 import { adminRoute } from "./route";
+import { auditChanges } from "./audit";
 
 const price = z.number().min(0).max(1_000_000);
 const multiplier = z.number().min(0).max(100);
@@ -64,11 +65,13 @@ export const priceSchema = z
 
 export const upsertPrice = adminRoute(async (request) => {
   const { model, ...prices } = await readBody(request, priceSchema);
+  const existing = await db().modelPrice.findUnique({ where: { model } });
   const row = await db().modelPrice.upsert({
     where: { model },
     create: { model, ...prices, editedByOperator: true },
     update: { ...prices, editedByOperator: true, version: { increment: 1 } },
   });
+  auditChanges(request, model, existing, prices);
   publish({ type: "prices.changed" });
   return json(row);
 });

@@ -12,6 +12,7 @@ import { createChannel, createChannelSchema, deleteChannel, listChannels, update
 import { listPrices, priceSchema, upsertPrice } from "./prices";
 import { codesSchema, createRedeemCodes, listCodesQuery, listRedeemCodes } from "./codes";
 import { listOutbox, listOutboxQuery, listUsage, listUsageQuery } from "./ledger";
+import { getUsageRow } from "./ledger-detail";
 import { getSettings, settingsSchema, updateSettings } from "./settings";
 import { getModeration, updateModeration } from "./moderation";
 import { getCatalog, overrideBody, putCatalogEntry } from "./catalog";
@@ -176,7 +177,22 @@ export const adminRoutes = [
     { 200: answers.adminRedeemCodeListAnswer },
     listRedeemCodes,
   ),
-  call("GET", "/api/admin/usage", "The ledger, newest first", { query: listUsageQuery }, { 200: answers.adminUsageListAnswer }, listUsage),
+  call(
+    "GET",
+    "/api/admin/usage",
+    "The ledger, newest first (?key= a key's shown prefix or name, ?channel=, ?status=, ?from=, ?to=, ?after= the last row's id)",
+    { query: listUsageQuery },
+    { 200: answers.adminUsageListAnswer },
+    listUsage,
+  ),
+  call(
+    "GET",
+    "/api/admin/usage/{id}",
+    "One ledger row with its timing, tokens by kind, the price that charged it and the channels tried before",
+    {},
+    { 200: answers.adminUsageDetailAnswer },
+    getUsageRow,
+  ),
   call(
     "GET",
     "/api/admin/outbox",
@@ -246,7 +262,7 @@ export const adminRoutes = [
   call(
     "GET",
     "/api/admin/audit",
-    "The operator writes, newest first (?targetId=)",
+    "The operator writes, newest first, each in words (?targetId=, ?actor=, ?kind=, ?from=, ?to=)",
     { query: auditQuery },
     { 200: answers.auditListAnswer },
     adminRoute(listAudit),

@@ -7,6 +7,7 @@ import { db } from "@/lib/platform/db/client";
 import { json, readBody } from "@/lib/platform/http/json";
 import { publish } from "@/lib/platform/events";
 import { adminRoute } from "./route";
+import { auditChanges } from "./audit";
 import { env } from "@/lib/platform/env";
 import { emailVerificationMode, VERIFY_EMAIL_SETTING } from "@/lib/accounts/email-verification";
 import {
@@ -57,6 +58,7 @@ export const getSettings = adminRoute(async () => json(await current()));
 
 export const updateSettings = adminRoute(async (request) => {
   const body = await readBody(request, settingsSchema);
+  const before = await current();
   if (body.signupEnabled !== undefined) {
     await db().setting.upsert({
       where: { key: "signup.enabled" },
@@ -85,5 +87,13 @@ export const updateSettings = adminRoute(async (request) => {
     });
   }
   publish({ type: "settings.changed" });
-  return json(await current());
+  const after = await current();
+  // What each given setting was and is now (verifyEmail: null goes back to the default, recorded as the value it gives).
+  auditChanges(
+    request,
+    "Settings",
+    before,
+    Object.fromEntries(Object.keys(body).map((field) => [field, after[field as keyof typeof after]])),
+  );
+  return json(after);
 });

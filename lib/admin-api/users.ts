@@ -1,6 +1,7 @@
 // The operator's users (/api/admin/users): create, list, disable or enable, change role, adjust the balance.
 import { z } from "zod";
 import { queryFilter, queryLimit } from "./query";
+import { auditChanges, auditDetail } from "./audit";
 import { db } from "@/lib/platform/db/client";
 import { GatewayError } from "@/lib/platform/errors";
 import { json, parseQuery, readBody, requestIdOf } from "@/lib/platform/http/json";
@@ -101,5 +102,7 @@ export const updateUser = adminRoute(async (request, params) => {
     balance = await moneyStore().credit(user.id, body.balanceDelta, row);
   }
   const updated = await db().user.findUniqueOrThrow({ where: { id: user.id } });
+  auditChanges(request, user.email, { status: user.status, role: user.role }, { status: body.status, role: body.role });
+  if (body.balanceDelta) auditDetail(request, { balanceDelta: body.balanceDelta, ...(body.note ? { note: body.note } : {}) });
   return json({ id: updated.id, email: updated.email, role: updated.role, status: updated.status, balance });
 });

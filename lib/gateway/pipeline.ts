@@ -9,6 +9,7 @@ import { requestIdOf } from "@/lib/platform/http/json";
 import { setResponseHeaders } from "@/lib/platform/http/direct-body";
 import { log } from "@/lib/platform/log";
 import { groupOf, priceOf } from "@/lib/money/prices";
+import type { Failover } from "@/lib/money/reserve";
 import { catalogEntry } from "@/lib/catalog";
 import { checkCountTokensLimit, checkRateLimit } from "./rate-limit";
 import { observeRequest } from "@/lib/platform/metrics";
@@ -24,6 +25,10 @@ export type GatewayContext = {
   endpoint: string;
   dialect: Dialect;
   startedAt: number;
+  /** Timing and failovers for the ledger row, set by the failover loop (lib/gateway/relay.ts; lib/money/reserve.ts, `Payer`). */
+  upstreamAt?: number;
+  answeredAt?: number;
+  failovers?: Failover[];
 };
 
 const SCHEME_HINT: Record<Scheme, string> = {

@@ -47,7 +47,10 @@ async function tryChannels<T extends { ok: true }>(
     throw new GatewayError("no_channel", `No enabled channel serves the model '${model}'`);
   }
   let last: { channel: Channel; failure: UpstreamFailure } | null = null;
-  for (const channel of candidates) {
+  // The ledger row's timing (docs/api.md, "The operator's ledger"): when the first attempt started, when an answer started.
+  if (context.upstreamAt === undefined) context.upstreamAt = performance.now();
+  for (let index = 0; index < candidates.length; index++) {
+    const channel = candidates[index]!;
     let result: T | UpstreamFailure;
     try {
       result = await attempt(channel);
@@ -57,7 +60,10 @@ async function tryChannels<T extends { ok: true }>(
       log.error("upstream attempt threw", { requestId: context.requestId, channel: channel.name, error });
       result = { ok: false, retryable: true, status: 502, message: "The upstream's answer could not be read", cause: "unreadable" };
     }
-    if (result.ok) return { channel, result };
+    if (result.ok) {
+      if (context.answeredAt === undefined) context.answeredAt = performance.now();
+      return { channel, result };
+    }
     last = { channel, failure: result };
     observeUpstreamError(channel.name, result.cause);
     log.warn("upstream attempt failed", {
@@ -70,6 +76,15 @@ async function tryChannels<T extends { ok: true }>(
     });
     if (result.disable) await disableChannel(channel, result.disable);
     if (!result.retryable || context.request.signal.aborted) break;
+    // Moving on to the next channel: the row names this one and why (no secrets: the upstream's message, capped).
+    if (index < candidates.length - 1)
+      (context.failovers ??= []).push({
+        channelId: channel.id,
+        channel: channel.name,
+        status: result.status,
+        error: result.message.slice(0, 300),
+        ms: Math.round(performance.now() - context.startedAt),
+      });
   }
   const { channel, failure } = last!;
   // Nothing reached the client: the whole reservation goes back (SECURITY.md: failures before output cost nothing). The row records the failure.

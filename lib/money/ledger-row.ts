@@ -79,6 +79,8 @@ export function cleanLedgerRow<T extends Omit<LedgerRow, "cost"> & { cost?: numb
     priceVersion: cleanInt(row.priceVersion),
     httpStatus: cleanInt(row.httpStatus),
     latencyMs: cleanInt(row.latencyMs),
+    queueMs: cleanInt(row.queueMs ?? 0),
+    firstByteMs: cleanInt(row.firstByteMs ?? 0),
     stream: row.stream === true,
     detail: cleanDetail(row.detail),
     createdAt: row.createdAt instanceof Date && !Number.isNaN(row.createdAt.getTime()) ? row.createdAt : new Date(),

@@ -17,7 +17,15 @@ export type Payer = {
   principal: { keyId: string; userId: string; prefix: string; unlimited: boolean };
   endpoint: string;
   startedAt: number;
+  /** Set by the failover loop (lib/gateway/relay.ts), read when the request settles: when the first upstream attempt
+   *  started and when the serving upstream's answer started (performance.now()), and the channels that failed before. */
+  upstreamAt?: number;
+  answeredAt?: number;
+  failovers?: Failover[];
 };
+
+/** A channel tried before the one that served (or before the last one, when none did), with why it failed. */
+export type Failover = { channelId: string; channel: string; status: number; error: string; ms: number };
 
 export type SettleInput = {
   usage: Usage;
@@ -133,11 +141,14 @@ class HeldReservation implements Reservation {
       httpStatus: input.httpStatus,
       error: input.error ? input.error.slice(0, 500) : null,
       latencyMs: Math.round(performance.now() - context.startedAt),
+      queueMs: context.upstreamAt === undefined ? 0 : Math.round(context.upstreamAt - context.startedAt),
+      firstByteMs: context.answeredAt === undefined ? 0 : Math.max(1, Math.round(context.answeredAt - context.startedAt)),
       stream: input.stream,
       detail:
-        input.extra || usage.toolUses || usage.cacheWrite1hTokens
+        input.extra || usage.toolUses || usage.cacheWrite1hTokens || context.failovers
           ? {
               ...given,
+              ...(context.failovers ? { failovers: context.failovers } : {}),
               ...(usage.toolUses ? { toolUses: usage.toolUses } : {}),
               ...(usage.cacheWrite1hTokens ? { cacheWrite1hTokens: usage.cacheWrite1hTokens } : {}),
             }

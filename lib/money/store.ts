@@ -45,6 +45,9 @@ export type LedgerRow = {
   httpStatus: number;
   error: string | null;
   latencyMs: number;
+  /** From arrival to the first upstream attempt, and to the serving upstream's answer starting (ms; absent or 0: none). */
+  queueMs?: number;
+  firstByteMs?: number;
   stream: boolean;
   detail: unknown;
   createdAt: Date;

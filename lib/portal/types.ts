@@ -22,6 +22,7 @@ import type {
   adminPriceAnswer,
   adminRedeemCodeAnswer,
   adminUsageRowAnswer,
+  adminUsageDetailAnswer,
   adminUserAnswer,
   channelTestAnswer,
   createdCodesAnswer,
@@ -42,6 +43,7 @@ export type ModelKind = UserModel["kind"];
 
 /** The operator's view of a ledger row (every column of UsageLog). */
 export type AdminUsageRow = z.infer<typeof adminUsageRowAnswer>;
+export type AdminUsageDetail = z.infer<typeof adminUsageDetailAnswer>;
 export type AdminUser = z.infer<typeof adminUserAnswer>;
 export type AdminChannel = z.infer<typeof adminChannelAnswer>;
 export type ChannelTestResult = z.infer<typeof channelTestAnswer>;

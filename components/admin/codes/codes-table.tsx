@@ -45,7 +45,7 @@ export function CodesTable({
               </Table.Td>
               <Table.Td ta="right">{usd(code.quota)}</Table.Td>
               <Table.Td>
-                <StatusBadge status={code.status} />
+                <StatusBadge status={code.status}>{code.status === "disabled" ? "Voided" : code.status}</StatusBadge>
               </Table.Td>
               <Table.Td>
                 {code.expiresAt ? (

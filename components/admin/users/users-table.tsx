@@ -1,6 +1,7 @@
 "use client";
-// The Users page's table: email, role, status, balance, 2FA, joined, and each row's actions menu.
-import { Badge, Card, Table, Text } from "@mantine/core";
+// The Users page's table: email, role, status, balance, 2FA, joined, and each row's actions menu; a row (its email, a
+// button) opens the user's detail.
+import { Badge, Card, Table, Text, UnstyledButton } from "@mantine/core";
 import { dateOnly, usd } from "@/lib/portal/format";
 import type { AdminUser } from "@/lib/portal/types";
 import { StatusBadge } from "@/components/feedback";
@@ -26,11 +27,19 @@ export function UsersTable({ users, selfId, ...handlers }: { users: AdminUser[];
         </Table.Thead>
         <Table.Tbody>
           {users.map((user) => (
-            <Table.Tr key={user.id}>
+            <Table.Tr
+              key={user.id}
+              data-testid="user-row"
+              style={{ cursor: "pointer" }}
+              // A click anywhere on the row opens the user (the email is the keyboard's way in); the actions menu does not.
+              onClick={(event) => {
+                if (!(event.target as HTMLElement).closest("button, a, [role=menu]")) handlers.onView(user);
+              }}
+            >
               <Table.Td>
-                <Text size="sm" fw={500}>
+                <UnstyledButton fz="sm" fw={500} td="underline" onClick={() => handlers.onView(user)} aria-label={`Open ${user.email}`}>
                   {user.email}
-                </Text>
+                </UnstyledButton>
                 {user.id === selfId ? (
                   <Text size="xs" c="dimmed">
                     you
