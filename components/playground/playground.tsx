@@ -24,7 +24,7 @@ import {
 } from "@mantine/core";
 import { IconAlertTriangle, IconKey, IconRefresh } from "@tabler/icons-react";
 import { api, useApi, useMoneyRefresh } from "@/lib/portal/api";
-import { usd } from "@/lib/portal/format";
+import { usd, usdExact } from "@/lib/portal/format";
 import { afterSettlement, authHeaders, ENDPOINTS, type EndpointId } from "@/lib/portal/playground";
 import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
 import type { Self, UserModel } from "@/lib/portal/types";
@@ -142,7 +142,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
         actions={
           self.data ? (
             <Badge size="lg" variant="light" color={self.data.balance > 0 ? "indigo" : "red"} data-testid="playground-balance">
-              Balance {usd(self.data.balance)}
+              Balance {usdExact(self.data.balance)}
             </Badge>
           ) : null
         }
@@ -242,8 +242,8 @@ export function Playground({ sources }: { userId: string; sources: Record<string
                       keyError
                     ) : keyInfo.data?.key ? (
                       <>
-                        <Code>{keyInfo.data.key.prefix}…</Code> · {usd(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)} cap
-                        left
+                        <Code>{keyInfo.data.key.prefix}…</Code> · {usdExact(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)}{" "}
+                        cap left
                       </>
                     ) : (
                       `Through your session; made on the first run, with a ${usd(keyInfo.data?.cap ?? 2_000_000)} spending cap. Its secret never leaves the server.`

@@ -3,7 +3,7 @@
 // the row's actions (edit, pause or resume, revoke), which the page carries out.
 import { ActionIcon, Badge, Card, Code, Group, Table, Text, Tooltip } from "@mantine/core";
 import { IconPencil, IconPlayerPause, IconPlayerPlay, IconTrash } from "@tabler/icons-react";
-import { dateOnly, relative, usd, usdPrecise } from "@/lib/portal/format";
+import { dateOnly, relative, usd, usdExact, usdPrecise } from "@/lib/portal/format";
 import type { ApiKey } from "@/lib/portal/types";
 import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { KeyStatus, SetByOperator } from "@/components/key-state";
@@ -82,7 +82,7 @@ export function KeysTable({
                     No limit
                   </Text>
                 ) : (
-                  <span data-testid="key-remaining">{usd(key.quotaRemaining)}</span>
+                  <span data-testid="key-remaining">{usdExact(key.quotaRemaining)}</span>
                 )}
                 {key.quotaByOperator && key.purpose !== "playground" ? (
                   <SetByOperator viewer="owner" testId="key-quota-by-operator" />
@@ -100,7 +100,7 @@ export function KeysTable({
                     </Text>
                     <Tooltip label={key.budgetResetsAt ? `Resets ${new Date(key.budgetResetsAt).toLocaleString()}` : ""}>
                       <Text size="xs" c="dimmed" data-testid="key-budget-left">
-                        {usd(key.budgetLeft ?? 0)} left
+                        {usdExact(key.budgetLeft ?? 0)} left
                       </Text>
                     </Tooltip>
                     {key.budgetByOperator ? <SetByOperator viewer="owner" testId="key-budget-by-operator" /> : null}
