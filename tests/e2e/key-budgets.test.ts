@@ -70,7 +70,7 @@ for (const viewport of [
       const create = page.getByRole("dialog");
       await create.locator("input[name=name]").fill("budgeted");
       await create.locator("input[name=budget]").fill("5");
-      await create.getByRole("textbox", { name: "Budget period" }).click();
+      await create.getByLabel("Budget period", { exact: true }).click();
       await page.getByRole("option", { name: "per day" }).click();
       await create.locator("textarea[name=allowedIps]").fill("203.0.113.0/24\n2001:db8::/32");
       await create.getByTestId("key-rpm").getByText("The group's limit").waitFor();
