@@ -2,12 +2,15 @@
 // Operator: one user at a glance, in a drawer from the Users page: their keys (with what each has left, who stopped
 // it: an operator, its owner or both, and which limits an operator set), their latest
 // ledger rows, and what operators did to the account (the audit trail, lib/admin-api/audit.ts).
-import { Badge, Drawer, Stack, Table, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { ActionIcon, Badge, Drawer, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
+import { IconAdjustments } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
 import { dateOnly, dateTime, usd, usdPrecise } from "@/lib/portal/format";
 import type { AdminUsageRow, AdminUser, ApiKey } from "@/lib/portal/types";
 import { LoadError, Loading, StatusBadge } from "@/components/feedback";
 import { KeyStatus, SetByOperator } from "@/components/key-state";
+import { KeyLimitsModal } from "./key-limits";
 
 type AuditRow = { id: string; createdAt: string; actor: string; action: string; status: number };
 
@@ -26,6 +29,7 @@ function Details({ user }: { user: AdminUser }) {
   const keys = useApi<{ data: ApiKey[] }>(`/api/admin/keys?userId=${encodeURIComponent(user.id)}`);
   const usage = useApi<{ data: AdminUsageRow[] }>(`/api/admin/usage?userId=${encodeURIComponent(user.id)}&limit=20`);
   const audit = useApi<{ data: AuditRow[] }>(`/api/admin/audit?targetId=${encodeURIComponent(user.id)}&limit=20`);
+  const [limiting, setLimiting] = useState<ApiKey | null>(null);
   return (
     <Stack gap="lg">
       <Text size="sm" c="dimmed">
@@ -68,9 +72,33 @@ function Details({ user }: { user: AdminUser }) {
                         testId="key-expiry-by-operator"
                       >{`expiry set by an operator: ${dateOnly(key.operatorExpiresAt)}`}</SetByOperator>
                     ) : null}
+                    {key.budget !== null ? (
+                      <Text size="xs" c="dimmed" data-testid="key-budget">
+                        budget {usd(key.budget)} a {key.budgetPeriod}, {usd(key.budgetLeft ?? 0)} left
+                      </Text>
+                    ) : null}
+                    {key.operatorAllowedIps.length ? (
+                      <Text size="xs" c="dimmed" data-testid="key-allowed-ips">
+                        from {key.operatorAllowedIps.join(", ")}
+                      </Text>
+                    ) : null}
+                    {key.rateLimitPerMinute ? (
+                      <Text size="xs" c="dimmed">
+                        {key.rateLimitPerMinute} requests a minute
+                      </Text>
+                    ) : null}
                   </Table.Td>
                   <Table.Td>
                     <KeyStatus apiKey={key} viewer="operator" />
+                  </Table.Td>
+                  <Table.Td>
+                    {key.purpose !== "playground" && key.status !== "deleted" ? (
+                      <Tooltip label="Budget, addresses and rate limit">
+                        <ActionIcon variant="subtle" aria-label={`Limits of key ${key.prefix}`} onClick={() => setLimiting(key)}>
+                          <IconAdjustments size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                    ) : null}
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -78,6 +106,14 @@ function Details({ user }: { user: AdminUser }) {
           </Table>
         )}
       </Section>
+      <KeyLimitsModal
+        apiKey={limiting}
+        onClose={() => setLimiting(null)}
+        onSaved={() => {
+          setLimiting(null);
+          void keys.reload();
+        }}
+      />
       <Section title="Latest usage">
         {usage.error ? <LoadError error={usage.error} onRetry={usage.reload} /> : null}
         {!usage.data ? (

@@ -23,9 +23,9 @@ import {
   useMatches,
 } from "@mantine/core";
 import { IconAlertTriangle, IconKey, IconRefresh } from "@tabler/icons-react";
-import { api, useApi } from "@/lib/portal/api";
-import { usd } from "@/lib/portal/format";
-import { authHeaders, ENDPOINTS, type EndpointId } from "@/lib/portal/playground";
+import { api, useApi, useMoneyRefresh } from "@/lib/portal/api";
+import { usd, usdExact } from "@/lib/portal/format";
+import { afterSettlement, authHeaders, ENDPOINTS, type EndpointId } from "@/lib/portal/playground";
 import type { PlaygroundEndpoint } from "@/lib/portal/snippets";
 import type { Self, UserModel } from "@/lib/portal/types";
 import type { ModelSource } from "@/lib/portal/server";
@@ -67,6 +67,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
   const group = self.data ? (self.data.groups.includes("default") ? "default" : self.data.groups[0]) : undefined;
   const { reload: reloadSelf } = self;
   const { reload: reloadKey } = keyInfo;
+  const refreshMoney = useMoneyRefresh();
 
   const send: SendRequest = useCallback(
     async (path, body, signal) => {
@@ -93,18 +94,16 @@ export function Playground({ sources }: { userId: string; sources: Record<string
           ? { "content-type": "application/json", ...(kind === "messages" ? { "anthropic-version": "2023-06-01" } : {}) }
           : { "x-gateway-portal": "1" };
       const response = await fetch(`/api/user/playground${path}${query}`, { method: "POST", headers, body, signal });
-      // What is left of the cap and of the balance, once the run is settled (the answer is read by the panel).
+      // What is left of the cap and of the balance, once the run is settled (the answer is read by the panel): every
+      // money figure on every page at once, and again once its ledger row exists (the settlement is written then).
       void response
         .clone()
         .body?.pipeTo(new WritableStream())
         .catch(() => undefined)
-        .finally(() => {
-          void reloadKey();
-          void reloadSelf();
-        });
+        .finally(() => void afterSettlement(response.headers.get("x-request-id"), body).finally(() => void refreshMoney()));
       return response;
     },
-    [group, mode, pasted, reloadKey, reloadSelf],
+    [group, mode, pasted, reloadSelf, refreshMoney],
   );
 
   const renew = useCallback(async () => {
@@ -143,7 +142,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
         actions={
           self.data ? (
             <Badge size="lg" variant="light" color={self.data.balance > 0 ? "indigo" : "red"} data-testid="playground-balance">
-              Balance {usd(self.data.balance)}
+              Balance {usdExact(self.data.balance)}
             </Badge>
           ) : null
         }
@@ -243,8 +242,8 @@ export function Playground({ sources }: { userId: string; sources: Record<string
                       keyError
                     ) : keyInfo.data?.key ? (
                       <>
-                        <Code>{keyInfo.data.key.prefix}…</Code> · {usd(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)} cap
-                        left
+                        <Code>{keyInfo.data.key.prefix}…</Code> · {usdExact(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)}{" "}
+                        cap left
                       </>
                     ) : (
                       `Through your session; made on the first run, with a ${usd(keyInfo.data?.cap ?? 2_000_000)} spending cap. Its secret never leaves the server.`

@@ -8,16 +8,20 @@ import { useApiForm } from "@/lib/portal/form";
 import { dateOnly, usdToMicros } from "@/lib/portal/format";
 import type { ApiKey } from "@/lib/portal/types";
 import { FormError } from "@/components/feedback";
+import { ipLines, KeyLimitsFields } from "./key-limits-fields";
 
 /** "YYYY-MM-DD" of a stored expiry, as the date input shows it. */
 const dayOf = (value: string | null) => (value ? value.slice(0, 10) : "");
 
 function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => void; onClose: () => void }) {
-  const initial: { expires: string; unlimited: boolean; cap: number | string; models: string[] } = {
+  const initial = {
     expires: dayOf(apiKey.expiresAt),
     unlimited: apiKey.unlimited,
-    cap: apiKey.unlimited ? "" : apiKey.quotaRemaining / 1_000_000,
+    cap: (apiKey.unlimited ? "" : apiKey.quotaRemaining / 1_000_000) as number | string,
     models: apiKey.models ?? [],
+    budget: (apiKey.budget === null ? "" : apiKey.budget / 1_000_000) as number | string,
+    budgetPeriod: apiKey.budgetPeriod as string,
+    allowedIps: apiKey.allowedIps.join("\n"),
   };
   const { form, onSubmit, formError, submitting } = useApiForm({
     initialValues: {
@@ -26,10 +30,14 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
       unlimited: initial.unlimited,
       quota: initial.cap,
       models: initial.models,
+      budget: initial.budget,
+      budgetPeriod: initial.budgetPeriod,
+      allowedIps: initial.allowedIps,
     },
     // Only what was changed is sent: the stored expiry keeps its time of day, and a cap left alone is not re-sent
     // (requests may have spent some of it since the dialog opened).
-    submit: ({ name, expiresAt, unlimited, quota, models }) => {
+    submit: ({ name, expiresAt, unlimited, quota, models, budget, budgetPeriod, allowedIps }) => {
+      const budgetChanged = budget !== initial.budget || budgetPeriod !== initial.budgetPeriod;
       const capChanged = unlimited !== initial.unlimited || (!unlimited && quota !== initial.cap);
       return api(`/api/user/keys/${encodeURIComponent(apiKey.id)}`, {
         method: "PATCH",
@@ -40,6 +48,13 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
             ? { unlimited, ...(unlimited ? {} : { quota: usdToMicros(typeof quota === "number" ? quota : Number(quota) || 0) }) }
             : {}),
           ...(models.join("\n") !== initial.models.join("\n") ? { models } : {}),
+          ...(budgetChanged
+            ? {
+                budget: budget === "" ? null : usdToMicros(Number(budget)),
+                ...(budgetPeriod !== initial.budgetPeriod ? { budgetPeriod } : {}),
+              }
+            : {}),
+          ...(allowedIps !== initial.allowedIps ? { allowedIps: ipLines(allowedIps) } : {}),
         },
       });
     },
@@ -92,6 +107,15 @@ function Form({ apiKey, onSaved, onClose }: { apiKey: ApiKey; onSaved: () => voi
             name="quota"
           />
         ) : null}
+        <KeyLimitsFields
+          form={form}
+          operator={{
+            budget: apiKey.budgetByOperator ? apiKey.budget : null,
+            budgetPeriod: apiKey.budgetPeriod,
+            allowedIps: apiKey.operatorAllowedIps,
+          }}
+          rateLimitPerMinute={apiKey.rateLimitPerMinute}
+        />
         <MultiSelect
           label="Models"
           description={`Empty: every model of the group '${apiKey.group}'. Choose some to keep this key to them.`}

@@ -6,6 +6,7 @@ import { useApiForm } from "@/lib/portal/form";
 import { usdToMicros } from "@/lib/portal/format";
 import type { CreatedKey } from "@/lib/portal/types";
 import { FormError } from "@/components/feedback";
+import { ipLines, KeyLimitsFields } from "./key-limits-fields";
 
 const EXPIRY_PRESETS = [
   { value: "never", label: "Never" },
@@ -34,6 +35,9 @@ type CreateValues = {
   preset: string;
   /** The chosen day when `preset` is "custom" (the server's `expiresAt` errors show here or on the preset). */
   expiresAt: string;
+  budget: number | string;
+  budgetPeriod: string;
+  allowedIps: string;
 };
 
 export function CreateKeyModal({
@@ -55,6 +59,9 @@ export function CreateKeyModal({
       quota: 10,
       preset: "never",
       expiresAt: "",
+      budget: "",
+      budgetPeriod: "month",
+      allowedIps: "",
     },
     validate: {
       group: (value) => (value ? null : "Choose a group"),
@@ -73,12 +80,14 @@ export function CreateKeyModal({
           unlimited: values.unlimited,
           ...(values.unlimited ? {} : { quota: usdToMicros(Number(values.quota)) }),
           ...(expiresAt ? { expiresAt } : {}),
+          ...(values.budget !== "" ? { budget: usdToMicros(Number(values.budget)), budgetPeriod: values.budgetPeriod } : {}),
+          ...(values.allowedIps.trim() ? { allowedIps: ipLines(values.allowedIps) } : {}),
         },
       });
     },
     aliases: { unlimited: "quota" },
     onSuccess: (created, _values, createForm) => {
-      createForm.setValues({ name: "", preset: "never" });
+      createForm.setValues({ name: "", preset: "never", budget: "", allowedIps: "" });
       onCreated(created);
     },
   });
@@ -145,6 +154,7 @@ export function CreateKeyModal({
               name="expiresAt"
             />
           ) : null}
+          <KeyLimitsFields form={form} />
           <Group justify="flex-end" mt="sm">
             <Button variant="default" onClick={onClose}>
               Cancel

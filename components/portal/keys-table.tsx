@@ -3,11 +3,13 @@
 // the row's actions (edit, pause or resume, revoke), which the page carries out.
 import { ActionIcon, Badge, Card, Code, Group, Table, Text, Tooltip } from "@mantine/core";
 import { IconPencil, IconPlayerPause, IconPlayerPlay, IconTrash } from "@tabler/icons-react";
-import { dateOnly, relative, usd, usdPrecise } from "@/lib/portal/format";
+import { dateOnly, relative, usd, usdExact, usdPrecise } from "@/lib/portal/format";
 import type { ApiKey } from "@/lib/portal/types";
 import { LEGACY_PLAYGROUND_KEY_NAME } from "@/lib/portal/playground-key";
 import { KeyStatus, SetByOperator } from "@/components/key-state";
 import { DataTable } from "@/components/data-table";
+
+const PERIOD_WORD: Record<string, string> = { day: "a day", week: "a week", month: "a month" };
 
 export function KeysTable({
   list,
@@ -22,7 +24,7 @@ export function KeysTable({
 }) {
   return (
     <Card withBorder radius="lg" p={0}>
-      <DataTable minWidth={900} verticalSpacing="sm" horizontalSpacing="sm" highlightOnHover data-testid="keys-table">
+      <DataTable minWidth={1000} verticalSpacing="sm" horizontalSpacing="sm" highlightOnHover data-testid="keys-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Name</Table.Th>
@@ -30,6 +32,7 @@ export function KeysTable({
             <Table.Th>Group / models</Table.Th>
             <Table.Th>Spent</Table.Th>
             <Table.Th>Remaining</Table.Th>
+            <Table.Th>Budget</Table.Th>
             <Table.Th>Expires</Table.Th>
             <Table.Th>Last used</Table.Th>
             <Table.Th>Status</Table.Th>
@@ -79,10 +82,36 @@ export function KeysTable({
                     No limit
                   </Text>
                 ) : (
-                  usd(key.quotaRemaining)
+                  <span data-testid="key-remaining">{usdExact(key.quotaRemaining)}</span>
                 )}
                 {key.quotaByOperator && key.purpose !== "playground" ? (
                   <SetByOperator viewer="owner" testId="key-quota-by-operator" />
+                ) : null}
+              </Table.Td>
+              <Table.Td data-testid="key-budget">
+                {key.budget === null ? (
+                  <Text size="sm" c="dimmed">
+                    None
+                  </Text>
+                ) : (
+                  <>
+                    <Text size="sm">
+                      {usd(key.budget)} {PERIOD_WORD[key.budgetPeriod]}
+                    </Text>
+                    <Tooltip label={key.budgetResetsAt ? `Resets ${new Date(key.budgetResetsAt).toLocaleString()}` : ""}>
+                      <Text size="xs" c="dimmed" data-testid="key-budget-left">
+                        {usdExact(key.budgetLeft ?? 0)} left
+                      </Text>
+                    </Tooltip>
+                    {key.budgetByOperator ? <SetByOperator viewer="owner" testId="key-budget-by-operator" /> : null}
+                  </>
+                )}
+                {key.allowedIps.length ? (
+                  <Tooltip label={key.allowedIps.join(", ")} multiline w={260}>
+                    <Text size="xs" c="dimmed" data-testid="key-allowed-ips">
+                      {key.allowedIps.length === 1 ? key.allowedIps[0] : `${key.allowedIps.length} addresses`} only
+                    </Text>
+                  </Tooltip>
                 ) : null}
               </Table.Td>
               <Table.Td>

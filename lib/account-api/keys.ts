@@ -9,6 +9,8 @@ import { flushLedger } from "@/lib/money/ledger";
 import { spentByKey } from "@/lib/money/usage-query";
 import { applyKeyChange, countLiveKeys, createKeyRow, deleteKeyRow, findOwnKey, listOwnKeys, publicKey } from "@/lib/keys/store";
 import { ownerKeyWrite } from "@/lib/keys/controls";
+import { validAllowedIps } from "@/lib/keys/addresses";
+import { allowedIpsField, budgetField, budgetPeriodField } from "@/lib/keys/fields";
 import { allowedGroups } from "@/lib/accounts/groups";
 import { sessionRoute, type UserRow } from "./route";
 
@@ -32,6 +34,9 @@ export const createKeySchema = z
     quota: quota.optional(),
     unlimited: z.boolean().default(false),
     expiresAt: futureDate.nullable().optional(),
+    budget: budgetField.optional(),
+    budgetPeriod: budgetPeriodField.default("month"),
+    allowedIps: allowedIpsField.optional(),
   })
   .refine((body) => body.unlimited || body.quota !== undefined, {
     message: "give a quota (micro-USD) or unlimited: true",
@@ -61,6 +66,9 @@ export const createKey = sessionRoute(async (request, _params, { user }) => {
     quotaRemaining: BigInt(body.unlimited ? 0 : (body.quota ?? 0)),
     unlimited: body.unlimited,
     expiresAt: body.expiresAt ?? null,
+    budget: body.budget === undefined || body.budget === null ? null : BigInt(body.budget),
+    budgetPeriod: body.budgetPeriod,
+    allowedIps: validAllowedIps(body.allowedIps ?? []),
   });
   // The full key is in this answer only; it is stored as its SHA-256.
   return json({ ...publicKey(row), key }, 201);
@@ -78,8 +86,15 @@ export const updateOwnKeySchema = z
     status: z.enum(["active", "disabled"]).optional(),
     /** The models the key may call, within its group; [] for every model the group allows. */
     models: z.array(z.string().trim().min(1).max(200)).max(200).optional(),
+    /** Micro-USD per period, null for none; an operator's budget may only be lowered (docs/api.md). */
+    budget: budgetField.optional(),
+    budgetPeriod: budgetPeriodField.optional(),
+    /** Addresses or CIDRs the key may be used from, [] for any; inside the operator's list when they set one. */
+    allowedIps: allowedIpsField.optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: "send at least one of name, expiresAt, quota, unlimited, status, models" });
+  .refine((body) => Object.keys(body).length > 0, {
+    message: "send at least one of name, expiresAt, quota, unlimited, status, models, budget, budgetPeriod, allowedIps",
+  });
 
 /**
  * PATCH /api/user/keys/{id}: the owner renames, pauses, resumes, re-dates or re-caps one of their keys, within what
@@ -87,6 +102,7 @@ export const updateOwnKeySchema = z
  */
 export const updateOwnKey = sessionRoute(async (request, params, { user }) => {
   const body = await readBody(request, updateOwnKeySchema, ACCOUNT_BODY_LIMIT_BYTES);
+  if (body.allowedIps) body.allowedIps = validAllowedIps(body.allowedIps);
   // A write whose checks no longer hold (requests spent the quota meanwhile, an operator changed the key) is
   // checked again on the row as it is now.
   for (let attempt = 0; attempt < 3; attempt++) {

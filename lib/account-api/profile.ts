@@ -9,9 +9,14 @@ import { checkSignInAllowed, recordSignInFailure, recordSignInSuccess } from "@/
 import { sessionCookieFor } from "@/lib/auth/session";
 import { allowedGroups } from "@/lib/accounts/groups";
 import { sendSecurityNotice } from "@/lib/accounts/security-notices";
+import { flushLedger } from "@/lib/money/ledger";
 import { lockedError, sessionRoute } from "./route";
 
 export const self = sessionRoute(async (_request, _params, { user }) => {
+  // The balance with every settlement still in the batch writer applied, read after it: the same figure the Keys
+  // page and the playground's key read (lib/money/ledger.ts), so no money figure on screen lags the others.
+  await flushLedger();
+  const fresh = await db().user.findUnique({ where: { id: user.id }, select: { balance: true } });
   const [backupCodesRemaining, groups] = await Promise.all([
     user.totpEnabled ? db().backupCode.count({ where: { userId: user.id, usedAt: null } }) : Promise.resolve(0),
     allowedGroups(user),
@@ -21,7 +26,7 @@ export const self = sessionRoute(async (_request, _params, { user }) => {
     email: user.email,
     role: user.role,
     status: user.status,
-    balance: Number(user.balance),
+    balance: Number(fresh?.balance ?? user.balance),
     totpEnabled: user.totpEnabled,
     backupCodesRemaining,
     groups,

@@ -8,6 +8,8 @@ import { GatewayError } from "@/lib/platform/errors";
 import { json, parseQuery, readBody } from "@/lib/platform/http/json";
 import { applyKeyChange, createKeyRow, deleteKeyRow, publicKey } from "@/lib/keys/store";
 import { operatorKeyWrite } from "@/lib/keys/controls";
+import { validAllowedIps } from "@/lib/keys/addresses";
+import { allowedIpsField, budgetField, budgetPeriodField } from "@/lib/keys/fields";
 import { flushLedger } from "@/lib/money/ledger";
 import { adminRoute, date, quota } from "./route";
 
@@ -21,10 +23,18 @@ export const createKeySchema = z.object({
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
   /** The quota is the operator's (the owner may only lower it); false lets the owner set it freely. */
   quotaByOperator: z.boolean().default(true),
+  /** Micro-USD per calendar period in UTC, null for none; the operator's: the owner may only lower it. */
+  budget: budgetField.optional(),
+  budgetPeriod: budgetPeriodField.default("month"),
+  /** false lets the owner change the budget freely. */
+  budgetByOperator: z.boolean().default(true),
+  /** Addresses or CIDRs the key may be used from ([] = any); the owner may only narrow the list. */
+  allowedIps: allowedIpsField.optional(),
 });
 
 export const createKey = adminRoute(async (request) => {
   const body = await readBody(request, createKeySchema);
+  const allowed = validAllowedIps(body.allowedIps ?? []);
   const user = await db().user.findUnique({ where: { id: body.userId } });
   if (!user) throw new GatewayError("not_found", "No user with this id", { param: "userId" });
   const group = await db().group.findUnique({ where: { name: body.group } });
@@ -40,6 +50,11 @@ export const createKey = adminRoute(async (request) => {
     quotaByOperator: body.quotaByOperator,
     operatorExpiresAt: body.expiresAt ?? null,
     rateLimitPerMinute: body.rateLimitPerMinute ?? null,
+    budget: body.budget === undefined || body.budget === null ? null : BigInt(body.budget),
+    budgetPeriod: body.budgetPeriod,
+    budgetByOperator: body.budget !== undefined && body.budget !== null && body.budgetByOperator,
+    allowedIps: allowed,
+    operatorAllowedIps: allowed,
   });
   return json({ ...publicKey(row), key, quota: body.quota }, 201);
 });
@@ -63,6 +78,12 @@ export const updateKeySchema = z.object({
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
   /** false hands the quota back to the owner; a quota or unlimited sent here makes it the operator's again. */
   quotaByOperator: z.boolean().optional(),
+  budget: budgetField.optional(),
+  budgetPeriod: budgetPeriodField.optional(),
+  /** false hands the budget back to the owner; a budget sent here makes it the operator's again. */
+  budgetByOperator: z.boolean().optional(),
+  /** The operator's list (the key's own starts over from it); [] for any address. */
+  allowedIps: allowedIpsField.optional(),
 });
 
 /**
@@ -71,6 +92,7 @@ export const updateKeySchema = z.object({
  */
 export const updateKey = adminRoute(async (request, params) => {
   const body = await readBody(request, updateKeySchema);
+  if (body.allowedIps) body.allowedIps = validAllowedIps(body.allowedIps);
   const key = await db().apiKey.findUnique({ where: { id: params.id } });
   if (!key || key.deletedAt) throw new GatewayError("not_found", "No key with this id");
   if (body.group && !(await db().group.findUnique({ where: { name: body.group } }))) {
@@ -78,7 +100,7 @@ export const updateKey = adminRoute(async (request, params) => {
   }
   // Which fields changed, so the trail can tell a disable from a new quota (never the values of secrets: keys have none here).
   auditDetail(request, { fields: Object.keys(body) });
-  const updated = await applyKeyChange(key, { data: operatorKeyWrite(body), where: {} });
+  const updated = await applyKeyChange(key, { data: operatorKeyWrite(body, key), where: {} });
   if (!updated) throw new GatewayError("not_found", "No key with this id");
   return json(publicKey(updated));
 });

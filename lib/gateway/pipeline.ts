@@ -13,6 +13,7 @@ import type { Failover } from "@/lib/money/reserve";
 import { catalogEntry } from "@/lib/catalog";
 import { checkCountTokensLimit, checkRateLimit } from "./rate-limit";
 import { observeRequest } from "@/lib/platform/metrics";
+import { clientAddress } from "@/lib/platform/http/client-address";
 
 /** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs);
  *  `google`: Gemini's API (/v1beta), in x-goog-api-key or the `key` query parameter, as Google takes it. */
@@ -131,6 +132,33 @@ export function usablePrincipal(principal: KeyPrincipal): KeyPrincipal {
 }
 
 /**
+ * The client's address as every throttle reads it: what server.ts set from the socket, or what trusted proxies
+ * forwarded (lib/platform/http/client-address.ts); without that header (next dev) the last X-Forwarded-For hop is the
+ * socket, read by the same rule.
+ */
+export function requestAddress(request: Request): string {
+  const own = request.headers.get("x-gateway-client-address")?.trim();
+  if (own) return own;
+  const hops = (request.headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const socket = hops.pop();
+  return socket ? clientAddress(socket, hops.join(",")) : "";
+}
+
+/** 403 naming the address seen, for a key with an allowlist (the operator's, its owner's) that does not include it. */
+export function checkAddress(principal: KeyPrincipal, request: Request): void {
+  if (!principal.addressLists.length) return;
+  const address = requestAddress(request);
+  if (address && principal.addressLists.every((list) => list.has(address))) return;
+  throw new GatewayError(
+    "ip_not_allowed",
+    `This API key may only be used from its allowed addresses, and this request came from ${address || "an unknown address"}; its owner or an operator can change the list on the Keys page`,
+  );
+}
+
+/**
  * 403 unless the key's group includes the model (docs/api.md §5 rule 2) and, when the key has its own list, the list does, naming where to see the models it may use; 404 when
  * the gateway does not know the model at all (a typo is not an access problem).
  */
@@ -189,7 +217,10 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
     const dialect = config.dialect === "caller" ? callerDialect(request) : config.dialect;
     let response: Response;
     try {
-      const principal = preAuthenticated.get(request) ?? (await authenticate(request, config.scheme));
+      const server = preAuthenticated.get(request);
+      const principal = server ?? (await authenticate(request, config.scheme));
+      // The playground's requests are the server's own, made for a signed-in user: no client address to check.
+      if (!server) checkAddress(principal, request);
       if (config.limit === "count_tokens") await checkCountTokensLimit(principal);
       else await checkRateLimit(principal);
       response = await handler({ request, requestId, principal, endpoint: config.endpoint, dialect, startedAt });

@@ -31,6 +31,21 @@ export const apiKeyAnswer = z.object({
   purpose: z.string().nullable(),
   /** The models the key may call within its group; empty: all the group allows. */
   models: z.array(z.string()),
+  /** Micro-USD per calendar period in UTC (null: no budget); docs/api.md, "Key budgets and allowed addresses". */
+  budget: micros.nullable(),
+  budgetPeriod: z.enum(["day", "week", "month"]),
+  /** Micro-USD the key's requests spent (or hold) this period. */
+  budgetSpent: micros,
+  /** What is left of the budget this period; null without a budget. */
+  budgetLeft: micros.nullable(),
+  /** When the period ends and the budget starts over; null without a budget. */
+  budgetResetsAt: nullableDate,
+  /** The operator set the budget: the owner may lower it, not raise, remove or re-period it. */
+  budgetByOperator: z.boolean(),
+  /** Addresses or CIDRs the key may be used from; [] = any (within the operator's list). */
+  allowedIps: z.array(z.string()),
+  /** The operator's list: the key's own lies inside it; [] = any. */
+  operatorAllowedIps: z.array(z.string()),
   /** Micro-USD spent by the key's requests, all time (in the list only). */
   spent: micros.optional(),
 });

@@ -3,6 +3,8 @@
 // side lifts only its own. Limits the operator set (`quotaByOperator`, `operatorExpiresAt`) the owner may tighten,
 // never loosen. The rules are here, below both APIs, so the account API and the operator API cannot drift apart.
 import { GatewayError } from "@/lib/platform/errors";
+import { formatBudgetUsd, type BudgetPeriod } from "@/lib/money/budget";
+import { firstOutside, storedList } from "./addresses";
 
 /** The columns the rules read. */
 export type KeyControls = {
@@ -12,6 +14,10 @@ export type KeyControls = {
   operatorExpiresAt: Date | null;
   unlimited: boolean;
   quotaRemaining: bigint;
+  budget: bigint | null;
+  budgetPeriod: string;
+  budgetByOperator: boolean;
+  operatorAllowedIps: unknown;
 };
 
 /** What an owner may send in PATCH /api/user/keys/{id} (validated by the account API's schema). */
@@ -23,6 +29,11 @@ export type OwnerKeyEdit = {
   /** "disabled" pauses, "active" resumes: the owner's own pause only. */
   status?: "active" | "disabled";
   models?: string[];
+  /** Micro-USD per period, null for none (lib/money/budget.ts). */
+  budget?: number | null;
+  budgetPeriod?: BudgetPeriod;
+  /** Validated CIDRs (lib/keys/addresses.ts); [] for any address the operator's list allows. */
+  allowedIps?: string[];
 };
 
 /** What an operator may send in PATCH /api/admin/keys/{id} (validated by the operator API's schema). */
@@ -36,6 +47,12 @@ export type OperatorKeyEdit = {
   rateLimitPerMinute?: number | null;
   /** false hands the quota back to the owner; true keeps the owner to lowering it. */
   quotaByOperator?: boolean;
+  budget?: number | null;
+  budgetPeriod?: BudgetPeriod;
+  /** false hands the budget back to the owner; a budget sent here is the operator's unless this says false. */
+  budgetByOperator?: boolean;
+  /** The operator's list: the owner's list must lie inside it (validated CIDRs). */
+  allowedIps?: string[];
 };
 
 type Columns = {
@@ -50,6 +67,13 @@ type Columns = {
   quotaByOperator?: boolean;
   expiresAt?: Date | null;
   operatorExpiresAt?: Date | null;
+  budget?: bigint | null;
+  budgetPeriod?: string;
+  budgetSpent?: bigint;
+  budgetPeriodStart?: bigint | null;
+  budgetByOperator?: boolean;
+  allowedIps?: string[];
+  operatorAllowedIps?: string[];
 };
 
 /**
@@ -59,8 +83,40 @@ type Columns = {
  */
 export type KeyWrite = {
   data: Columns;
-  where: { quotaByOperator?: boolean; unlimited?: boolean; quotaRemaining?: { gte: bigint }; operatorExpiresAt?: Date | null };
+  where: {
+    quotaByOperator?: boolean;
+    unlimited?: boolean;
+    quotaRemaining?: { gte: bigint };
+    operatorExpiresAt?: Date | null;
+    budgetByOperator?: boolean;
+    budget?: bigint | null;
+    budgetPeriod?: string;
+  };
 };
+
+const PERIOD_WORD: Record<string, string> = { day: "a day", week: "a week", month: "a month" };
+
+/**
+ * The budget columns for a new budget: the counter starts over (from now, not from the period's start: what was spent
+ * earlier in the period under another budget is not counted) when the key had none or its period changes; a new
+ * amount in the same period keeps what was spent.
+ */
+function budgetColumns(
+  current: { budget: bigint | null; budgetPeriod: string } | undefined,
+  budget: number | null | undefined,
+  period: BudgetPeriod | undefined,
+): Columns {
+  const data: Columns = {};
+  if (budget !== undefined) data.budget = budget === null ? null : BigInt(budget);
+  if (period !== undefined) data.budgetPeriod = period;
+  const nextBudget = budget === undefined ? (current?.budget ?? null) : budget;
+  const restarts = !current || current.budget === null || (period !== undefined && period !== current.budgetPeriod);
+  if (nextBudget !== null && restarts) {
+    data.budgetSpent = 0n;
+    data.budgetPeriodStart = BigInt(Date.now());
+  }
+  return data;
+}
 
 const OPERATOR_DISABLED_MESSAGE =
   "An operator disabled this key: only an operator can enable it again. Pausing and resuming here is your own switch and does not lift theirs";
@@ -107,6 +163,52 @@ export function ownerKeyWrite(key: KeyControls, edit: OwnerKeyEdit): KeyWrite {
     if (edit.unlimited !== undefined) data.unlimited = edit.unlimited;
   }
 
+  if (edit.budget !== undefined || edit.budgetPeriod !== undefined) {
+    where.budgetByOperator = key.budgetByOperator;
+    if (key.budgetByOperator && key.budget !== null) {
+      where.budget = key.budget;
+      where.budgetPeriod = key.budgetPeriod;
+      const set = `${formatBudgetUsd(Number(key.budget))} ${PERIOD_WORD[key.budgetPeriod] ?? "a period"}`;
+      if (edit.budget === null)
+        throw new GatewayError("forbidden", `An operator set this key's budget of ${set}: you may lower it, not remove it`, {
+          param: "budget",
+        });
+      if (edit.budgetPeriod !== undefined && edit.budgetPeriod !== key.budgetPeriod)
+        throw new GatewayError(
+          "forbidden",
+          `An operator set this key's budget of ${set}: you may lower the amount, not change its period`,
+          { param: "budgetPeriod" },
+        );
+      if (edit.budget !== undefined && BigInt(edit.budget) > key.budget)
+        throw new GatewayError(
+          "forbidden",
+          `An operator set this key's budget of ${set}: you may lower it, not raise it (send a budget of at most ${key.budget} micro-USD)`,
+          { param: "budget" },
+        );
+    } else where.budget = key.budget;
+    Object.assign(data, budgetColumns(key, edit.budget, edit.budgetPeriod));
+  }
+
+  if (edit.allowedIps !== undefined) {
+    const ceiling = storedList(key.operatorAllowedIps);
+    if (ceiling.length) {
+      if (!edit.allowedIps.length)
+        throw new GatewayError(
+          "forbidden",
+          `An operator limited this key to ${ceiling.join(", ")}: you may narrow that list, not remove it`,
+          { param: "allowedIps" },
+        );
+      const outside = firstOutside(edit.allowedIps, ceiling);
+      if (outside !== null)
+        throw new GatewayError(
+          "forbidden",
+          `'${outside}' is outside the addresses an operator allowed this key (${ceiling.join(", ")}): you may narrow that list, not widen it`,
+          { param: "allowedIps" },
+        );
+    }
+    data.allowedIps = edit.allowedIps;
+  }
+
   if (edit.expiresAt !== undefined) {
     where.operatorExpiresAt = key.operatorExpiresAt;
     const ceiling = key.operatorExpiresAt;
@@ -121,10 +223,22 @@ export function ownerKeyWrite(key: KeyControls, edit: OwnerKeyEdit): KeyWrite {
   return { data, where };
 }
 
-/** The operator's change: a quota or an expiry they send becomes theirs (the owner may then only tighten it). */
-export function operatorKeyWrite(edit: OperatorKeyEdit): Columns {
-  const { quota, quotaByOperator, expiresAt, ...rest } = edit;
+/**
+ * The operator's change: a quota, a budget, an expiry or an address list they send becomes theirs (the owner may then
+ * only tighten it). `current`: the key's budget before the change (none for a new key).
+ */
+export function operatorKeyWrite(edit: OperatorKeyEdit, current?: { budget: bigint | null; budgetPeriod: string }): Columns {
+  const { quota, quotaByOperator, expiresAt, budget, budgetPeriod, budgetByOperator, allowedIps, ...rest } = edit;
   const data: Columns = { ...rest };
+  if (budget !== undefined || budgetPeriod !== undefined) {
+    Object.assign(data, budgetColumns(current, budget, budgetPeriod));
+    data.budgetByOperator = budgetByOperator ?? true;
+  } else if (budgetByOperator !== undefined) data.budgetByOperator = budgetByOperator;
+  if (allowedIps !== undefined) {
+    // The operator's list is the ceiling, and the key's list starts over from it (as an expiry the operator sets).
+    data.operatorAllowedIps = allowedIps;
+    data.allowedIps = allowedIps;
+  }
   if (quota !== undefined) data.quotaRemaining = BigInt(quota);
   if (quota !== undefined || edit.unlimited !== undefined) data.quotaByOperator = quotaByOperator ?? true;
   else if (quotaByOperator !== undefined) data.quotaByOperator = quotaByOperator;

@@ -5,6 +5,8 @@
 import { db } from "@/lib/platform/db/client";
 import { singleton } from "@/lib/platform/singleton";
 import { subscribe } from "@/lib/platform/events";
+import type { AddressRanges } from "@/lib/platform/http/cidr";
+import { addressLists } from "./addresses";
 
 export type KeyPrincipal = {
   keyId: string;
@@ -25,6 +27,8 @@ export type KeyPrincipal = {
   rateLimitPerMinute: number | null;
   /** The models this key may call within its group; empty: every model the group allows. */
   models: string[];
+  /** The operator's and the owner's address allowlists that are set (lib/keys/addresses.ts): a request must pass each. */
+  addressLists: AddressRanges[];
 };
 
 const FOUND_TTL_MS = 30_000;
@@ -83,6 +87,7 @@ async function load(keyHash: string): Promise<KeyPrincipal | null> {
     userStatus: row.user.status,
     rateLimitPerMinute: row.rateLimitPerMinute,
     models: Array.isArray(row.models) ? (row.models as unknown[]).filter((model): model is string => typeof model === "string") : [],
+    addressLists: addressLists(row.operatorAllowedIps, row.allowedIps),
   };
 }
 

@@ -4,6 +4,8 @@ import { db } from "@/lib/platform/db/client";
 import { publish } from "@/lib/platform/events";
 import type { KeyWrite } from "./controls";
 import { newApiKey } from "./format";
+import { storedList } from "./addresses";
+import { asBudgetPeriod, periodEnd, spentThisPeriod } from "@/lib/money/budget";
 
 /**
  * Writes a change to a key (the operator's through lib/admin-api/keys.ts, or its owner's through
@@ -37,7 +39,28 @@ export function publicKey(key: {
   deletedAt: Date | null;
   purpose?: string;
   models?: unknown;
+  budget?: bigint | null;
+  budgetPeriod?: string;
+  budgetSpent?: bigint;
+  budgetPeriodStart?: bigint | null;
+  budgetByOperator?: boolean;
+  allowedIps?: unknown;
+  operatorAllowedIps?: unknown;
 }) {
+  const now = Date.now();
+  const period = asBudgetPeriod(key.budgetPeriod ?? "month");
+  const budget = key.budget === null || key.budget === undefined ? null : Number(key.budget);
+  const budgetSpent =
+    budget === null
+      ? 0
+      : spentThisPeriod(
+          {
+            budgetPeriod: period,
+            budgetSpent: Number(key.budgetSpent ?? 0),
+            budgetPeriodStart: key.budgetPeriodStart === null || key.budgetPeriodStart === undefined ? null : Number(key.budgetPeriodStart),
+          },
+          now,
+        );
   const expired = key.expiresAt !== null && key.expiresAt.getTime() <= Date.now();
   return {
     id: key.id,
@@ -61,6 +84,20 @@ export function publicKey(key: {
     createdAt: key.createdAt,
     purpose: key.purpose || null,
     models: Array.isArray(key.models) ? (key.models as string[]) : [],
+    /** Micro-USD per period (null: none); the period is a calendar day, week (from Monday) or month in UTC. */
+    budget,
+    budgetPeriod: period,
+    /** What the key's requests spent and hold this period, and what is left of the budget (null without one). */
+    budgetSpent,
+    budgetLeft: budget === null ? null : Math.max(0, budget - budgetSpent),
+    /** When this period ends and the budget starts over (null without one). */
+    budgetResetsAt: budget === null ? null : new Date(periodEnd(period, now)),
+    /** The operator set the budget: the owner may lower it, not raise, remove or re-period it. */
+    budgetByOperator: key.budgetByOperator ?? false,
+    /** Addresses or CIDRs the key may be used from ([] = any the operator's list allows). */
+    allowedIps: storedList(key.allowedIps),
+    /** The operator's list: the key's list lies inside it, and a request must pass both ([] = any). */
+    operatorAllowedIps: storedList(key.operatorAllowedIps),
   };
 }
 
@@ -75,6 +112,11 @@ export type NewKey = {
   quotaByOperator?: boolean;
   operatorExpiresAt?: Date | null;
   rateLimitPerMinute?: number | null;
+  budget?: bigint | null;
+  budgetPeriod?: string;
+  budgetByOperator?: boolean;
+  allowedIps?: string[];
+  operatorAllowedIps?: string[];
 };
 
 /** Makes a key: the full key is in the result only; the row holds its SHA-256 and a display prefix. */

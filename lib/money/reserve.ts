@@ -7,6 +7,7 @@ import { log } from "@/lib/platform/log";
 import { observeOverReservation } from "@/lib/platform/metrics";
 import { moneyStore, type LedgerRow } from "./store";
 import { enqueueSettlement } from "./ledger";
+import { budgetMessage } from "./budget";
 import { costOf, priceOf, NO_USAGE, type Price, type Usage } from "./prices";
 import type { Channel } from "@/lib/channels";
 
@@ -83,10 +84,12 @@ export async function reserve(
   if (!Number.isFinite(amount)) throw new Error(`reservation for '${model}' is not a number (${amount})`);
   // At least one micro-dollar: a balance that a past request took below zero refuses even a free request.
   const whole = Math.max(1, Math.ceil(amount));
-  const result = await moneyStore().reserve(principal.keyId, principal.userId, whole);
+  const at = Date.now();
+  const result = await moneyStore().reserve(principal.keyId, principal.userId, whole, at);
   if (result === "missing") throw new GatewayError("invalid_api_key", "This API key was deleted");
-  if (result !== "ok") throw await refusal(context, result, whole, hint);
-  return new HeldReservation(context, model, price, whole, held.detail, held.channels);
+  if (result === "budget") throw await budgetRefusal(context, whole, at);
+  if (result !== "ok" && result !== "budgeted") throw await refusal(context, result, whole, hint);
+  return new HeldReservation(context, model, price, whole, held.detail, held.channels, result === "budgeted" ? at : null);
 }
 
 /**
@@ -105,6 +108,8 @@ class HeldReservation implements Reservation {
     readonly amount: number,
     private readonly detail: Record<string, unknown> | undefined,
     readonly channels: readonly Channel[] | undefined,
+    /** When the reservation was counted against the key's budget; null when the key had none. */
+    private readonly budgetAt: number | null = null,
   ) {}
 
   settle(input: SettleInput): number {
@@ -184,6 +189,7 @@ class HeldReservation implements Reservation {
       reserved: whole,
       row,
       record: this.#record,
+      budgetAt: this.budgetAt,
     });
     return cost;
   }
@@ -257,6 +263,15 @@ export type HeldFor = {
 
 /** How a refused request could fit in `left` micro-USD, e.g. "Set max_tokens to 812 or less"; null when nothing would. */
 export type RefusalHint = (left: number) => string | null;
+
+/** The 403 of a request the key's budget cannot cover this period: what it was, and when it starts over. */
+async function budgetRefusal(context: Payer, needed: number, at: number): Promise<GatewayError> {
+  const { budget } = await moneyStore().available(context.principal.keyId, context.principal.userId, at);
+  const message = budget
+    ? budgetMessage(budget, needed, at)
+    : "This key's budget for this period cannot cover this request; its owner or an operator can change it on the Keys page";
+  return new GatewayError("budget_exceeded", message);
+}
 
 async function refusal(context: Payer, result: "key_quota" | "balance", needed: number, hint?: RefusalHint): Promise<GatewayError> {
   const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);

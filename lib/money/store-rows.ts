@@ -126,6 +126,26 @@ export function settlementDeltas(settlements: Settlement[]): {
   return { keyDelta, userDelta, touched, written };
 }
 
+/**
+ * What goes back to the keys' budget counters: per key and reservation time, the reservation less the cost (negative
+ * when an upstream billed past it), for the settlements whose reservation was counted against a budget. The store
+ * applies each only while the key's counter still counts from before that time (a new period starts from nothing).
+ */
+export function budgetDeltas(settlements: Settlement[]): { keyId: string; at: number; delta: number }[] {
+  const merged = new Map<string, { keyId: string; at: number; delta: number }>();
+  for (const settlement of settlements) {
+    const at = settlement.budgetAt;
+    if (at === undefined || at === null || !Number.isFinite(at)) continue;
+    const delta = settlement.reserved - settlement.row.cost;
+    if (delta === 0) continue;
+    const id = `${settlement.keyId} ${at}`;
+    const entry = merged.get(id);
+    if (entry) entry.delta += delta;
+    else merged.set(id, { keyId: settlement.keyId, at, delta });
+  }
+  return [...merged.values()];
+}
+
 export const DEAD_LETTER_COLUMNS = [
   "id",
   "createdAt",

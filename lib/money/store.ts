@@ -7,7 +7,9 @@ import { env } from "@/lib/platform/env";
 import { pgPool } from "@/lib/platform/db/client";
 import { singleton } from "@/lib/platform/singleton";
 import { cleanLedgerRow } from "./ledger-row";
+import { asBudgetPeriod, periodStart, spentThisPeriod, type BudgetPeriod } from "./budget";
 import {
+  budgetDeltas,
   DEAD_LETTER_COLUMNS,
   deadLetterValues,
   insertSql,
@@ -18,7 +20,12 @@ import {
   topupRow,
 } from "./store-rows";
 
-export type ReserveResult = "ok" | "missing" | "key_quota" | "balance";
+/** "budgeted": taken, and counted against the key's budget (its settlement gives the unused part back there too);
+ *  "budget": refused, the key's budget for this period cannot cover it (lib/money/budget.ts). */
+export type ReserveResult = "ok" | "budgeted" | "missing" | "key_quota" | "balance" | "budget";
+
+/** A key's budget as the money store counts it (null when the key has none). */
+export type BudgetState = { limit: number; period: BudgetPeriod; spent: number } | null;
 
 export type LedgerRow = {
   kind: "request" | "topup" | "adjust";
@@ -66,15 +73,18 @@ export type Settlement = {
   row: LedgerRow;
   /** False for a request refused after its reservation for its own input: the money goes back, no row is written. */
   record?: boolean;
+  /** When the reservation was counted against the key's budget ("budgeted", epoch ms); absent when it was not. */
+  budgetAt?: number | null;
 };
 
 export type RedeemResult = { status: "ok"; quota: number; balance: number } | { status: "unknown" | "used" | "expired" | "disabled" };
 
 export interface MoneyStore {
   kind: "sqlite" | "postgres";
-  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult>;
-  /** What the key (null when unlimited) and its owner have left, for a refusal that says so. */
-  available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }>;
+  /** `at`: the time (epoch ms) whose calendar period the key's budget is counted in. */
+  reserve(keyId: string, userId: string, amount: number, at?: number): Promise<ReserveResult>;
+  /** What the key (null when unlimited) and its owner have left, and the key's budget at `at`, for a refusal that says so. */
+  available(keyId: string, userId: string, at?: number): Promise<{ keyQuota: number | null; balance: number; budget: BudgetState }>;
   /**
    * Applies settlements and writes their ledger rows in one transaction (all or nothing), and sets each key's
    * lastUsedAt; returns the rows as written. A row the database refuses fails the whole call (isDataError).
@@ -94,10 +104,34 @@ export interface MoneyStore {
 
 // ---------------------------------------------------------------------------------------------------- SQLite
 
+/** The budget columns of a key, as either driver reads them (BIGINT may come as a string from pg). */
+type KeyBudgetRow = {
+  unlimited: number | boolean;
+  budget: number | string | null;
+  budgetPeriod: string;
+  budgetSpent: number | string;
+  budgetPeriodStart: number | string | null;
+};
+
+function budgetState(key: KeyBudgetRow, at: number): BudgetState {
+  if (key.budget === null || key.budget === undefined) return null;
+  const period = asBudgetPeriod(key.budgetPeriod);
+  const spent = spentThisPeriod(
+    {
+      budgetPeriod: period,
+      budgetSpent: Number(key.budgetSpent),
+      budgetPeriodStart: key.budgetPeriodStart === null ? null : Number(key.budgetPeriodStart),
+    },
+    at,
+  );
+  return { limit: Number(key.budget), period, spent };
+}
+
 type ReserveRequest = {
   keyId: string;
   userId: string;
   amount: number;
+  at: number;
   resolve: (result: ReserveResult) => void;
   reject: (error: unknown) => void;
 };
@@ -113,9 +147,9 @@ class ReserveGatherer {
 
   constructor(private readonly flush: (batch: ReserveRequest[]) => void) {}
 
-  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
+  reserve(keyId: string, userId: string, amount: number, at: number): Promise<ReserveResult> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ keyId, userId, amount, resolve, reject });
+      this.waiting.push({ keyId, userId, amount, at, resolve, reject });
       if (this.gathering) return;
       this.gathering = true;
       setImmediate(() => {
@@ -150,6 +184,12 @@ class SqliteMoneyStore implements MoneyStore {
     const prepare = (sql: string) => this.database.prepare(sql);
     this.statements = {
       keyUnlimited: prepare(`SELECT "unlimited" FROM "ApiKey" WHERE "id" = ?`).pluck(),
+      keyBudget: prepare(`SELECT "unlimited", "budget", "budgetPeriod", "budgetSpent", "budgetPeriodStart" FROM "ApiKey" WHERE "id" = ?`),
+      setBudget: prepare(`UPDATE "ApiKey" SET "budgetSpent" = ?, "budgetPeriodStart" = ? WHERE "id" = ?`),
+      giveBudget: prepare(`UPDATE "ApiKey" SET "budgetSpent" = "budgetSpent" - ? WHERE "id" = ?`),
+      settleBudget: prepare(
+        `UPDATE "ApiKey" SET "budgetSpent" = MAX(0, "budgetSpent" - ?) WHERE "id" = ? AND "budget" IS NOT NULL AND "budgetPeriodStart" IS NOT NULL AND "budgetPeriodStart" <= ?`,
+      ),
       takeKey: prepare(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" - ? WHERE "id" = ? AND "quotaRemaining" >= ?`),
       takeUser: prepare(`UPDATE "User" SET "balance" = "balance" - ? WHERE "id" = ? AND "balance" >= ?`),
       giveKey: prepare(`UPDATE "ApiKey" SET "quotaRemaining" = "quotaRemaining" + ? WHERE "id" = ?`),
@@ -185,7 +225,7 @@ class SqliteMoneyStore implements MoneyStore {
    * c=50 this makes ~50 transactions a few.
    */
   private readonly gatherer = new ReserveGatherer((batch) =>
-    this.run(() => batch.map((entry) => this.reserveOne(entry.keyId, entry.userId, entry.amount))).then(
+    this.run(() => batch.map((entry) => this.reserveOne(entry.keyId, entry.userId, entry.amount, entry.at))).then(
       (results) => {
         for (const [index, entry] of batch.entries()) entry.resolve(results[index]!);
       },
@@ -195,27 +235,48 @@ class SqliteMoneyStore implements MoneyStore {
     ),
   );
 
-  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
-    return this.gatherer.reserve(keyId, userId, amount);
+  reserve(keyId: string, userId: string, amount: number, at = Date.now()): Promise<ReserveResult> {
+    return this.gatherer.reserve(keyId, userId, amount, at);
   }
 
-  /** One reservation inside the caller's transaction: the key's quota, then the owner's balance, or neither. */
-  private reserveOne(keyId: string, userId: string, amount: number): ReserveResult {
+  /**
+   * One reservation inside the caller's transaction: the key's budget for this period (as gateway_reserve_many,
+   * migration 0012), the key's quota, then the owner's balance, or none of them.
+   */
+  private reserveOne(keyId: string, userId: string, amount: number, at: number): ReserveResult {
     const s = this.statements;
-    const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
-    if (unlimited === undefined) return "missing";
-    if (!unlimited && s.takeKey.run(amount, keyId, amount).changes === 0) return "key_quota";
+    const key = s.keyBudget.get(keyId) as KeyBudgetRow | undefined;
+    if (key === undefined) return "missing";
+    const budgeted = key.budget !== null;
+    if (budgeted) {
+      const period = asBudgetPeriod(key.budgetPeriod);
+      const start = periodStart(period, at);
+      const fresh = key.budgetPeriodStart === null || Number(key.budgetPeriodStart) < start;
+      const spent = fresh ? 0 : Number(key.budgetSpent);
+      if (fresh) s.setBudget.run(0, start, keyId);
+      if (spent + amount > Number(key.budget)) return "budget";
+      s.giveBudget.run(-amount, keyId);
+    }
+    if (!key.unlimited && s.takeKey.run(amount, keyId, amount).changes === 0) {
+      if (budgeted) s.giveBudget.run(amount, keyId);
+      return "key_quota";
+    }
     if (s.takeUser.run(amount, userId, amount).changes === 0) {
-      if (!unlimited) s.giveKey.run(amount, keyId);
+      if (!key.unlimited) s.giveKey.run(amount, keyId);
+      if (budgeted) s.giveBudget.run(amount, keyId);
       return "balance";
     }
-    return "ok";
+    return budgeted ? "budgeted" : "ok";
   }
 
-  async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
+  async available(keyId: string, userId: string, at = Date.now()) {
     const s = this.statements;
-    const unlimited = s.keyUnlimited.get(keyId) as number | undefined;
-    return { keyQuota: unlimited ? null : Number(s.keyQuota.get(keyId) ?? 0), balance: Number(s.userBalance.get(userId) ?? 0) };
+    const key = s.keyBudget.get(keyId) as KeyBudgetRow | undefined;
+    return {
+      keyQuota: !key || key.unlimited ? null : Number(s.keyQuota.get(keyId) ?? 0),
+      balance: Number(s.userBalance.get(userId) ?? 0),
+      budget: key ? budgetState(key, at) : null,
+    };
   }
 
   settle(settlements: Settlement[]): Promise<LedgerRow[]> {
@@ -229,6 +290,7 @@ class SqliteMoneyStore implements MoneyStore {
     const { keyDelta, userDelta, touched, written } = settlementDeltas(settlements);
     for (const row of written) s.insertLedger.run(...ledgerValues(row, sqliteDate, sqliteBool));
     for (const [keyId, delta] of keyDelta) if (delta) s.giveKey.run(delta, keyId);
+    for (const { keyId, at, delta } of budgetDeltas(settlements)) s.settleBudget.run(delta, keyId, at);
     for (const [userId, delta] of userDelta) if (delta) s.giveUser.run(delta, userId);
     for (const [keyId, at] of touched) s.touchKey.run(sqliteDate(at), keyId);
     return written;
@@ -306,27 +368,30 @@ class PostgresMoneyStore implements MoneyStore {
     for (let start = 0; start < batch.length; start += RESERVE_BATCH) void this.reserveMany(batch.slice(start, start + RESERVE_BATCH));
   });
 
-  reserve(keyId: string, userId: string, amount: number): Promise<ReserveResult> {
-    return this.gatherer.reserve(keyId, userId, amount);
+  reserve(keyId: string, userId: string, amount: number, at = Date.now()): Promise<ReserveResult> {
+    return this.gatherer.reserve(keyId, userId, amount, at);
   }
 
-  async available(keyId: string, userId: string): Promise<{ keyQuota: number | null; balance: number }> {
+  async available(keyId: string, userId: string, at = Date.now()) {
     const { rows } = await this.pool().query(
-      `SELECT (SELECT CASE WHEN "unlimited" THEN NULL ELSE "quotaRemaining" END FROM "ApiKey" WHERE "id" = $1) AS "keyQuota", (SELECT "balance" FROM "User" WHERE "id" = $2) AS "balance"`,
+      `SELECT k."unlimited", k."quotaRemaining", k."budget", k."budgetPeriod", k."budgetSpent", k."budgetPeriodStart", (SELECT "balance" FROM "User" WHERE "id" = $2) AS "balance" FROM (SELECT 1) AS one LEFT JOIN "ApiKey" AS k ON k."id" = $1`,
       [keyId, userId],
     );
     const row = rows[0] ?? {};
+    const known = row.unlimited !== null && row.unlimited !== undefined;
     return {
-      keyQuota: row.keyQuota === null || row.keyQuota === undefined ? null : Number(row.keyQuota),
+      keyQuota: !known || row.unlimited ? null : Number(row.quotaRemaining),
       balance: Number(row.balance ?? 0),
+      budget: known ? budgetState(row as KeyBudgetRow, at) : null,
     };
   }
 
+  /** One call for a gathered batch; the budget's period is the first reservation's time (they arrived together). */
   private async reserveMany(batch: ReserveRequest[]): Promise<void> {
     try {
       const { rows } = await this.pool().query<{ results: ReserveResult[] }>(
-        "SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[]) AS results",
-        [batch.map((entry) => entry.keyId), batch.map((entry) => entry.userId), batch.map((entry) => entry.amount)],
+        "SELECT gateway_reserve_many($1::text[], $2::text[], $3::bigint[], $4::bigint) AS results",
+        [batch.map((entry) => entry.keyId), batch.map((entry) => entry.userId), batch.map((entry) => entry.amount), batch[0]!.at],
       );
       const results = rows[0]!.results;
       for (const [index, entry] of batch.entries()) entry.resolve(results[index]!);
@@ -424,6 +489,7 @@ class PostgresMoneyStore implements MoneyStore {
 /** The call of gateway_settle_many (migration 0007) for a batch: keys and users in lock order, one JSON array of rows. */
 function settleManyCall(settlements: Settlement[]): { sql: string; values: unknown[]; written: LedgerRow[] } {
   const { keyDelta, userDelta, touched, written } = settlementDeltas(settlements);
+  const budget = budgetDeltas(settlements);
   const keyIds = [...new Set(settlements.map((settlement) => settlement.keyId))].sort();
   const userIds = [...new Set(settlements.map((settlement) => settlement.userId))].sort();
   const rows = written.map((row) => {
@@ -440,7 +506,7 @@ function settleManyCall(settlements: Settlement[]): { sql: string; values: unkno
     return record;
   });
   return {
-    sql: "SELECT gateway_settle_many($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::jsonb)",
+    sql: "SELECT gateway_settle_many($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::jsonb, $7::text[], $8::bigint[], $9::bigint[])",
     values: [
       keyIds,
       keyIds.map((id) => keyDelta.get(id) ?? 0),
@@ -448,6 +514,9 @@ function settleManyCall(settlements: Settlement[]): { sql: string; values: unkno
       userIds,
       userIds.map((id) => userDelta.get(id) ?? 0),
       JSON.stringify(rows),
+      budget.map((entry) => entry.keyId),
+      budget.map((entry) => entry.at),
+      budget.map((entry) => entry.delta),
     ],
     written,
   };

@@ -20,6 +20,8 @@ const STATUS = {
   model_not_allowed: 403,
   quota_exhausted: 403,
   insufficient_balance: 403,
+  budget_exceeded: 403,
+  ip_not_allowed: 403,
   forbidden: 403,
   not_found: 404,
   model_not_found: 404,
@@ -52,8 +54,16 @@ const OPENAI_TYPE: Partial<Record<ErrorCode, string>> = {
   internal_error: "api_error",
   model_not_allowed: "permission_error",
   forbidden: "permission_error",
+  ip_not_allowed: "permission_error",
+  budget_exceeded: "budget_exceeded",
   content_policy_violation: "invalid_request_error",
 };
+
+/** Anthropic error `type` for the gateway's own refusals that have a name of their own (else by status, below). */
+const ANTHROPIC_TYPE: Partial<Record<ErrorCode, string>> = { budget_exceeded: "budget_exceeded" };
+
+/** Google's ErrorInfo `reason` for the gateway's own refusals that have a name of their own. */
+const GOOGLE_REASON: Partial<Record<ErrorCode, string>> = { budget_exceeded: "BUDGET_EXCEEDED", ip_not_allowed: "IP_NOT_ALLOWED" };
 
 /** Anthropic error `type` by HTTP status (https://docs.anthropic.com/en/api/errors). */
 function anthropicType(status: number): string {
@@ -109,7 +119,8 @@ const GOOGLE_BY_STATUS: Record<number, string> = {
  *  money as RESOURCE_EXHAUSTED (still a 403), else the name Google pairs with the status. */
 function googleStatus(error: GatewayError): string {
   if (error.vendor.code && GOOGLE_STATUSES.has(error.vendor.code)) return error.vendor.code;
-  if (error.code === "quota_exhausted" || error.code === "insufficient_balance") return "RESOURCE_EXHAUSTED";
+  if (error.code === "quota_exhausted" || error.code === "insufficient_balance" || error.code === "budget_exceeded")
+    return "RESOURCE_EXHAUSTED";
   return GOOGLE_BY_STATUS[error.status] ?? (error.status < 500 ? "INVALID_ARGUMENT" : "INTERNAL");
 }
 
@@ -142,8 +153,16 @@ export function statusOf(code: ErrorCode): number {
 
 export function errorBody(error: GatewayError, dialect: Dialect): unknown {
   if (dialect === "anthropic")
-    return { type: "error", error: { type: error.vendor.type ?? anthropicType(error.status), message: error.message } };
-  if (dialect === "google") return { error: { code: error.status, message: error.message, status: googleStatus(error) } };
+    return {
+      type: "error",
+      error: { type: error.vendor.type ?? ANTHROPIC_TYPE[error.code] ?? anthropicType(error.status), message: error.message },
+    };
+  if (dialect === "google") {
+    const reason = GOOGLE_REASON[error.code];
+    // Google names a refusal's cause in an ErrorInfo detail (https://cloud.google.com/apis/design/errors#error_info).
+    const details = reason ? { details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "gateway" }] } : {};
+    return { error: { code: error.status, message: error.message, status: googleStatus(error), ...details } };
+  }
   // "plain" (the account, operator and portal APIs) answers in the same shape as /v1: one error shape everywhere but
   // /v1/messages, so a client needs one parser.
   return {

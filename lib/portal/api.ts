@@ -162,3 +162,15 @@ export function useOrigin(): string {
     () => "",
   );
 }
+
+/** Every path whose answer holds a money figure: the balance, the keys' quota, budget and spending, the playground's key. */
+export const MONEY_PATHS = ["/api/user/self", "/api/user/keys", "/api/user/playground", "/api/user/usage"] as const;
+
+/**
+ * Refreshes every money figure on screen at once (MONEY_PATHS), so the balance, a key's remaining quota and budget,
+ * and the playground key's "left" never disagree after a request spends.
+ */
+export function useMoneyRefresh(): () => Promise<void> {
+  const refresh = useRefresh();
+  return useCallback(() => refresh(...MONEY_PATHS), [refresh]);
+}

@@ -13,6 +13,16 @@ export function usd(micros: number): string {
   return usd2.format(value);
 }
 
+const usdMicro = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 });
+
+/**
+ * An amount that is what is left after requests spent from it (a balance, a key's remaining quota or budget): to the
+ * micro-dollar, so it moves with every request as the spent figure beside it does ("$1.999856"), cents when whole.
+ */
+export function usdExact(micros: number): string {
+  return usdMicro.format(micros / MICROS_PER_USD);
+}
+
 /** A per-request cost, always with enough digits to see it: "$0.006144". */
 export function usdPrecise(micros: number): string {
   const value = micros / MICROS_PER_USD;

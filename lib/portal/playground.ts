@@ -167,6 +167,21 @@ export async function findLedgerRow(requestId: string | null, model: string): Pr
   return null;
 }
 
+/**
+ * Resolves once a playground run's ledger row exists (its settlement is written with it), or after a few tries: the
+ * moment to read the money figures again. `body`: the request's JSON text, for its model; a form is not looked up.
+ */
+export async function afterSettlement(requestId: string | null, body: BodyInit | string): Promise<void> {
+  if (typeof body !== "string") return;
+  let model = "";
+  try {
+    model = String((JSON.parse(body) as { model?: unknown }).model ?? "");
+  } catch {
+    return;
+  }
+  if (model) await findLedgerRow(requestId, model).catch(() => null);
+}
+
 export function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
