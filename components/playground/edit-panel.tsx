@@ -18,9 +18,11 @@ import { asPng, MaskEditor } from "./mask-editor";
 import {
   CostLine,
   ImageCard,
+  PendingResult,
   RunError,
   RunningLine,
   useImageResults,
+  useResultsInView,
   useRun,
   wasStopped,
   type ImageAnswer,
@@ -55,7 +57,20 @@ export function EditPanel({
   const origin = useBaseUrl();
 
   const fields = { model, prompt, ...imageFields({ ...settings, size: settings.size.trim() }) };
-  const invalid = !images.length || !prompt.trim() || Boolean(sizeProblem(settings.size)) || (maskMode !== "none" && !mask);
+  const resultsView = useResultsInView();
+  // Why Edit cannot run yet, said next to the button (null when it can).
+  const blocked = !images.length
+    ? "Choose an image to edit first."
+    : !prompt.trim()
+      ? "Say what to change first."
+      : sizeProblem(settings.size)
+        ? "Fix the size first."
+        : maskMode === "draw" && !mask
+          ? "Paint where the image may change, or set Mask to None."
+          : maskMode === "upload" && !mask
+            ? "Choose a mask file, or set Mask to None."
+            : null;
+  const invalid = blocked !== null;
 
   async function pick(files: File[]) {
     setMask(null);
@@ -81,6 +96,7 @@ export function EditPanel({
     for (const image of images) form.append("image[]", image, image.name);
     if (mask && maskMode !== "none") form.append("mask", mask, mask.name);
     const signal = run.start();
+    resultsView.bring();
     setStopped(false);
     setError(null);
     setFieldErrors({});
@@ -179,9 +195,22 @@ export function EditPanel({
               {run.running ? (
                 <RunningLine elapsedMs={run.elapsedMs} onStop={run.stop} what="Editing" />
               ) : (
-                <Button type="submit" size="md" disabled={invalid} leftSection={<IconPhotoEdit size={18} />}>
-                  Edit {images.length > 1 ? `${images.length} images` : "image"}
-                </Button>
+                <Stack gap={4}>
+                  <Button
+                    type="submit"
+                    size="md"
+                    disabled={invalid}
+                    leftSection={<IconPhotoEdit size={18} />}
+                    aria-describedby={blocked ? "edit-blocked" : undefined}
+                  >
+                    Edit {images.length > 1 ? `${images.length} images` : "image"}
+                  </Button>
+                  {blocked ? (
+                    <Text size="xs" c="dimmed" ta="center" id="edit-blocked" data-testid="edit-blocked">
+                      {blocked}
+                    </Text>
+                  ) : null}
+                </Stack>
               )}
               {stopped ? (
                 <Text size="xs" c="dimmed">
@@ -193,8 +222,9 @@ export function EditPanel({
         </Card>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 7 }}>
-        <Stack gap="md">
+        <Stack gap="md" ref={resultsView.ref}>
           <RunError error={error} onRenewKey={onKeyRejected} />
+          {run.running && results.length > 0 ? <PendingResult elapsedMs={run.elapsedMs} what="Editing" /> : null}
           {results.length === 0 ? (
             <Card withBorder radius="lg" py={56}>
               <EmptyState

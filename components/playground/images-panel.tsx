@@ -17,9 +17,11 @@ import { SnippetCard } from "./snippet-card";
 import {
   CostLine,
   ImageCard,
+  PendingResult,
   RunError,
   RunningLine,
   useImageResults,
+  useResultsInView,
   useRun,
   wasStopped,
   type ImageAnswer,
@@ -47,6 +49,7 @@ export function ImagesPanel({
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const { results, add } = useImageResults(model);
+  const resultsView = useResultsInView();
 
   const body = imagesBody(model, prompt, { ...settings, size: settings.size.trim() });
   const origin = useBaseUrl();
@@ -59,6 +62,7 @@ export function ImagesPanel({
       return;
     }
     const signal = run_.start();
+    resultsView.bring();
     setStopped(false);
     setError(null);
     setFieldErrors({});
@@ -127,8 +131,9 @@ export function ImagesPanel({
         </Card>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 7 }}>
-        <Stack gap="md">
+        <Stack gap="md" ref={resultsView.ref}>
           <RunError error={error} onRenewKey={onKeyRejected} />
+          {running && results.length > 0 ? <PendingResult elapsedMs={run_.elapsedMs} /> : null}
           {results.length === 0 ? (
             <Card withBorder radius="lg" py={56}>
               <EmptyState

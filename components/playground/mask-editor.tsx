@@ -1,7 +1,8 @@
 "use client";
 // Draw a mask over the first image of an edit: painted areas become fully transparent in the mask, which is where the
 // model may change the image (spec: the mask is a PNG with an alpha channel, the size and format of the first image).
-// Strokes are drawn opaque on an overlay shown at half opacity; the mask is an opaque PNG with the strokes cut out.
+// Strokes are drawn opaque on an overlay shown at half opacity; the mask is an opaque PNG with the strokes cut out,
+// handed to the form at the end of each stroke: what is painted is the mask, with no step to confirm it.
 import { useEffect, useRef, useState } from "react";
 import { Button, Group, Slider, Stack, Text } from "@mantine/core";
 
@@ -23,12 +24,15 @@ export function MaskEditor({ base, onMask }: { base: File; onMask: (mask: File |
   const picture = useRef<HTMLCanvasElement>(null);
   const overlay = useRef<HTMLCanvasElement>(null);
   const drawing = useRef(false);
+  // Bumped by Clear and by a new base image, so a mask still being encoded from the strokes before is dropped.
+  const generation = useRef(0);
   const [brush, setBrush] = useState(48);
   const [painted, setPainted] = useState(false);
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
 
   useEffect(() => {
     let cancelled = false;
+    generation.current += 1;
     void createImageBitmap(base).then((bitmap) => {
       if (cancelled || !picture.current || !overlay.current) return;
       for (const canvas of [picture.current, overlay.current]) {
@@ -60,12 +64,15 @@ export function MaskEditor({ base, onMask }: { base: File; onMask: (mask: File |
   function clear() {
     const canvas = overlay.current;
     if (canvas) canvas.getContext("2d")?.clearRect(0, 0, canvas.width, canvas.height);
+    generation.current += 1;
     setPainted(false);
     onMask(null);
   }
 
+  /** The mask of what is painted so far, handed to the form (at the end of each stroke). */
   async function use() {
     if (!overlay.current || !size) return;
+    const started = generation.current;
     const mask = document.createElement("canvas");
     mask.width = size.width;
     mask.height = size.height;
@@ -75,7 +82,7 @@ export function MaskEditor({ base, onMask }: { base: File; onMask: (mask: File |
     context.globalCompositeOperation = "destination-out";
     context.drawImage(overlay.current, 0, 0);
     const blob = await new Promise<Blob | null>((resolve) => mask.toBlob(resolve, "image/png"));
-    if (blob) onMask(new File([blob], "mask.png", { type: "image/png" }));
+    if (blob && started === generation.current) onMask(new File([blob], "mask.png", { type: "image/png" }));
   }
 
   return (
@@ -95,7 +102,14 @@ export function MaskEditor({ base, onMask }: { base: File; onMask: (mask: File |
           }}
           onPointerMove={paint}
           onPointerUp={() => {
+            if (!drawing.current) return;
             drawing.current = false;
+            void use();
+          }}
+          onPointerCancel={() => {
+            if (!drawing.current) return;
+            drawing.current = false;
+            void use();
           }}
         />
       </div>
@@ -104,13 +118,10 @@ export function MaskEditor({ base, onMask }: { base: File; onMask: (mask: File |
           <Text size="xs" c="dimmed" id="brush-label">
             Brush {brush} px
           </Text>
-          <Slider min={8} max={160} value={brush} onChange={setBrush} aria-labelledby="brush-label" />
+          <Slider min={8} max={160} value={brush} onChange={setBrush} aria-labelledby="brush-label" thumbLabel="Brush size" />
         </Stack>
-        <Button size="xs" variant="default" onClick={clear}>
+        <Button size="xs" variant="default" onClick={clear} disabled={!painted}>
           Clear
-        </Button>
-        <Button size="xs" onClick={() => void use()} disabled={!painted}>
-          Use this mask
         </Button>
       </Group>
     </Stack>

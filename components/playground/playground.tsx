@@ -37,8 +37,9 @@ import { ResponsesPanel } from "./responses-panel";
 import { ChatPanel } from "./chat-panel";
 import { AudioPanel } from "./audio-panel";
 import { SourceBadge, type SendRequest } from "./shared";
+import { RenewKeyDialog, RenewNotice, type PlaygroundKey } from "./renew-key";
 
-type PlaygroundKeyInfo = { key: { id: string; prefix: string; group: string; cap: number; remaining: number } | null; cap: number };
+type PlaygroundKeyInfo = { key: PlaygroundKey | null; cap: number };
 
 const ENDPOINT_OF_PATH: Record<PlaygroundEndpoint, EndpointId> = {
   "/v1/images/generations": "images",
@@ -61,8 +62,11 @@ export function Playground({ sources }: { userId: string; sources: Record<string
   const [mode, setMode] = useState<"playground" | "paste">("playground");
   const [pasted, setPasted] = useState("");
   const [pastedError, setPastedError] = useState<string | null>(null);
-  const [keyError, setKeyError] = useState<string | null>(null);
   const [renewing, setRenewing] = useState(false);
+  // Renew is asked first (renew-key.tsx); once done, a notice names the new key.
+  const [askRenew, setAskRenew] = useState(false);
+  const [renewError, setRenewError] = useState<string | null>(null);
+  const [renewed, setRenewed] = useState<{ key: PlaygroundKey; previous: string | null } | null>(null);
 
   const group = self.data ? (self.data.groups.includes("default") ? "default" : self.data.groups[0]) : undefined;
   const { reload: reloadSelf } = self;
@@ -106,18 +110,25 @@ export function Playground({ sources }: { userId: string; sources: Record<string
     [group, mode, pasted, reloadSelf, refreshMoney],
   );
 
+  const currentKey = keyInfo.data?.key ?? null;
   const renew = useCallback(async () => {
     setRenewing(true);
+    setRenewError(null);
     try {
-      await api("/api/user/playground/renew", { body: group ? { group } : {} });
-      setKeyError(null);
+      const answer = await api<PlaygroundKeyInfo>("/api/user/playground/renew", { body: group ? { group } : {} });
+      setAskRenew(false);
+      if (answer.key) setRenewed({ key: answer.key, previous: currentKey?.prefix ?? null });
       await reloadKey();
     } catch (error) {
-      setKeyError((error as Error).message);
+      setRenewError((error as Error).message);
     } finally {
       setRenewing(false);
     }
-  }, [group, reloadKey]);
+  }, [currentKey, group, reloadKey]);
+  const confirmRenew = useCallback(() => {
+    setRenewError(null);
+    setAskRenew(true);
+  }, []);
 
   // Six labels fit side by side from a tablet's width; narrower, the endpoints are a list to pick from.
   const compact = useMatches({ base: true, md: false });
@@ -132,7 +143,7 @@ export function Playground({ sources }: { userId: string; sources: Record<string
   const choices = offered(endpoint);
   const model = choices.includes(models[endpoint]) ? models[endpoint] : choices[0]!;
   const source = sources[model];
-  const panelProps = { model, source, send, onKeyRejected: () => void renew() };
+  const panelProps = { model, source, send, onKeyRejected: confirmRenew };
 
   return (
     <>
@@ -236,11 +247,9 @@ export function Playground({ sources }: { userId: string; sources: Record<string
                   autoComplete="off"
                 />
               ) : (
-                <Group gap={6} justify="space-between" wrap="nowrap">
-                  <Text size="xs" c={keyError ? "red" : "dimmed"} data-testid="playground-key-status">
-                    {keyError ? (
-                      keyError
-                    ) : keyInfo.data?.key ? (
+                <Group gap={6} justify="space-between" wrap="nowrap" align="flex-start">
+                  <Text size="xs" c="dimmed" data-testid="playground-key-status" style={{ flex: 1, minWidth: 0 }}>
+                    {keyInfo.data?.key ? (
                       <>
                         <Code>{keyInfo.data.key.prefix}…</Code> · {usdExact(keyInfo.data.key.remaining)} of its {usd(keyInfo.data.key.cap)}{" "}
                         cap left
@@ -250,12 +259,15 @@ export function Playground({ sources }: { userId: string; sources: Record<string
                     )}
                   </Text>
                   {keyInfo.data?.key ? (
+                    // Never narrower than its word: the status text beside it wraps instead.
                     <Button
                       size="compact-xs"
                       variant="subtle"
                       leftSection={<IconRefresh size={12} />}
-                      onClick={() => void renew()}
+                      onClick={confirmRenew}
                       loading={renewing}
+                      style={{ flexShrink: 0 }}
+                      data-testid="playground-renew"
                     >
                       Renew
                     </Button>
@@ -265,7 +277,18 @@ export function Playground({ sources }: { userId: string; sources: Record<string
             </Stack>
           </Grid.Col>
         </Grid>
+        {renewed ? <RenewNotice renewed={renewed} onClose={() => setRenewed(null)} /> : null}
       </Card>
+
+      <RenewKeyDialog
+        opened={askRenew}
+        current={currentKey}
+        cap={keyInfo.data?.cap ?? currentKey?.cap ?? 2_000_000}
+        renewing={renewing}
+        error={renewError}
+        onConfirm={() => void renew()}
+        onClose={() => setAskRenew(false)}
+      />
 
       {endpoint === "images" ? <ImagesPanel key="images" {...panelProps} /> : null}
       {endpoint === "edits" ? <EditPanel key="edits" {...panelProps} /> : null}

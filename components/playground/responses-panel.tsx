@@ -15,7 +15,7 @@ import type { ModelSource } from "@/lib/portal/server";
 import { ImageControls, sizeProblem } from "./image-controls";
 import { ResponsesRun } from "./responses-run";
 import { SnippetCard } from "./snippet-card";
-import { RunError, type SendRequest } from "./shared";
+import { RunError, useResultsInView, type SendRequest } from "./shared";
 import { useResponsesStream } from "./use-responses-stream";
 
 export function ResponsesPanel({
@@ -38,6 +38,7 @@ export function ResponsesPanel({
   const stream = useResponsesStream(model, send);
   const body = responsesBody(model, instructions, prompt, { ...settings, size: settings.size.trim() }, action, Number(previews));
   const origin = useBaseUrl();
+  const resultsView = useResultsInView();
   const invalid = Boolean(sizeProblem(settings.size)) || !prompt.trim() || !instructions.trim();
 
   async function run() {
@@ -46,6 +47,7 @@ export function ResponsesPanel({
       if (!instructions.trim()) stream.setFieldErrors({ instructions: "Instructions are required" });
       return;
     }
+    resultsView.bring();
     await stream.start(body, { previews: Number(previews), format: settings.format });
   }
 
@@ -127,7 +129,7 @@ export function ResponsesPanel({
         </Card>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 7 }}>
-        <Stack gap="md">
+        <Stack gap="md" ref={resultsView.ref}>
           <RunError error={stream.error} onRenewKey={onKeyRejected} />
           <ResponsesRun run={stream} source={source} />
           <SnippetCard snippets={buildSnippets(origin, "/v1/responses", body)} />

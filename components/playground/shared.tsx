@@ -1,9 +1,9 @@
 "use client";
 // Pieces the playground panels share: the error box (with the way out for an empty balance or key), the cost
 // line read back from the ledger, and the image card.
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import Link from "next/link";
-import { Alert, Anchor, Badge, Button, Card, Group, Image, Stack, Text } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Card, Group, Image, Loader, Stack, Text } from "@mantine/core";
 import { IconAlertTriangle, IconDownload } from "@tabler/icons-react";
 import type { ApiError } from "@/lib/portal/api";
 import { count, usdPrecise } from "@/lib/portal/format";
@@ -196,6 +196,28 @@ export function useRun() {
   };
 }
 
+/** The portal's header (components/portal-shell.tsx) and a little air: what a scrolled-to element keeps above it. */
+const HEADER_CLEARANCE_PX = 76;
+
+/**
+ * The results of a panel, brought to where the eye is when a run starts: the form's Run button sits at the bottom of
+ * the left column (or, on a phone, above the results) while the results come in at the top of the right column, so
+ * without this an image arrives off-screen. `ref` goes on the results column; `bring()` scrolls it up to just below
+ * the header unless its top already shows in the upper half of the window.
+ */
+export function useResultsInView<T extends HTMLElement = HTMLDivElement>() {
+  const ref = useRef<T>(null);
+  const bring = useCallback(() => {
+    const element = ref.current;
+    if (!element) return;
+    const top = element.getBoundingClientRect().top;
+    if (top >= HEADER_CLEARANCE_PX - 1 && top <= window.innerHeight / 2) return;
+    const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    window.scrollTo({ top: Math.max(0, window.scrollY + top - HEADER_CLEARANCE_PX), behavior: reduced ? "auto" : "smooth" });
+  }, []);
+  return { ref, bring };
+}
+
 /** Whether `error` is the abort of a run the user stopped. */
 export function wasStopped(error: unknown): boolean {
   return error instanceof DOMException && error.name === "AbortError";
@@ -212,6 +234,21 @@ export function RunningLine({ elapsedMs, onStop, what = "Generating" }: { elapse
         Stop
       </Button>
     </Group>
+  );
+}
+
+/** Where the next image will appear, while it is made and earlier ones are shown below (the time is read out by
+ * the form's RunningLine). */
+export function PendingResult({ elapsedMs, what = "Generating" }: { elapsedMs: number; what?: string }) {
+  return (
+    <Card withBorder radius="lg" padding="md" data-testid="result-pending">
+      <Group gap="sm" wrap="nowrap">
+        <Loader size="sm" />
+        <Text size="sm" c="dimmed">
+          {what}… {formatSeconds(elapsedMs)}
+        </Text>
+      </Group>
+    </Card>
   );
 }
 

@@ -54,7 +54,8 @@ export function KeysTable({
                     )}
                   </Text>
                   {key.purpose === "playground" || key.name === LEGACY_PLAYGROUND_KEY_NAME ? (
-                    <Badge size="xs" variant="light" color="violet">
+                    // Never narrower than its word (a badge otherwise shrinks to "P…" in a tight cell).
+                    <Badge size="xs" variant="light" color="violet" style={{ minWidth: "max-content" }}>
                       playground
                     </Badge>
                   ) : null}

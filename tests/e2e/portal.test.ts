@@ -148,6 +148,9 @@ describe("portal", () => {
     // Generate an image in the playground and see it.
     await page.getByRole("link", { name: "Playground" }).first().click();
     await page.getByTestId("playground-balance").getByText("$5.00").waitFor();
+    // The listed sizes, or "Custom size…" for any other, checked as it is typed.
+    await page.getByTestId("size-input").click();
+    await page.getByRole("option", { name: "Custom size…" }).click();
     const size = page.locator("input[name=size]");
     await size.fill("1000x1000");
     await page.getByText("Width and height must both be multiples of 16 px.").waitFor();
@@ -194,7 +197,8 @@ describe("portal", () => {
     release();
     await page.unroute(held);
 
-    // Edit: a JPEG upload, a mask drawn over it (the JPEG becomes PNG so the mask fits), the edited image back.
+    // Edit: a JPEG upload, a mask drawn over it (the JPEG becomes PNG so the mask fits; the painted mask is used as it
+    // is), the edited image back.
     const jpeg = path.join(tmpdir(), `e2e-base-${Date.now()}.jpg`);
     writeFileSync(
       jpeg,
@@ -212,7 +216,6 @@ describe("portal", () => {
     await page.mouse.down();
     await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6, { steps: 8 });
     await page.mouse.up();
-    await page.getByRole("button", { name: "Use this mask" }).click();
     await page.getByTestId("mask-ready").waitFor();
     await page.getByRole("button", { name: "Edit image" }).click();
     await page.getByTestId("result-image").first().waitFor();
