@@ -13,6 +13,10 @@ export const PORTAL_FOLDERS = ["tests/e2e/"];
 
 export const PORTAL_TESTS = [
   "tests/clients/error-shapes.test.ts",
+  "tests/integration/account-notices.test.ts",
+  "tests/integration/announcements.test.ts",
+  "tests/integration/key-budgets.test.ts",
+  "tests/integration/model-pickers.test.ts",
   "tests/integration/accounts-reset.test.ts",
   "tests/integration/accounts-self-service.test.ts",
   "tests/integration/accounts-sign-in.test.ts",

@@ -63,9 +63,9 @@ describe("SQLite: reservations in one event-loop turn", () => {
         store.reserve(poor.keyId, poor.userId, 100),
       ]);
       assert.deepEqual(results, ["ok", "key_quota", "missing", "balance", "ok", "ok", "balance", "ok"]);
-      assert.deepEqual(await store.available(limited.keyId, limited.userId), { keyQuota: 0, balance: 700 });
-      assert.deepEqual(await store.available(poor.keyId, poor.userId), { keyQuota: 9_900, balance: 0 });
-      assert.deepEqual(await store.available(unlimited.keyId, unlimited.userId), { keyQuota: null, balance: 100 });
+      assert.deepEqual(await store.available(limited.keyId, limited.userId), { keyQuota: 0, balance: 700, budget: null });
+      assert.deepEqual(await store.available(poor.keyId, poor.userId), { keyQuota: 9_900, balance: 0, budget: null });
+      assert.deepEqual(await store.available(unlimited.keyId, unlimited.userId), { keyQuota: null, balance: 100, budget: null });
       // A later turn is a batch of its own and sees the first one's result.
       assert.equal(await store.reserve(limited.keyId, limited.userId, 1), "key_quota");
     } finally {

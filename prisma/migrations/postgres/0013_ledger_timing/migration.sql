@@ -2,14 +2,20 @@
 ALTER TABLE "UsageLog" ADD COLUMN      "queueMs" INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE "UsageLog" ADD COLUMN      "firstByteMs" INTEGER NOT NULL DEFAULT 0;
 
--- gateway_settle_many (0007) lists the ledger's columns: the same function with the two new ones.
+-- gateway_settle_many (0012: settlements and the budget counters) lists the ledger's columns: the same function with
+-- the two new ones. The six-argument form of 0007 is dropped first, should an earlier build of this migration have
+-- made it, so that a call is never ambiguous between two overloads.
+DROP FUNCTION IF EXISTS gateway_settle_many(TEXT[], BIGINT[], TEXT[], TEXT[], BIGINT[], JSONB);
 CREATE OR REPLACE FUNCTION gateway_settle_many(
   p_key_ids TEXT[],
   p_key_deltas BIGINT[],
   p_key_touched TEXT[],
   p_user_ids TEXT[],
   p_user_deltas BIGINT[],
-  p_rows JSONB
+  p_rows JSONB,
+  p_budget_keys TEXT[] DEFAULT '{}',
+  p_budget_at BIGINT[] DEFAULT '{}',
+  p_budget_deltas BIGINT[] DEFAULT '{}'
 ) RETURNS VOID AS $$
 BEGIN
   PERFORM 1 FROM "ApiKey" WHERE "id" = ANY(p_key_ids) ORDER BY "id" FOR UPDATE;
@@ -19,6 +25,16 @@ BEGIN
         "lastUsedAt" = COALESCE(d.touched::TIMESTAMP(3), k."lastUsedAt")
     FROM unnest(p_key_ids, p_key_deltas, p_key_touched) AS d(id, delta, touched)
     WHERE k."id" = d.id AND (d.delta <> 0 OR d.touched IS NOT NULL);
+  UPDATE "ApiKey" AS k
+    SET "budgetSpent" = GREATEST(0, k."budgetSpent" - s.total)
+    FROM (
+      SELECT d.id, sum(d.delta)::BIGINT AS total
+      FROM unnest(p_budget_keys, p_budget_at, p_budget_deltas) AS d(id, at, delta)
+      JOIN "ApiKey" AS b ON b."id" = d.id
+      WHERE b."budget" IS NOT NULL AND b."budgetPeriodStart" IS NOT NULL AND b."budgetPeriodStart" <= d.at
+      GROUP BY d.id
+    ) AS s
+    WHERE k."id" = s.id AND s.total <> 0;
   UPDATE "User" AS u
     SET "balance" = u."balance" + d.delta
     FROM unnest(p_user_ids, p_user_deltas) AS d(id, delta)
