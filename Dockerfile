@@ -15,7 +15,7 @@ RUN if ! command -v g++ >/dev/null || ! command -v make >/dev/null || ! command 
 ENV npm_config_nodedir=/usr/local NEXT_TELEMETRY_DISABLED=1 npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 # Dependencies first, so that a change of the sources alone reuses this layer.
 COPY package.json package-lock.json prisma.config.ts ./
-COPY scripts ./scripts
+COPY scripts/db-schemas.mjs ./scripts/db-schemas.mjs
 COPY prisma ./prisma
 RUN npm ci
 COPY . .
@@ -23,6 +23,7 @@ COPY . .
 # container's `npm start` finds it up to date and never builds; then what only building and testing need goes.
 RUN node --input-type=module -e "const { ensureBuild } = await import('./scripts/start.mjs'); ensureBuild();" \
  && npm prune --omit=dev \
+ && find node_modules -mindepth 1 -maxdepth 2 -type d -empty -delete \
  && rm -rf .next/cache /root/.npm /root/.cache /tmp/*
 
 # --- runtime: Node.js, the pruned dependencies, the sources the server runs (tsx) and the portal build.
