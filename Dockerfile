@@ -44,7 +44,8 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 # /healthz answers while the process is up (lib/server/operations.ts); node's fetch, since the slim image has no curl.
-HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
+# The timeout is long because starting node takes seconds on a busy machine (5 s was exceeded on a 2-core one).
+HEALTHCHECK --interval=15s --timeout=30s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # `npm start` without npm in between: the supervisor (scripts/supervise.mjs) is process 1 and gets SIGTERM itself; it
 # passes it on, in-flight streams get GATEWAY_SHUTDOWN_GRACE_MS (8 s: within `docker stop`'s 10 s), then it exits.

@@ -59,9 +59,16 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
 }
 
 const healthy = (url: string) =>
-  waitFor(`${url}/healthz`, 180_000, async () =>
-    (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3_000) })).ok ? true : undefined,
-  );
+  waitFor(`${url}/healthz`, 180_000, async () => {
+    // A timer of our own: AbortSignal.timeout's does not keep the process alive while the connection waits.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 3_000);
+    try {
+      return (await fetch(`${url}/healthz`, { signal: controller.signal })).ok ? true : undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  });
 
 /** The operator API, with a bearer token or a signed-in admin's cookie (same-origin, as the portal sends it). */
 function operator(url: string, auth: { bearer: string } | { cookie: string }) {
@@ -218,7 +225,7 @@ describe("compose: two gateways on PostgreSQL and Redis behind nginx", { skip },
   const folder = mkdtempSync(path.join(os.tmpdir(), "mgw-compose-"));
   const envFile = path.join(folder, "env");
   const masterKey = randomBytes(24).toString("hex");
-  let env: NodeJS.ProcessEnv = {};
+  let env: NodeJS.ProcessEnv = { ...process.env };
   let proxyUrl = "";
   const compose = (args: string[], timeoutMs = 300_000) =>
     run(COMPOSE![0]!, [...COMPOSE!.slice(1), "-p", project, "-f", "compose.yaml", "--env-file", envFile, "--profile", "scale", ...args], {
