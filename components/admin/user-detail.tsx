@@ -55,7 +55,8 @@ function Details({ user }: { user: AdminUser }) {
                     <Text size="xs" c="dimmed">
                       {key.name || "Unnamed"}{" "}
                       {key.purpose === "playground" ? (
-                        <Badge size="xs" variant="light" color="violet">
+                        // Never narrower than its word (a badge otherwise shrinks to "P…" in a tight cell).
+                        <Badge size="xs" variant="light" color="violet" style={{ minWidth: "max-content" }}>
                           playground
                         </Badge>
                       ) : null}

@@ -140,7 +140,7 @@ export function ModelsPage() {
     <>
       <PageHeader
         title="Models & pricing"
-        description="The models your keys may call, what each costs (per million tokens, per million characters of speech, per minute of transcribed audio), and an example to start from. Charges are settled to what a request really used."
+        description="The models your keys may call, what each costs (per million tokens, per million characters of speech, per minute of transcribed audio), and an example to start from: set GATEWAY_API_KEY to one of your keys first (export GATEWAY_API_KEY=sk-…, from the API keys page). Charges are settled to what a request really used."
       />
       <Card withBorder radius="lg" padding="md" mb="md">
         <ApiBaseUrls />

@@ -230,6 +230,7 @@ for (const database of ["sqlite", "postgres"] as const) {
         assert.deepEqual(await store.available(payer.keyId, payer.userId), {
           keyQuota: BALANCE - charged - 1_000,
           balance: BALANCE - charged - 1_000,
+          budget: null,
         });
         assert.equal((await gateway.admin("GET", "/api/admin/overview")).deadLetters, 2);
       } finally {
@@ -289,7 +290,7 @@ describe("the ledger writer while PostgreSQL refuses connections", async () => {
         rows.map((row) => row.requestId),
         ["req-a", "req-b", "req-c"],
       );
-      assert.deepEqual(await store.available(payer.keyId, payer.userId), { keyQuota: BALANCE - 300, balance: BALANCE - 300 });
+      assert.deepEqual(await store.available(payer.keyId, payer.userId), { keyQuota: BALANCE - 300, balance: BALANCE - 300, budget: null });
     } finally {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
       await admin.end();
