@@ -6,9 +6,9 @@ import { useState } from "react";
 import { ActionIcon, Badge, Drawer, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
 import { IconAdjustments } from "@tabler/icons-react";
 import { useApi } from "@/lib/portal/api";
-import { dateOnly, dateTime, usd, usdPrecise } from "@/lib/portal/format";
+import { dateOnly, dateTime, usd } from "@/lib/portal/format";
 import type { AdminUsageRow, AdminUser, ApiKey } from "@/lib/portal/types";
-import { LoadError, Loading, StatusBadge } from "@/components/feedback";
+import { LedgerAmount, LoadError, Loading, StatusBadge } from "@/components/feedback";
 import { KeyStatus, SetByOperator } from "@/components/key-state";
 import { KeyLimitsModal } from "./key-limits";
 
@@ -134,7 +134,9 @@ function Details({ user }: { user: AdminUser }) {
                       {dateTime(row.createdAt)}
                     </Text>
                   </Table.Td>
-                  <Table.Td ta="right">{usdPrecise(-row.cost)}</Table.Td>
+                  <Table.Td ta="right">
+                    <LedgerAmount cost={row.cost} />
+                  </Table.Td>
                   <Table.Td>
                     <StatusBadge status={row.status} />
                   </Table.Td>

@@ -54,8 +54,12 @@ export function chartRows(days: string[], breakdown: Breakdown, measure: Measure
 /** Axis labels: short enough to fit ("$0.0024", "$1.50", "$1.2K"); the tooltip and the table keep every digit. */
 function axisUsd(value: number): string {
   if (value === 0) return "$0";
-  if (value < 1) return `$${Number(value.toPrecision(2))}`;
-  if (value < 1000) return `$${Number(value.toFixed(2))}`;
+  // At least two decimals, as every other amount on the page ("$0.50", "$0.003", not "$0.5").
+  if (value < 1) {
+    const [whole, decimals = ""] = String(Number(value.toPrecision(2))).split(".");
+    return `$${whole}.${decimals.padEnd(2, "0")}`;
+  }
+  if (value < 1000) return `$${value.toFixed(2)}`;
   return `$${(value / 1000).toFixed(1)}K`;
 }
 

@@ -4,13 +4,19 @@ export const MICROS_PER_USD = 1_000_000;
 const usd2 = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
+/** A negative amount's sign is a true minus (U+2212), as in lib/portal/money-format.ts, never a hyphen. */
+const MINUS = "\u2212";
+function minus(text: string): string {
+  return text.startsWith("-") ? `${MINUS}${text.slice(1)}` : text;
+}
+
 /** A balance or total: "$12.34"; amounts under a cent keep their significant digits ("$0.0061"). */
 export function usd(micros: number): string {
   const value = micros / MICROS_PER_USD;
   if (value !== 0 && Math.abs(value) < 0.01) {
-    return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`;
+    return `${value < 0 ? MINUS : ""}$${Math.abs(value).toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`;
   }
-  return usd2.format(value);
+  return minus(usd2.format(value));
 }
 
 const usdMicro = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 });
@@ -20,14 +26,14 @@ const usdMicro = new Intl.NumberFormat("en-US", { style: "currency", currency: "
  * micro-dollar, so it moves with every request as the spent figure beside it does ("$1.999856"), cents when whole.
  */
 export function usdExact(micros: number): string {
-  return usdMicro.format(micros / MICROS_PER_USD);
+  return minus(usdMicro.format(micros / MICROS_PER_USD));
 }
 
 /** A per-request cost, always with enough digits to see it: "$0.006144". */
 export function usdPrecise(micros: number): string {
   const value = micros / MICROS_PER_USD;
-  if (value === 0 || Math.abs(value) >= 1) return usd2.format(value);
-  return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(6)}`;
+  if (value === 0 || Math.abs(value) >= 1) return minus(usd2.format(value));
+  return `${value < 0 ? MINUS : ""}$${Math.abs(value).toFixed(6)}`;
 }
 
 /**
@@ -36,8 +42,8 @@ export function usdPrecise(micros: number): string {
  */
 export function usdSummary(micros: number): string {
   const value = micros / MICROS_PER_USD;
-  if (value === 0 || Math.abs(value) >= 1) return usd2.format(value);
-  return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(4)}`;
+  if (value === 0 || Math.abs(value) >= 1) return minus(usd2.format(value));
+  return `${value < 0 ? MINUS : ""}$${Math.abs(value).toFixed(4)}`;
 }
 
 export function usdToMicros(dollars: number): number {

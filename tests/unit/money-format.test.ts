@@ -34,3 +34,13 @@ test("changes: credits with a plus, charges with a minus (U+2212), the ledger's 
   assert.equal(formatCost(-5_000_000), "+$5.00", "a top-up");
   assert.ok(!formatCost(130_000).includes("-"), "never a hyphen");
 });
+
+test("the older helpers of lib/portal/format.ts write a negative amount with the same true minus, never a hyphen", async () => {
+  const { usd, usdExact, usdPrecise, usdSummary } = await import("@/lib/portal/format");
+  assert.equal(usd(-130_000), "\u2212$0.13");
+  assert.equal(usd(-6_100), "\u2212$0.0061");
+  assert.equal(usdExact(-1_500_000), "\u2212$1.50");
+  assert.equal(usdPrecise(-6_144), "\u2212$0.006144");
+  assert.equal(usdSummary(-47_000), "\u2212$0.0470");
+  assert.equal(usd(130_000), "$0.13");
+});
