@@ -30,7 +30,19 @@ export type GatewayContext = {
   upstreamAt?: number;
   answeredAt?: number;
   failovers?: Failover[];
+  /** Milliseconds spent waiting on upstreams (every attempt, lib/gateway/relay.ts): what x-gateway-overhead-ms leaves out. */
+  upstreamMs?: number;
 };
+
+/**
+ * x-gateway-overhead-ms (docs/api.md, "The gateway's own time"): the time from the request's arrival to its answer's
+ * headers, less the time spent waiting on upstreams, so the gateway's own share of the latency a client sees. For a
+ * stream the answer's headers go out once the upstream's have come, so it is the time before the upstream's first
+ * byte; an answer that never reached an upstream (a refusal, /v1/models) is all the gateway's.
+ */
+export function overheadMs(context: Pick<GatewayContext, "startedAt" | "upstreamMs">, now = performance.now()): string {
+  return Math.max(0, now - context.startedAt - (context.upstreamMs ?? 0)).toFixed(2);
+}
 
 const SCHEME_HINT: Record<Scheme, string> = {
   bearer: "'Authorization: Bearer sk-...'",
@@ -216,6 +228,7 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
     const requestId = requestIdOf(request);
     const dialect = config.dialect === "caller" ? callerDialect(request) : config.dialect;
     let response: Response;
+    let context: GatewayContext | null = null;
     try {
       const server = preAuthenticated.get(request);
       const principal = server ?? (await authenticate(request, config.scheme));
@@ -223,16 +236,18 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
       if (!server) checkAddress(principal, request);
       if (config.limit === "count_tokens") await checkCountTokensLimit(principal);
       else await checkRateLimit(principal);
-      response = await handler({ request, requestId, principal, endpoint: config.endpoint, dialect, startedAt });
+      context = { request, requestId, principal, endpoint: config.endpoint, dialect, startedAt };
+      response = await handler(context);
     } catch (error) {
       if (!(error instanceof GatewayError)) log.error("gateway handler failed", { requestId, endpoint: config.endpoint, error });
       response = errorResponse(error, dialect);
     }
     setResponseHeaders(response, {
       "x-request-id": requestId,
+      "x-gateway-overhead-ms": overheadMs(context ?? { startedAt }),
       // Browser clients may call /v1 from any origin: keys, never cookies (see the preflight in lib/server/routes.ts).
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "x-request-id, retry-after",
+      "access-control-expose-headers": "x-request-id, retry-after, x-gateway-overhead-ms",
     });
     observeRequest(config.endpoint, response.status, startedAt);
     return response;

@@ -52,6 +52,7 @@ async function tryChannels<T extends { ok: true }>(
   for (let index = 0; index < candidates.length; index++) {
     const channel = candidates[index]!;
     let result: T | UpstreamFailure;
+    const began = performance.now();
     try {
       result = await attempt(channel);
     } catch (error) {
@@ -60,6 +61,7 @@ async function tryChannels<T extends { ok: true }>(
       log.error("upstream attempt threw", { requestId: context.requestId, channel: channel.name, error });
       result = { ok: false, retryable: true, status: 502, message: "The upstream's answer could not be read", cause: "unreadable" };
     }
+    context.upstreamMs = (context.upstreamMs ?? 0) + (performance.now() - began);
     if (result.ok) {
       if (context.answeredAt === undefined) context.answeredAt = performance.now();
       return { channel, result };
