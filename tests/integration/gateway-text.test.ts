@@ -476,6 +476,17 @@ describe("against recording fake upstreams", () => {
     }
   });
 
+  test("a model name the gateway does not serve never becomes a label of /metrics", async () => {
+    const name = `made-up-model-${Date.now()}`;
+    await assert.rejects(
+      openai().chat.completions.create({ model: name, messages: [{ role: "user", content: "x" }], max_tokens: 5 }),
+      (error: { status?: number }) => error.status === 404,
+    );
+    const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.masterKey}` } })).text();
+    assert.ok(text.includes('gateway_requests_total{endpoint="/v1/chat/completions",status="404"}'), "the refusal is counted");
+    assert.equal(text.includes(name), false, "the client's model name is in no series");
+  });
+
   test("an upstream 401 switches its channel off with the reason, and the request fails over", async () => {
     const refusing = await fake((_request, response) => sendJson(response, 401, { error: { message: "bad key" } }));
     const working = await fake((_request, response) => sendJson(response, 200, chatCompletion("ok", "m")));
