@@ -6,6 +6,7 @@ import { decrypt } from "@/lib/platform/crypto";
 import { cached } from "@/lib/platform/cached";
 import { publish } from "@/lib/platform/events";
 import { log } from "@/lib/platform/log";
+import { observeChannelDisabled } from "@/lib/platform/metrics";
 import { cappedText } from "@/lib/platform/text";
 
 import type { ChannelType } from "@/lib/providers";
@@ -80,6 +81,7 @@ export function upstreamModel(channel: Channel, publicModel: string, baseModel: 
 /** An upstream that refuses the channel's own key (401/403) is switched off until an operator looks at it. */
 export async function disableChannel(channel: Channel, reason: string): Promise<void> {
   log.warn("disabling channel", { channel: channel.name, channelId: channel.id, reason });
+  observeChannelDisabled(channel.name);
   await db()
     // The reason quotes the upstream's answer, which may hold text no database takes (a NUL): cleaned, so the channel
     // is disabled whatever the upstream wrote.

@@ -3,7 +3,7 @@
 // channel off. The winning attempt's usage settles the reservation when the response has been delivered.
 import { GatewayError, type ErrorCode } from "@/lib/platform/errors";
 import { log } from "@/lib/platform/log";
-import { observeUpstreamError } from "@/lib/platform/metrics";
+import { observeAttempt, observeFailover, observeUpstreamError } from "@/lib/platform/metrics";
 import { channelsFor, disableChannel, type Channel } from "@/lib/channels";
 import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
 import type { GatewayContext } from "./pipeline";
@@ -52,7 +52,7 @@ async function tryChannels<T extends { ok: true }>(
   for (let index = 0; index < candidates.length; index++) {
     const channel = candidates[index]!;
     let result: T | UpstreamFailure;
-    const began = performance.now();
+    const attemptAt = performance.now();
     try {
       result = await attempt(channel);
     } catch (error) {
@@ -61,7 +61,8 @@ async function tryChannels<T extends { ok: true }>(
       log.error("upstream attempt threw", { requestId: context.requestId, channel: channel.name, error });
       result = { ok: false, retryable: true, status: 502, message: "The upstream's answer could not be read", cause: "unreadable" };
     }
-    context.upstreamMs = (context.upstreamMs ?? 0) + (performance.now() - began);
+    context.upstreamMs = (context.upstreamMs ?? 0) + (performance.now() - attemptAt);
+    observeAttempt(model, channel.name, result.ok, attemptAt);
     if (result.ok) {
       if (context.answeredAt === undefined) context.answeredAt = performance.now();
       return { channel, result };
@@ -79,7 +80,8 @@ async function tryChannels<T extends { ok: true }>(
     if (result.disable) await disableChannel(channel, result.disable);
     if (!result.retryable || context.request.signal.aborted) break;
     // Moving on to the next channel: the row names this one and why (no secrets: the upstream's message, capped).
-    if (index < candidates.length - 1)
+    if (index < candidates.length - 1) {
+      observeFailover(model, channel.name);
       (context.failovers ??= []).push({
         channelId: channel.id,
         channel: channel.name,
@@ -87,6 +89,7 @@ async function tryChannels<T extends { ok: true }>(
         error: result.message.slice(0, 300),
         ms: Math.round(performance.now() - context.startedAt),
       });
+    }
   }
   const { channel, failure } = last!;
   // Nothing reached the client: the whole reservation goes back (SECURITY.md: failures before output cost nothing). The row records the failure.

@@ -1,5 +1,5 @@
-// Prometheus metrics (prom-client): requests and latency per endpoint, upstream errors per channel, tokens and
-// cost per model (counted from ledger rows as they are committed), active streams, and the ledger writer's health
+// Prometheus metrics (prom-client): requests and latency per endpoint, upstream attempts and their latency per model
+// and channel, upstream errors per channel, failovers, channels switched off, tokens and cost per model (counted from ledger rows as they are committed), active streams, and the ledger writer's health
 // (settlements waiting, write failures, rows written reduced, dead letters: docs/billing.md, "The ledger writer").
 import client from "prom-client";
 import { singleton } from "./singleton";
@@ -31,6 +31,34 @@ function metrics() {
         name: "gateway_upstream_errors_total",
         help: "Failed upstream attempts, by channel and cause",
         labelNames: ["channel", "cause"],
+        registers: [registry],
+      }),
+      // The model and channel labels name what the operator configured, never a client's string: an attempt is made only
+      // after the model was found priced and the payer's reservation taken (lib/gateway/relay.ts), so label values are
+      // bounded by the configuration.
+      attempts: new client.Counter({
+        name: "gateway_upstream_attempts_total",
+        help: "Upstream attempts, by public model, channel and outcome ('ok' or 'error')",
+        labelNames: ["model", "channel", "outcome"],
+        registers: [registry],
+      }),
+      attemptLatency: new client.Histogram({
+        name: "gateway_upstream_duration_seconds",
+        help: "Time from sending an attempt upstream to its answer starting (or failing), by public model and channel",
+        labelNames: ["model", "channel"],
+        buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+        registers: [registry],
+      }),
+      failovers: new client.Counter({
+        name: "gateway_failovers_total",
+        help: "Requests that moved on to another channel after a retryable failure, by public model and the channel left",
+        labelNames: ["model", "channel"],
+        registers: [registry],
+      }),
+      channelsDisabled: new client.Counter({
+        name: "gateway_channels_disabled_total",
+        help: "Channels switched off automatically (the upstream refused the channel's own key), by channel",
+        labelNames: ["channel"],
         registers: [registry],
       }),
       tokens: new client.Counter({
@@ -100,6 +128,32 @@ export function observeRequest(endpoint: string, status: number, startedAt: numb
 
 export function observeUpstreamError(channel: string, cause: string): void {
   metrics().upstreamErrors.inc({ channel, cause });
+}
+
+/** One upstream attempt ended: its answer started (ok) or it failed; `startedAt` is performance.now() at its start. */
+export function observeAttempt(model: string, channel: string, ok: boolean, startedAt: number): void {
+  const current = metrics();
+  current.attempts.inc({ model, channel, outcome: ok ? "ok" : "error" });
+  current.attemptLatency.observe({ model, channel }, (performance.now() - startedAt) / 1000);
+}
+
+export function observeFailover(model: string, channel: string): void {
+  metrics().failovers.inc({ model, channel });
+}
+
+export function observeChannelDisabled(channel: string): void {
+  metrics().channelsDisabled.inc({ channel });
+}
+
+/** The registry's metrics: name, type and label names (tests/unit/grafana-dashboard.test.ts checks the dashboard against them). */
+export async function metricLabels(): Promise<Map<string, { type: string; labels: string[] }>> {
+  const { registry } = metrics();
+  const out = new Map<string, { type: string; labels: string[] }>();
+  for (const metric of await registry.getMetricsAsJSON()) {
+    const declared = (registry.getSingleMetric(metric.name) as unknown as { labelNames?: string[] } | undefined)?.labelNames ?? [];
+    out.set(metric.name, { type: String(metric.type), labels: [...declared] });
+  }
+  return out;
 }
 
 export function observeBilled(row: {

@@ -49,6 +49,18 @@ async function ledgerFor(requestId: string) {
   return rows[0];
 }
 
+/** A sample of the gateway's /metrics (0 when the series is not there yet), e.g. metric("gateway_failovers_total", { channel: "x" }). */
+async function metric(name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.masterKey}` } })).text();
+  for (const line of text.split("\n")) {
+    const match = /^([a-z_]+)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries([...match[2]!.matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
+    if (Object.entries(labels).every(([label, value]) => found[label] === value)) return Number(match[3]);
+  }
+  return 0;
+}
+
 function openai(apiKey = key) {
   return new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 }
@@ -452,10 +464,27 @@ describe("against recording fake upstreams", () => {
       const row = await ledgerFor(response.headers.get("x-request-id")!);
       assert.equal(row.channelName, "second (200)");
       assert.equal(row.status, "success");
+      // /metrics counts the move away from the first channel, and each channel's attempt with its outcome.
+      assert.equal(await metric("gateway_failovers_total", { model: "std-5.5", channel: "first (503)" }), 1);
+      assert.equal(await metric("gateway_failovers_total", { model: "std-5.5", channel: "second (200)" }), 0);
+      assert.equal(await metric("gateway_upstream_attempts_total", { model: "std-5.5", channel: "first (503)", outcome: "error" }), 1);
+      assert.equal(await metric("gateway_upstream_attempts_total", { model: "std-5.5", channel: "second (200)", outcome: "ok" }), 1);
+      assert.equal(await metric("gateway_upstream_duration_seconds_count", { model: "std-5.5", channel: "second (200)" }), 1);
     } finally {
       await gateway.admin("DELETE", `/api/admin/channels/${a}`);
       await gateway.admin("DELETE", `/api/admin/channels/${b}`);
     }
+  });
+
+  test("a model name the gateway does not serve never becomes a label of /metrics", async () => {
+    const name = `made-up-model-${Date.now()}`;
+    await assert.rejects(
+      openai().chat.completions.create({ model: name, messages: [{ role: "user", content: "x" }], max_tokens: 5 }),
+      (error: { status?: number }) => error.status === 404,
+    );
+    const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.masterKey}` } })).text();
+    assert.ok(text.includes('gateway_requests_total{endpoint="/v1/chat/completions",status="404"}'), "the refusal is counted");
+    assert.equal(text.includes(name), false, "the client's model name is in no series");
   });
 
   test("an upstream 401 switches its channel off with the reason, and the request fails over", async () => {
@@ -488,6 +517,9 @@ describe("against recording fake upstreams", () => {
       const disabled = channels.find((row) => row.id === a)!;
       assert.equal(disabled.status, "disabled");
       assert.match(disabled.disabledReason, /401/);
+      assert.equal(await metric("gateway_channels_disabled_total", { channel: "refused key" }), 1);
+      assert.equal(await metric("gateway_channels_disabled_total", { channel: "good key" }), 0);
+      assert.equal(await metric("gateway_failovers_total", { model: "std-5.5", channel: "refused key" }), 1);
       await openai().chat.completions.create({ model: "std-5.5", messages: [{ role: "user", content: "again" }], max_tokens: 5 });
       assert.equal(refusing.received.length, 1, "a disabled channel is skipped");
     } finally {
