@@ -205,7 +205,7 @@ describe("the portal for embeddings, speech and transcription", () => {
         ["std-embedding-3-large", "embeddings", "Per 1M input tokens", "$0.13"],
         ["std-tts-1", "speech", "Per 1M characters", "$15.00"],
         // $100 per 1M seconds: $0.006 a minute.
-        ["std-transcribe-1", "transcription", "Per minute of audio", "$0.006000"],
+        ["std-transcribe-1", "transcription", "Per minute of audio", "$0.006"],
       ] as const) {
         const prices = card(model).getByTestId("model-prices");
         await prices.getByText(unit, { exact: true }).waitFor();
@@ -232,9 +232,9 @@ describe("the portal for embeddings, speech and transcription", () => {
         .locator("tbody tr")
         .filter({ has: page.locator("td", { hasText: new RegExp(`^${model.replace(/[.]/g, "\\.")}$`) }) })
         .getByTestId("audio-rate");
-    await rate("std-tts-1").getByText("$15 per 1M characters").waitFor();
-    await rate("std-transcribe-1").getByText("$100 per 1M seconds").waitFor();
-    await rate("std-transcribe-1").getByText("($0.006000 a minute)").waitFor();
+    await rate("std-tts-1").getByText("$15.00 per 1M characters").waitFor();
+    await rate("std-transcribe-1").getByText("$100.00 per 1M seconds").waitFor();
+    await rate("std-transcribe-1").getByText("($0.006 a minute)").waitFor();
     assert.equal(await rate("std-5.5").textContent(), "—");
 
     // A text model's form has no audio rate; the speech model's has its own, and only that one.
@@ -248,12 +248,12 @@ describe("the portal for embeddings, speech and transcription", () => {
     await page.getByRole("button", { name: "Edit price of std-transcribe-1" }).click();
     dialog = page.getByRole("dialog");
     await dialog.locator("input[name=audioInputSecond]").fill("200");
-    await dialog.getByText("$0.012000 a minute").waitFor();
+    await dialog.getByText("$0.012 a minute").waitFor();
     assert.equal(await dialog.locator("input[name=characterInput]").count(), 0);
     await screenshot(page, "audio-price-form");
     await dialog.getByRole("button", { name: "Save price" }).click();
     await page.getByText("Price saved").waitFor();
-    await rate("std-transcribe-1").getByText("$200 per 1M seconds").waitFor();
+    await rate("std-transcribe-1").getByText("$200.00 per 1M seconds").waitFor();
     const row = (await gateway.admin("GET", "/api/admin/prices")).data.find(
       (price: { model: string }) => price.model === "std-transcribe-1",
     );
