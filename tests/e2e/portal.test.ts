@@ -466,8 +466,8 @@ describe("portal", () => {
     await page.getByTestId("overview-table").waitFor();
     await screenshot(page, "17c-admin-overview");
     await page.getByRole("link", { name: "Audit log" }).click();
-    await page.getByTestId("audit-row").filter({ hasText: "POST /api/admin/redeem-codes/void" }).filter({ hasText: ADMIN.email }).waitFor();
-    await page.getByTestId("audit-row").filter({ hasText: "/send-reset" }).waitFor();
+    await page.getByTestId("audit-row").filter({ hasText: "Redeem codes voided" }).filter({ hasText: ADMIN.email }).waitFor();
+    await page.getByTestId("audit-row").filter({ hasText: "password-reset link sent" }).waitFor();
     await screenshot(page, "17d-admin-audit");
 
     // Settings: email verification and the content policy's terms, both from the page.
