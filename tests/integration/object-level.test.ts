@@ -249,6 +249,13 @@ const USER_ROUTES: Record<string, () => Promise<void>> = {
     assert.equal(answer.status, 400);
     assert.match(answer.body.error.message, /not valid/);
   },
+  "GET /api/user/announcements": async () => {
+    // Notices are the operator's, the same for everyone: nothing of A's, whatever B asks for.
+    const listed = await bob.browser.call("GET", `/api/user/announcements?userId=${alice.userId}`);
+    assert.equal(listed.status, 200);
+    assert.equal(JSON.stringify(listed.body).includes(alice.userId), false);
+    assert.equal(JSON.stringify(listed.body).includes(alice.email), false);
+  },
   "GET /api/user/sessions": async () => {
     const listed = await bob.browser.call("GET", `/api/user/sessions?userId=${alice.userId}`);
     assert.equal(listed.status, 200);
@@ -370,6 +377,12 @@ const ADMIN_ROUTES: Record<string, () => { path: string; body?: unknown }> = {
   "POST /api/admin/channels/{id}/fetch-models": () => ({ path: `/api/admin/channels/${channelId}/fetch-models`, body: {} }),
   "GET /api/admin/overview": () => ({ path: "/api/admin/overview" }),
   "GET /api/admin/audit": () => ({ path: "/api/admin/audit" }),
+  "GET /api/admin/usage/{id}": () => ({ path: "/api/admin/usage/any-row" }),
+  "GET /api/admin/models": () => ({ path: "/api/admin/models" }),
+  "POST /api/admin/announcements": () => ({ path: "/api/admin/announcements", body: { title: "by bob", body: "hello", level: "info" } }),
+  "GET /api/admin/announcements": () => ({ path: "/api/admin/announcements" }),
+  "PATCH /api/admin/announcements/{id}": () => ({ path: "/api/admin/announcements/any-notice", body: { title: "by bob" } }),
+  "DELETE /api/admin/announcements/{id}": () => ({ path: "/api/admin/announcements/any-notice" }),
 };
 let channelId = "";
 
