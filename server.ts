@@ -12,6 +12,7 @@ import { guardConnections } from "@/lib/platform/http/connection-guard";
 import { signInBodyRefusal } from "@/lib/platform/http/sign-in-body";
 import { errorResponse, GatewayError } from "@/lib/platform/errors";
 import { log } from "@/lib/platform/log";
+import { startTracing, stopTracing } from "@/lib/platform/tracing";
 import { closeLedger } from "@/lib/money/ledger";
 import { loadTokenizer } from "@/lib/money/bpe";
 import { operationsRoute, startOperations, stopOperations } from "@/lib/server/operations";
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof env>;
   try {
     config = env();
+    // Traces, when OTEL_EXPORTER_OTLP_ENDPOINT asks for them (docs/architecture.md, "Traces"); before the first request.
+    await startTracing();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\nThe gateway did not start. Fix the variables above and start it again.\n`);
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
     guard.stop();
     await closeLedger().catch((error) => log.error("final ledger flush failed", { error }));
     await stopOperations();
+    await stopTracing();
     log.info("stopped", { unfinished: inFlight });
     process.exit(0);
   };

@@ -14,6 +14,7 @@ import { catalogEntry } from "@/lib/catalog";
 import { checkCountTokensLimit, checkRateLimit } from "./rate-limit";
 import { observeRequest } from "@/lib/platform/metrics";
 import { clientAddress } from "@/lib/platform/http/client-address";
+import { traceRequest, type RequestTrace } from "@/lib/platform/tracing";
 
 /** How the key is presented: per the spec's endpoint groups, or either way (the model list, read by both SDKs);
  *  `google`: Gemini's API (/v1beta), in x-goog-api-key or the `key` query parameter, as Google takes it. */
@@ -32,6 +33,10 @@ export type GatewayContext = {
   failovers?: Failover[];
   /** Milliseconds spent waiting on upstreams (every attempt, lib/gateway/relay.ts): what x-gateway-overhead-ms leaves out. */
   upstreamMs?: number;
+  /** The request's span when tracing is on (lib/platform/tracing.ts); the failover loop and the reservation add to it. */
+  trace?: RequestTrace;
+  /** The GenAI semantic conventions' operation name of the route (RouteConfig), for the spans. */
+  operation?: string;
 };
 
 /**
@@ -204,7 +209,15 @@ export async function authoriseModel(principal: KeyPrincipal, model: string): Pr
  * `caller`: the Anthropic shape for a caller that speaks it (an x-api-key or anthropic-version header), else OpenAI's.
  * `limit`: which per-key budget the route draws on (lib/gateway/rate-limit.ts): the key's requests, or count_tokens'.
  */
-export type RouteConfig = { endpoint: string; dialect: Dialect | "caller"; scheme: Scheme; limit?: "requests" | "count_tokens" };
+export type RouteConfig = {
+  endpoint: string;
+  dialect: Dialect | "caller";
+  scheme: Scheme;
+  limit?: "requests" | "count_tokens";
+  /** What the route does in the words of OpenTelemetry's GenAI conventions (gen_ai.operation.name: "chat",
+   *  "embeddings", "generate_content"; the image and audio routes name theirs), on its spans (docs/architecture.md, "Traces"). */
+  operation?: string;
+};
 
 export function callerDialect(request: Request): Dialect {
   return request.headers.has("x-api-key") || request.headers.has("anthropic-version") ? "anthropic" : "openai";
@@ -229,17 +242,26 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
     const dialect = config.dialect === "caller" ? callerDialect(request) : config.dialect;
     let response: Response;
     let context: GatewayContext | null = null;
+    let errorType: string | undefined;
+    // The span names the route's template, never the URL (a Gemini key may ride in its query string).
+    const trace = traceRequest(`${request.method} ${config.endpoint}`, {
+      "http.request.method": request.method,
+      "http.route": config.endpoint,
+      "gateway.request.id": requestId,
+    });
     try {
       const server = preAuthenticated.get(request);
       const principal = server ?? (await authenticate(request, config.scheme));
+      trace?.set({ "gateway.key.id": principal.keyId, "gateway.user.id": principal.userId });
       // The playground's requests are the server's own, made for a signed-in user: no client address to check.
       if (!server) checkAddress(principal, request);
       if (config.limit === "count_tokens") await checkCountTokensLimit(principal);
       else await checkRateLimit(principal);
-      context = { request, requestId, principal, endpoint: config.endpoint, dialect, startedAt };
+      context = { request, requestId, principal, endpoint: config.endpoint, dialect, startedAt, trace, operation: config.operation };
       response = await handler(context);
     } catch (error) {
       if (!(error instanceof GatewayError)) log.error("gateway handler failed", { requestId, endpoint: config.endpoint, error });
+      errorType = error instanceof GatewayError ? error.code : "internal_error";
       response = errorResponse(error, dialect);
     }
     setResponseHeaders(response, {
@@ -250,6 +272,7 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
       "access-control-expose-headers": "x-request-id, retry-after, x-gateway-overhead-ms",
     });
     observeRequest(config.endpoint, response.status, startedAt);
+    trace?.answered(response.status, errorType);
     return response;
   };
 }

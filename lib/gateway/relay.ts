@@ -5,6 +5,7 @@ import { GatewayError, type ErrorCode } from "@/lib/platform/errors";
 import { log } from "@/lib/platform/log";
 import { observeAttempt, observeFailover, observeUpstreamError } from "@/lib/platform/metrics";
 import { channelsFor, disableChannel, type Channel } from "@/lib/channels";
+import { TELEMETRY_NAMES } from "@/lib/providers";
 import type { Outcome, UpstreamFailure } from "@/lib/providers/types";
 import type { GatewayContext } from "./pipeline";
 import type { Reservation } from "@/lib/money/reserve";
@@ -53,6 +54,7 @@ async function tryChannels<T extends { ok: true }>(
     const channel = candidates[index]!;
     let result: T | UpstreamFailure;
     const attemptAt = performance.now();
+    const span = context.trace ? startAttemptSpan(context, model, channel) : undefined;
     try {
       result = await attempt(channel);
     } catch (error) {
@@ -61,8 +63,23 @@ async function tryChannels<T extends { ok: true }>(
       log.error("upstream attempt threw", { requestId: context.requestId, channel: channel.name, error });
       result = { ok: false, retryable: true, status: 502, message: "The upstream's answer could not be read", cause: "unreadable" };
     }
-    context.upstreamMs = (context.upstreamMs ?? 0) + (performance.now() - attemptAt);
+    const waited = performance.now() - attemptAt;
+    context.upstreamMs = (context.upstreamMs ?? 0) + waited;
     observeAttempt(model, channel.name, result.ok, attemptAt);
+    if (span) {
+      // The answer's start: for a stream its headers (the first byte), else the whole answer.
+      const timing = { "gateway.upstream.time_to_first_byte_ms": Math.round(waited * 100) / 100 };
+      if (result.ok) context.trace!.attemptServing(span, timing);
+      else {
+        // The upstream's own status where it answered with one (the cause `upstream_503`), else only why it failed.
+        const answered = /^upstream_(\d{3})$/.exec(result.cause);
+        context.trace!.attemptFailed(
+          span,
+          { ...timing, "error.type": result.cause, ...(answered ? { "http.response.status_code": Number(answered[1]) } : {}) },
+          result.message.slice(0, 300),
+        );
+      }
+    }
     if (result.ok) {
       if (context.answeredAt === undefined) context.answeredAt = performance.now();
       return { channel, result };
@@ -101,6 +118,29 @@ async function tryChannels<T extends { ok: true }>(
     stream: false,
   });
   throw upstreamError(failure);
+}
+
+/** An attempt's span: the GenAI conventions' client span, named "{operation} {model}", with the channel (its host, not
+ *  its URL or key) and the model name sent upstream. */
+function startAttemptSpan(context: GatewayContext, model: string, channel: Channel) {
+  const operation = context.operation ?? "request";
+  const upstreamModel = channel.modelMapping[model] ?? model;
+  return context.trace!.attempt(`${operation} ${upstreamModel}`, {
+    "gen_ai.operation.name": operation,
+    "gen_ai.provider.name": TELEMETRY_NAMES[channel.type],
+    "gen_ai.request.model": upstreamModel,
+    "gateway.channel.id": channel.id,
+    "gateway.channel.name": channel.name,
+    ...hostOf(channel.baseUrl),
+  });
+}
+
+function hostOf(baseUrl: string): { "server.address"?: string } {
+  try {
+    return { "server.address": new URL(baseUrl).hostname };
+  } catch {
+    return {};
+  }
 }
 
 export function upstreamError(failure: UpstreamFailure): GatewayError {

@@ -10,6 +10,7 @@ import { enqueueSettlement } from "./ledger";
 import { budgetMessage } from "./budget";
 import { costOf, priceOf, NO_USAGE, type Price, type Usage } from "./prices";
 import type { Channel } from "@/lib/channels";
+import type { RequestTrace } from "@/lib/platform/tracing";
 
 /** Who pays and for what: the part of an endpoint's request context the money steps read. */
 export type Payer = {
@@ -23,6 +24,9 @@ export type Payer = {
   upstreamAt?: number;
   answeredAt?: number;
   failovers?: Failover[];
+  /** The request's span, when tracing is on: a reservation holds it open until it settles, and puts its usage and cost on it. */
+  trace?: RequestTrace;
+  operation?: string;
 };
 
 /** A channel tried before the one that served (or before the last one, when none did), with why it failed. */
@@ -110,7 +114,13 @@ class HeldReservation implements Reservation {
     readonly channels: readonly Channel[] | undefined,
     /** When the reservation was counted against the key's budget; null when the key had none. */
     private readonly budgetAt: number | null = null,
-  ) {}
+  ) {
+    context.trace?.hold({
+      "gen_ai.request.model": model,
+      ...(context.operation ? { "gen_ai.operation.name": context.operation } : {}),
+      "gateway.reserved_usd": amount / 1_000_000,
+    });
+  }
 
   settle(input: SettleInput): number {
     if (this.#done) return 0;
@@ -182,6 +192,7 @@ class HeldReservation implements Reservation {
         usage,
       });
     }
+    context.trace?.settled(spanAttributes(row, usage), input.status === "error");
     enqueueSettlement({
       keyId: principal.keyId,
       userId: principal.userId,
@@ -213,6 +224,27 @@ class HeldReservation implements Reservation {
     this.#record = false;
     this.release({ status: "error", httpStatus: 400 });
   }
+}
+
+/** What a settled request puts on its spans (docs/architecture.md, "Traces"): token counts under the GenAI conventions'
+ *  names (input includes the cached tokens, as they say), the other units and the money under the gateway's own. */
+function spanAttributes(row: LedgerRow, usage: Usage) {
+  const cacheRead = usage.cacheReadTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  return {
+    "gen_ai.usage.input_tokens": usage.textInputTokens + usage.imageInputTokens + cacheRead + cacheWrite,
+    "gen_ai.usage.output_tokens": usage.textOutputTokens + usage.imageOutputTokens,
+    ...(cacheRead ? { "gen_ai.usage.cache_read.input_tokens": cacheRead } : {}),
+    ...(cacheWrite ? { "gen_ai.usage.cache_creation.input_tokens": cacheWrite } : {}),
+    ...(usage.imageInputTokens ? { "gateway.usage.image_input_tokens": usage.imageInputTokens } : {}),
+    ...(usage.imageOutputTokens ? { "gateway.usage.image_output_tokens": usage.imageOutputTokens } : {}),
+    ...(usage.inputCharacters ? { "gateway.usage.input_characters": usage.inputCharacters } : {}),
+    ...(usage.audioSeconds ? { "gateway.usage.audio_seconds": usage.audioSeconds } : {}),
+    "gen_ai.request.stream": row.stream,
+    "gateway.cost_usd": row.cost / 1_000_000,
+    "gateway.settlement": row.status,
+    ...(row.channelName ? { "gateway.channel.name": row.channelName } : {}),
+  };
 }
 
 function addUsage(a: Usage, b: Usage): Usage {

@@ -16,6 +16,17 @@ export type ChannelType = keyof typeof PROVIDERS;
 /** The channel types, for schemas (`z.enum(CHANNEL_TYPES)`). */
 export const CHANNEL_TYPES = Object.keys(PROVIDERS) as [ChannelType, ...ChannelType[]];
 
+/** Each channel type's name in OpenTelemetry's GenAI conventions (gen_ai.provider.name), for the upstream spans. */
+export const TELEMETRY_NAMES = {
+  openai: "openai",
+  anthropic: "anthropic",
+  azure: "azure.ai.openai",
+  gemini: "gcp.gemini",
+  vertex: "gcp.vertex_ai",
+  bedrock: "aws.bedrock",
+  simulator: "simulator",
+} satisfies Record<ChannelType, string>;
+
 export function providerOf(type: ChannelType): Provider {
   return PROVIDERS[type];
 }

@@ -50,80 +50,83 @@ async function speakingChannels(options: SpeechOptions): Promise<Channel[]> {
   return able;
 }
 
-export const audioSpeech = gatewayRoute({ endpoint: "/v1/audio/speech", dialect: "openai", scheme: "bearer" }, async (context) => {
-  const body = lingeringBody(context.request);
-  let raw: Record<string, unknown>;
-  try {
-    if (/^multipart\/form-data/i.test(context.request.headers.get("content-type") ?? ""))
-      throw new GatewayError("invalid_request", "This endpoint takes a JSON body (Content-Type: application/json)");
-    raw = await readJsonObjectWatched(body.request, SPEECH_BODY_LIMIT, paidBodyWatch(context));
-  } finally {
-    body.release();
-  }
-  const options = parseSpeechOptions(raw);
-  const entry = await requireKind(context, options.model, "speech");
-  // The catalog's context window of a speech model is the most characters it speaks (4,096 for std-tts-1).
-  checkSpeechLength(options, entry.contextWindow);
-  const price = await requirePrice(options.model);
-  const candidates = await speakingChannels(options);
-  const usage = { ...NO_USAGE, inputCharacters: options.characters };
-  const reservation = await reserve(context, options.model, price, costOf(usage, price));
-
-  const { channel, result } = await withFailover(
-    context,
-    options.model,
-    reservation,
-    (candidate) =>
-      providerOf(candidate.type).speech!.speak({
-        channel: candidate,
-        publicModel: options.model,
-        upstreamModel: upstreamModel(candidate, options.model, options.model),
-        options,
-        signal: context.request.signal,
-      }),
-    candidates,
-  );
-  const detail = {
-    characters: options.characters,
-    voice: options.voice,
-    format: options.format,
-    speed: options.speed,
-    ...(options.sse ? { streamFormat: "sse" } : {}),
-  };
-  const settle = (status: "success" | "cancelled", error?: string) =>
-    reservation.settle({
-      usage,
-      channel: { id: channel.id, name: channel.name },
-      status,
-      httpStatus: 200,
-      stream: true,
-      ...(error ? { error } : {}),
-      detail,
-    });
-  const { chunks } = result;
-  async function* audio(): AsyncGenerator<BodyPart> {
-    let finished = false;
+export const audioSpeech = gatewayRoute(
+  { endpoint: "/v1/audio/speech", dialect: "openai", scheme: "bearer", operation: "speech" },
+  async (context) => {
+    const body = lingeringBody(context.request);
+    let raw: Record<string, unknown>;
     try {
-      for await (const chunk of chunks) yield chunk;
-      settle("success");
-      finished = true;
+      if (/^multipart\/form-data/i.test(context.request.headers.get("content-type") ?? ""))
+        throw new GatewayError("invalid_request", "This endpoint takes a JSON body (Content-Type: application/json)");
+      raw = await readJsonObjectWatched(body.request, SPEECH_BODY_LIMIT, paidBodyWatch(context));
     } finally {
-      if (!finished) {
-        if (context.request.signal.aborted) {
-          // The client left while the audio was on its way: the upstream read the whole text and bills it.
-          settle("cancelled", "The client closed the connection during the audio");
-        } else {
-          // The upstream's answer broke off: the client has no whole file, so nothing is charged.
-          reservation.release({
-            channel: { id: channel.id, name: channel.name },
-            status: "error",
-            httpStatus: 502,
-            error: "The upstream's audio was cut off",
-            stream: true,
-          });
+      body.release();
+    }
+    const options = parseSpeechOptions(raw);
+    const entry = await requireKind(context, options.model, "speech");
+    // The catalog's context window of a speech model is the most characters it speaks (4,096 for std-tts-1).
+    checkSpeechLength(options, entry.contextWindow);
+    const price = await requirePrice(options.model);
+    const candidates = await speakingChannels(options);
+    const usage = { ...NO_USAGE, inputCharacters: options.characters };
+    const reservation = await reserve(context, options.model, price, costOf(usage, price));
+
+    const { channel, result } = await withFailover(
+      context,
+      options.model,
+      reservation,
+      (candidate) =>
+        providerOf(candidate.type).speech!.speak({
+          channel: candidate,
+          publicModel: options.model,
+          upstreamModel: upstreamModel(candidate, options.model, options.model),
+          options,
+          signal: context.request.signal,
+        }),
+      candidates,
+    );
+    const detail = {
+      characters: options.characters,
+      voice: options.voice,
+      format: options.format,
+      speed: options.speed,
+      ...(options.sse ? { streamFormat: "sse" } : {}),
+    };
+    const settle = (status: "success" | "cancelled", error?: string) =>
+      reservation.settle({
+        usage,
+        channel: { id: channel.id, name: channel.name },
+        status,
+        httpStatus: 200,
+        stream: true,
+        ...(error ? { error } : {}),
+        detail,
+      });
+    const { chunks } = result;
+    async function* audio(): AsyncGenerator<BodyPart> {
+      let finished = false;
+      try {
+        for await (const chunk of chunks) yield chunk;
+        settle("success");
+        finished = true;
+      } finally {
+        if (!finished) {
+          if (context.request.signal.aborted) {
+            // The client left while the audio was on its way: the upstream read the whole text and bills it.
+            settle("cancelled", "The client closed the connection during the audio");
+          } else {
+            // The upstream's answer broke off: the client has no whole file, so nothing is charged.
+            reservation.release({
+              channel: { id: channel.id, name: channel.name },
+              status: "error",
+              httpStatus: 502,
+              error: "The upstream's audio was cut off",
+              stream: true,
+            });
+          }
         }
       }
     }
-  }
-  return new DirectResponse([audio()], { status: 200, headers: { "content-type": result.contentType } });
-});
+    return new DirectResponse([audio()], { status: 200, headers: { "content-type": result.contentType } });
+  },
+);

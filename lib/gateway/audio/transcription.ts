@@ -219,7 +219,7 @@ async function serve(context: GatewayContext, upload: Upload, options: Transcrip
 }
 
 export const audioTranscriptions = gatewayRoute(
-  { endpoint: "/v1/audio/transcriptions", dialect: "openai", scheme: "bearer" },
+  { endpoint: "/v1/audio/transcriptions", dialect: "openai", scheme: "bearer", operation: "transcription" },
   async (context) => {
     // The upload is refused past 25 MB while it streams; the connection lingers briefly so the client reads the 413.
     const body = lingeringBody(context.request);

@@ -27,34 +27,37 @@ function values(vector: Float32Array): string {
 
 function geminiEmbed(method: GeminiEmbedMethod) {
   const endpoint = `:${method}`;
-  return gatewayRoute({ endpoint: `/v1beta/models/{model}:${method}`, dialect: "google", scheme: "google" }, async (context) => {
-    const model = modelOfPath(context, method);
-    const read = await readEmbeddingsBody(context, method === "embedContent" ? geminiEmbedOneBody : geminiBatchEmbedBody, endpoint);
-    const request = parseGeminiEmbed(read.body, method);
-    const other = request.models.findIndex((named) => named !== undefined && named !== model);
-    if (other >= 0) {
-      const param = method === "embedContent" ? "model" : `requests[${other}].model`;
-      throw new GatewayError(
-        "invalid_request",
-        `Invalid '${param}': the model in the request (models/${shown(request.models[other]!)}) must match the model in the URL (models/${shown(model)})`,
-        { param },
-      );
-    }
-    const names = { ...request.names, endpoint, servedBy };
-    const { vectors } = await embed(context, {
-      model,
-      input: request.input,
-      dimensions: request.dimensions,
-      user: undefined,
-      tasks: request.tasks,
-      inputCounts: read.inputCounts ?? countInputs(request.input, names),
-      inputTokens: read.inputTokens,
-      bodyBytes: read.bytes,
-      names,
-    });
-    if (method === "embedContent") return answerOf(vectors, '{"embedding":', values, "}");
-    return answerOf(vectors, '{"embeddings":[', (vector, index) => `${index ? "," : ""}${values(vector)}`, "]}");
-  });
+  return gatewayRoute(
+    { endpoint: `/v1beta/models/{model}:${method}`, dialect: "google", scheme: "google", operation: "embeddings" },
+    async (context) => {
+      const model = modelOfPath(context, method);
+      const read = await readEmbeddingsBody(context, method === "embedContent" ? geminiEmbedOneBody : geminiBatchEmbedBody, endpoint);
+      const request = parseGeminiEmbed(read.body, method);
+      const other = request.models.findIndex((named) => named !== undefined && named !== model);
+      if (other >= 0) {
+        const param = method === "embedContent" ? "model" : `requests[${other}].model`;
+        throw new GatewayError(
+          "invalid_request",
+          `Invalid '${param}': the model in the request (models/${shown(request.models[other]!)}) must match the model in the URL (models/${shown(model)})`,
+          { param },
+        );
+      }
+      const names = { ...request.names, endpoint, servedBy };
+      const { vectors } = await embed(context, {
+        model,
+        input: request.input,
+        dimensions: request.dimensions,
+        user: undefined,
+        tasks: request.tasks,
+        inputCounts: read.inputCounts ?? countInputs(request.input, names),
+        inputTokens: read.inputTokens,
+        bodyBytes: read.bytes,
+        names,
+      });
+      if (method === "embedContent") return answerOf(vectors, '{"embedding":', values, "}");
+      return answerOf(vectors, '{"embeddings":[', (vector, index) => `${index ? "," : ""}${values(vector)}`, "]}");
+    },
+  );
 }
 
 export const batchEmbedContents = geminiEmbed("batchEmbedContents");

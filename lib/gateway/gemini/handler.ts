@@ -38,16 +38,19 @@ export function modelOfPath(context: GatewayContext, method?: string): string {
 
 function generate(method: "generateContent" | "streamGenerateContent") {
   const stream = method === "streamGenerateContent";
-  return gatewayRoute({ endpoint: `/v1beta/models/{model}:${method}`, dialect: "google", scheme: "google" }, async (context) => {
-    const model = modelOfPath(context, method);
-    const read = await readTextRequest(context.request, geminiBody, { watch: paidBodyWatch(context) });
-    // Validated by the read (here or on a worker); converted once more for the body the relay sends.
-    const request = read.body as GeminiEndpointRequest;
-    const body = { ...geminiRequestToChat(request, model), stream } as Record<string, unknown>;
-    const sse = new URL(context.request.url).searchParams.get("alt") === "sse";
-    const { inputTokens, stats, bytes } = read;
-    return relayGeminiText(context, body, request.generationConfig?.maxOutputTokens, { inputTokens, stats, bytes }, { stream, sse });
-  });
+  return gatewayRoute(
+    { endpoint: `/v1beta/models/{model}:${method}`, dialect: "google", scheme: "google", operation: "generate_content" },
+    async (context) => {
+      const model = modelOfPath(context, method);
+      const read = await readTextRequest(context.request, geminiBody, { watch: paidBodyWatch(context) });
+      // Validated by the read (here or on a worker); converted once more for the body the relay sends.
+      const request = read.body as GeminiEndpointRequest;
+      const body = { ...geminiRequestToChat(request, model), stream } as Record<string, unknown>;
+      const sse = new URL(context.request.url).searchParams.get("alt") === "sse";
+      const { inputTokens, stats, bytes } = read;
+      return relayGeminiText(context, body, request.generationConfig?.maxOutputTokens, { inputTokens, stats, bytes }, { stream, sse });
+    },
+  );
 }
 
 export const generateContent = generate("generateContent");

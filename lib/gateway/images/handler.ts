@@ -205,7 +205,7 @@ async function serveImage(
 }
 
 export const imageGenerations = gatewayRoute(
-  { endpoint: "/v1/images/generations", dialect: "openai", scheme: "bearer" },
+  { endpoint: "/v1/images/generations", dialect: "openai", scheme: "bearer", operation: "image_generation" },
   async (context) => {
     // A body refused unread or for its size is drained briefly, so the client reads the answer (lib/platform/http/linger.ts).
     const body = lingeringBody(context.request);
@@ -340,45 +340,48 @@ function liveSink(live: LiveUpload): (file: UploadedFile, stream: Readable) => P
   };
 }
 
-export const imageEdits = gatewayRoute({ endpoint: "/v1/images/edits", dialect: "openai", scheme: "bearer" }, async (context) => {
-  // Every file is refused past 50 MB while it streams (SECURITY.md: uploads over 50 MB); the connection lingers briefly after a
-  // refusal so that the client reads the 413 instead of a reset. The files go to the first channel as they arrive
-  // (openLiveUpload), and also to temporary files when another channel may need them; a channel that renders from
-  // files (the simulator) gets the upload stored first.
-  const body = lingeringBody(context.request);
-  let upload: Awaited<ReturnType<typeof parseMultipart>>;
-  let live: LiveUpload | null = null;
-  try {
-    await requireFundsBeforeBody(context);
-    if (/^application\/json/i.test(context.request.headers.get("content-type") ?? "")) {
-      throw new GatewayError(
-        "invalid_request",
-        "This endpoint takes multipart/form-data with the images uploaded as files ('image[]', optional 'mask'); image URLs and file ids are not accepted",
-      );
+export const imageEdits = gatewayRoute(
+  { endpoint: "/v1/images/edits", dialect: "openai", scheme: "bearer", operation: "image_edit" },
+  async (context) => {
+    // Every file is refused past 50 MB while it streams (SECURITY.md: uploads over 50 MB); the connection lingers briefly after a
+    // refusal so that the client reads the 413 instead of a reset. The files go to the first channel as they arrive
+    // (openLiveUpload), and also to temporary files when another channel may need them; a channel that renders from
+    // files (the simulator) gets the upload stored first.
+    const body = lingeringBody(context.request);
+    let upload: Awaited<ReturnType<typeof parseMultipart>>;
+    let live: LiveUpload | null = null;
+    try {
+      await requireFundsBeforeBody(context);
+      if (/^application\/json/i.test(context.request.headers.get("content-type") ?? "")) {
+        throw new GatewayError(
+          "invalid_request",
+          "This endpoint takes multipart/form-data with the images uploaded as files ('image[]', optional 'mask'); image URLs and file ids are not accepted",
+        );
+      }
+      live = await openLiveUpload(context);
+      upload = await parseMultipart(body.request, {
+        maxFileBytes: MAX_UPLOAD_BYTES,
+        maxFiles: MAX_EDIT_IMAGES + 1,
+        ...(live ? { sink: liveSink(live), sinkKeepsCopies: live.keepCopies } : {}),
+      });
+    } catch (error) {
+      live?.edit.abort();
+      throw error;
+    } finally {
+      body.release();
     }
-    live = await openLiveUpload(context);
-    upload = await parseMultipart(body.request, {
-      maxFileBytes: MAX_UPLOAD_BYTES,
-      maxFiles: MAX_EDIT_IMAGES + 1,
-      ...(live ? { sink: liveSink(live), sinkKeepsCopies: live.keepCopies } : {}),
-    });
-  } catch (error) {
-    live?.edit.abort();
-    throw error;
-  } finally {
-    body.release();
-  }
-  try {
-    const { images: files, mask: maskFile } = sortEditFiles(upload.fields, upload.files);
-    const options = parseImageOptions(fromFormFields(upload.fields));
-    const images: ImageUpload[] = [];
-    for (const [index, file] of files.entries()) images.push(await inspectUpload(file, index, files.length, live?.heads.get(file)));
-    const mask = maskFile ? await inspectUpload(maskFile, 0, 1, live?.heads.get(maskFile)) : undefined;
-    if (mask) validateMask(images[0]!.info, mask.info);
-    return await serveImage(context, "edit", options, images, mask, live ?? undefined);
-  } finally {
-    // Nothing is sent once the answer is being read; before that, the upstream's incomplete request is dropped.
-    live?.edit.abort();
-    await upload.cleanup();
-  }
-});
+    try {
+      const { images: files, mask: maskFile } = sortEditFiles(upload.fields, upload.files);
+      const options = parseImageOptions(fromFormFields(upload.fields));
+      const images: ImageUpload[] = [];
+      for (const [index, file] of files.entries()) images.push(await inspectUpload(file, index, files.length, live?.heads.get(file)));
+      const mask = maskFile ? await inspectUpload(maskFile, 0, 1, live?.heads.get(maskFile)) : undefined;
+      if (mask) validateMask(images[0]!.info, mask.info);
+      return await serveImage(context, "edit", options, images, mask, live ?? undefined);
+    } finally {
+      // Nothing is sent once the answer is being read; before that, the upstream's incomplete request is dropped.
+      live?.edit.abort();
+      await upload.cleanup();
+    }
+  },
+);

@@ -68,122 +68,125 @@ async function leastReservation(): Promise<number> {
   return responsesUpperBound(smallest, [], 0, textPrice, imagePrice);
 }
 
-export const responses = gatewayRoute({ endpoint: "/v1/responses", dialect: "openai", scheme: "bearer" }, async (context) => {
-  // Money before work (lib/money/body-funds.ts): a large body is read only as far as its payer can cover it.
-  const watch = paidBodyWatch(context, { least: await leastReservation() });
-  // Parsed, checked and counted (a large body's count on a worker: lib/gateway/text-request.ts).
-  const read = await readTextRequest(context.request, responsesBody, { watch, limit: env().GATEWAY_MAX_BODY_BYTES });
-  const raw = read.body;
-  // Without the image tool: a text (and function tools) response, served like chat (lib/gateway/responses/text.ts).
-  if (!read.imageTool) return textResponses(context, raw, { inputTokens: read.inputTokens, stats: read.stats, bytes: read.sizeBytes! });
-  const request = parseResponsesRequest(raw);
-  // Both parts are checked: the key's group must include the text model and the image model.
-  await authoriseModel(context.principal, request.model);
-  await authoriseModel(context.principal, IMAGE_MODEL);
-  const prompt = userText(request.messages);
-  if (prompt) await checkPrompt(prompt, request.tool.moderation);
-  const textPrice = await requirePrice(request.model);
-  const imagePrice = await requirePrice(IMAGE_MODEL);
-  const { inputTokens, stats } = read;
-  const countInput = countForCharge(inputTokens, stats, () => countResponsesInputTokens(request));
-  const inputBound = textInputBound(inputTokens, { bytes: read.sizeBytes!, items: request.messages.length + 3 }, stats);
-  // Money before work: the images' headers size the reservation; they are decoded only once it is made.
-  const headers = await inspectInputImageHeaders(request.images);
-  const reservation = await reserve(
-    context,
-    request.model,
-    textPrice,
-    responsesUpperBound(request, headers, inputBound, textPrice, imagePrice),
-  );
-  let images: InputImage[];
-  try {
-    images = await decodeInputImages(request.images);
-  } catch (error) {
-    if (error instanceof GatewayError) reservation.cancel();
-    else reservation.release({ status: "error", httpStatus: 500, error: error instanceof Error ? error.message : "failed" });
-    throw error;
-  }
-
-  const files = new InputImageFiles(images);
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort(new Error("client disconnected"));
-  if (context.request.signal.aborted) onClientGone();
-  else context.request.signal.addEventListener("abort", onClientGone, { once: true });
-  const stop = () => {
-    context.request.signal.removeEventListener("abort", onClientGone);
-    abort.abort(new Error("response ended"));
-    void files.cleanup();
-  };
-  // withFailover releases the whole reservation when no channel works; the tool loop's image calls must not (images
-  // already delivered are owed), so they get a handle whose release does nothing and the one settlement below decides.
-  const imageReservation: Reservation = { ...reservation, settle: () => 0, release: () => undefined, cancel: () => undefined };
-
-  try {
-    const { channel, result } = await withFailover(context, request.model, reservation, (candidate) =>
-      attempt(
-        {
-          channel: candidate,
-          publicModel: request.model,
-          upstreamModel: upstreamModel(candidate, request.model, request.model),
-          request,
-          images,
-          files,
-          get inputTokens() {
-            return countInput();
-          },
-          headers: context.request.headers,
-          signal: abort.signal,
-        },
-        context,
-        imageReservation,
-      ),
+export const responses = gatewayRoute(
+  { endpoint: "/v1/responses", dialect: "openai", scheme: "bearer", operation: "chat" },
+  async (context) => {
+    // Money before work (lib/money/body-funds.ts): a large body is read only as far as its payer can cover it.
+    const watch = paidBodyWatch(context, { least: await leastReservation() });
+    // Parsed, checked and counted (a large body's count on a worker: lib/gateway/text-request.ts).
+    const read = await readTextRequest(context.request, responsesBody, { watch, limit: env().GATEWAY_MAX_BODY_BYTES });
+    const raw = read.body;
+    // Without the image tool: a text (and function tools) response, served like chat (lib/gateway/responses/text.ts).
+    if (!read.imageTool) return textResponses(context, raw, { inputTokens: read.inputTokens, stats: read.stats, bytes: read.sizeBytes! });
+    const request = parseResponsesRequest(raw);
+    // Both parts are checked: the key's group must include the text model and the image model.
+    await authoriseModel(context.principal, request.model);
+    await authoriseModel(context.principal, IMAGE_MODEL);
+    const prompt = userText(request.messages);
+    if (prompt) await checkPrompt(prompt, request.tool.moderation);
+    const textPrice = await requirePrice(request.model);
+    const imagePrice = await requirePrice(IMAGE_MODEL);
+    const { inputTokens, stats } = read;
+    const countInput = countForCharge(inputTokens, stats, () => countResponsesInputTokens(request));
+    const inputBound = textInputBound(inputTokens, { bytes: read.sizeBytes!, items: request.messages.length + 3 }, stats);
+    // Money before work: the images' headers size the reservation; they are decoded only once it is made.
+    const headers = await inspectInputImageHeaders(request.images);
+    const reservation = await reserve(
+      context,
+      request.model,
+      textPrice,
+      responsesUpperBound(request, headers, inputBound, textPrice, imagePrice),
     );
-    const { source } = result;
-    const body = responsesStream({
-      source,
-      keepaliveMs: keepaliveMsFor(channel),
-      idleTimeoutMs: Number(channel.settings.idleTimeoutMs) > 0 ? Number(channel.settings.idleTimeoutMs) : undefined,
-      onClose(end) {
-        stop();
-        const used = source.usage(end.delivered);
-        // The text model's output: what the source reported, and for a response that did not complete at least what
-        // reached the client, up to the text output the reservation covers (docs/billing.md).
-        const text = chargeOutput({
-          complete: end.complete,
-          reported: used.text.outputTokens,
-          metered: () => end.metered,
-          outputCap: RESPONSES_LIMITS.turnOutputTokens * RESPONSES_LIMITS.rounds,
-        });
-        reservation.settle({
-          usage: {
-            textInputTokens: used.text.inputTokens,
-            textOutputTokens: text.outputTokens,
-            imageInputTokens: 0,
-            imageOutputTokens: 0,
+    let images: InputImage[];
+    try {
+      images = await decodeInputImages(request.images);
+    } catch (error) {
+      if (error instanceof GatewayError) reservation.cancel();
+      else reservation.release({ status: "error", httpStatus: 500, error: error instanceof Error ? error.message : "failed" });
+      throw error;
+    }
+
+    const files = new InputImageFiles(images);
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort(new Error("client disconnected"));
+    if (context.request.signal.aborted) onClientGone();
+    else context.request.signal.addEventListener("abort", onClientGone, { once: true });
+    const stop = () => {
+      context.request.signal.removeEventListener("abort", onClientGone);
+      abort.abort(new Error("response ended"));
+      void files.cleanup();
+    };
+    // withFailover releases the whole reservation when no channel works; the tool loop's image calls must not (images
+    // already delivered are owed), so they get a handle whose release does nothing and the one settlement below decides.
+    const imageReservation: Reservation = { ...reservation, settle: () => 0, release: () => undefined, cancel: () => undefined };
+
+    try {
+      const { channel, result } = await withFailover(context, request.model, reservation, (candidate) =>
+        attempt(
+          {
+            channel: candidate,
+            publicModel: request.model,
+            upstreamModel: upstreamModel(candidate, request.model, request.model),
+            request,
+            images,
+            files,
+            get inputTokens() {
+              return countInput();
+            },
+            headers: context.request.headers,
+            signal: abort.signal,
           },
-          extra: { model: IMAGE_MODEL, price: imagePrice, usage: used.image },
-          channel: { id: channel.id, name: channel.name },
-          status: end.complete ? "success" : end.clientGone ? "cancelled" : "error",
-          httpStatus: 200,
-          error: end.error,
-          stream: true,
-          detail: {
-            ...used.detail,
-            imagesGenerated: used.imagesGenerated,
-            imagesDelivered: used.imagesDelivered,
-            ...(used.previewsDelivered ? { previewsDelivered: used.previewsDelivered } : {}),
-            rule: text.rule,
-            events: end.events,
-            keepalives: end.keepalives,
-          },
-        });
-      },
-    });
-    return new Response(body, { status: 200, headers: SSE_HEADERS });
-  } catch (error) {
-    // withFailover has released already when every channel failed; anything else must not keep the money.
-    reservation.release({ error: error instanceof Error ? error.message : "failed" });
-    stop();
-    throw error;
-  }
-});
+          context,
+          imageReservation,
+        ),
+      );
+      const { source } = result;
+      const body = responsesStream({
+        source,
+        keepaliveMs: keepaliveMsFor(channel),
+        idleTimeoutMs: Number(channel.settings.idleTimeoutMs) > 0 ? Number(channel.settings.idleTimeoutMs) : undefined,
+        onClose(end) {
+          stop();
+          const used = source.usage(end.delivered);
+          // The text model's output: what the source reported, and for a response that did not complete at least what
+          // reached the client, up to the text output the reservation covers (docs/billing.md).
+          const text = chargeOutput({
+            complete: end.complete,
+            reported: used.text.outputTokens,
+            metered: () => end.metered,
+            outputCap: RESPONSES_LIMITS.turnOutputTokens * RESPONSES_LIMITS.rounds,
+          });
+          reservation.settle({
+            usage: {
+              textInputTokens: used.text.inputTokens,
+              textOutputTokens: text.outputTokens,
+              imageInputTokens: 0,
+              imageOutputTokens: 0,
+            },
+            extra: { model: IMAGE_MODEL, price: imagePrice, usage: used.image },
+            channel: { id: channel.id, name: channel.name },
+            status: end.complete ? "success" : end.clientGone ? "cancelled" : "error",
+            httpStatus: 200,
+            error: end.error,
+            stream: true,
+            detail: {
+              ...used.detail,
+              imagesGenerated: used.imagesGenerated,
+              imagesDelivered: used.imagesDelivered,
+              ...(used.previewsDelivered ? { previewsDelivered: used.previewsDelivered } : {}),
+              rule: text.rule,
+              events: end.events,
+              keepalives: end.keepalives,
+            },
+          });
+        },
+      });
+      return new Response(body, { status: 200, headers: SSE_HEADERS });
+    } catch (error) {
+      // withFailover has released already when every channel failed; anything else must not keep the money.
+      reservation.release({ error: error instanceof Error ? error.message : "failed" });
+      stop();
+      throw error;
+    }
+  },
+);

@@ -232,36 +232,42 @@ export function relayGeminiText(
   return relayText(context, { kind: "chat", body, ...count, explicitCap, stream: options.stream, includeUsage: true, gemini });
 }
 
-export const chatCompletions = gatewayRoute({ endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer" }, async (context) => {
-  const read = await readTextRequest(context.request, chatBody, { watch: paidBodyWatch(context) });
-  const body = read.body as z.infer<typeof chatEndpointRequestSchema>;
-  const { inputTokens, stats } = read;
-  const stream = body.stream === true;
-  const explicitCap = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-  return relayText(context, {
-    kind: "chat",
-    body,
-    bytes: read.bytes,
-    inputTokens,
-    stats,
-    explicitCap,
-    stream,
-    includeUsage: stream && body.stream_options?.include_usage === true,
-  });
-});
+export const chatCompletions = gatewayRoute(
+  { endpoint: "/v1/chat/completions", dialect: "openai", scheme: "bearer", operation: "chat" },
+  async (context) => {
+    const read = await readTextRequest(context.request, chatBody, { watch: paidBodyWatch(context) });
+    const body = read.body as z.infer<typeof chatEndpointRequestSchema>;
+    const { inputTokens, stats } = read;
+    const stream = body.stream === true;
+    const explicitCap = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+    return relayText(context, {
+      kind: "chat",
+      body,
+      bytes: read.bytes,
+      inputTokens,
+      stats,
+      explicitCap,
+      stream,
+      includeUsage: stream && body.stream_options?.include_usage === true,
+    });
+  },
+);
 
-export const messages = gatewayRoute({ endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key" }, async (context) => {
-  const read = await readTextRequest(context.request, messagesBody, { watch: paidBodyWatch(context) });
-  const body = read.body as z.infer<typeof messagesEndpointRequestSchema>;
-  const { inputTokens, stats } = read;
-  return relayText(context, {
-    kind: "messages",
-    body,
-    bytes: read.bytes,
-    inputTokens,
-    stats,
-    explicitCap: body.max_tokens,
-    stream: body.stream === true,
-    includeUsage: false,
-  });
-});
+export const messages = gatewayRoute(
+  { endpoint: "/v1/messages", dialect: "anthropic", scheme: "x-api-key", operation: "chat" },
+  async (context) => {
+    const read = await readTextRequest(context.request, messagesBody, { watch: paidBodyWatch(context) });
+    const body = read.body as z.infer<typeof messagesEndpointRequestSchema>;
+    const { inputTokens, stats } = read;
+    return relayText(context, {
+      kind: "messages",
+      body,
+      bytes: read.bytes,
+      inputTokens,
+      stats,
+      explicitCap: body.max_tokens,
+      stream: body.stream === true,
+      includeUsage: false,
+    });
+  },
+);
