@@ -17,6 +17,8 @@
 //   BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   extra node flags for the gateway (stopped with
 //                              SIGINT, so a CPU profile is written)
 //   BENCH_RESPONSES_SIZE=1024x1024  size of each of the three Responses images
+// Traces (docs/architecture.md, "Traces"): after the SQLite scenarios, chat-c1 and chat-c50 run again on a gateway that
+// exports OpenTelemetry spans to a sink in this process ("traces" in BENCH_ONLY keeps it in a partial run).
 import { createPostgresDatabase } from "../tests/helpers/gateway";
 import { SERVER_NODE_FLAGS } from "../scripts/server-flags.mjs";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -35,6 +37,7 @@ import { postgresConfig } from "@/lib/platform/db/client";
 import { countMessagesInputTokens } from "@/lib/money/tokens";
 import { claudeCodeBody } from "./claude-code-body";
 import { measureLargeBodies, stallTable, type StallRun } from "./large-bodies";
+import { traceRequest } from "@/lib/platform/tracing";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -473,7 +476,7 @@ type Gateway = {
   metrics: () => Promise<string>;
 };
 
-async function startGateway(database: DatabaseKind, upstream: string): Promise<Gateway> {
+async function startGateway(database: DatabaseKind, upstream: string, extraEnv: Record<string, string> = {}): Promise<Gateway> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   let databaseUrl = `file:${path.join(dataDir, "gateway.db")}`;
   let drop: (() => Promise<void>) | null = null;
@@ -497,6 +500,7 @@ async function startGateway(database: DatabaseKind, upstream: string): Promise<G
     GATEWAY_DISABLE_NEXT: "1",
     GATEWAY_LOG: "warn",
     NEXT_TELEMETRY_DISABLED: "1",
+    ...extraEnv,
   };
   let proc: Proc;
   let port: number;
@@ -1370,6 +1374,108 @@ async function runThroughProxy(
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------------- traces
+
+type TraceRun = { id: string; title: string; off: ScenarioResult | undefined; on: ScenarioResult };
+type TracesResult = { runs: TraceRun[]; spans: number; exports: number; bytes: number; expectedSpans: number; offNsPerRequest: number };
+let TRACES: TracesResult | null = null;
+
+/** What OpenTelemetry tracing costs: the off path timed in this process (the call each request makes when no exporter
+ *  is set up), then chat-c1 and chat-c50 on a second SQLite gateway that exports every span over OTLP/HTTP (protobuf)
+ *  to a sink here, which counts them, beside the same scenarios' tracing-off rows from the SQLite run. */
+async function measureTraces(
+  scenarios: Scenario[],
+  upstream: Proc,
+  upstreamUrl: string,
+  results: ScenarioResult[],
+  track: (gateway: Gateway) => void,
+): Promise<TracesResult | null> {
+  const chat = scenarios.filter((scenario) => scenario.id === "chat-c1" || scenario.id === "chat-c50");
+  if (!chat.length) return null;
+  const calls = 10_000_000;
+  let kept = 0;
+  const offStarted = process.hrtime.bigint();
+  for (let index = 0; index < calls; index++) if (traceRequest("POST /v1/chat/completions", {}) !== undefined) kept++;
+  const offNsPerRequest = Number(process.hrtime.bigint() - offStarted) / calls;
+  if (kept) throw new Error("tracing is on in the bench process");
+  progress(`traces: off, the request's check costs ${fmt(offNsPerRequest, 1)} ns`);
+
+  // The sink answers as a collector does and counts spans by their span ids' field tag (0x12 0x08: field 2, 8 bytes).
+  let spans = 0;
+  let exports = 0;
+  let bytes = 0;
+  const sink = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      exports++;
+      bytes += body.length;
+      for (let at = body.indexOf(TRACE_ID_TAG); at !== -1; at = body.indexOf(TRACE_ID_TAG, at + 1))
+        if (body[at + 18] === 0x12 && body[at + 19] === 0x08) spans++;
+      response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as net.AddressInfo).port}`;
+  const runs: TraceRun[] = [];
+  let answered = 0;
+  try {
+    progress("starting a gateway on sqlite that exports traces (OTLP/HTTP protobuf to a sink in this process)");
+    // A queue large enough for c=50's rate between two exports, as an operator at that rate would set it.
+    const traced = await startGateway("sqlite", upstreamUrl, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+      OTEL_BSP_MAX_QUEUE_SIZE: "65536",
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "2048",
+      OTEL_BSP_SCHEDULE_DELAY: "1000",
+    });
+    track(traced);
+    try {
+      for (const scenario of chat) {
+        const on = await runScenario(scenario, traced, upstream, upstreamUrl);
+        answered += on.gateway?.ok ?? 0;
+        runs.push({
+          id: scenario.id,
+          title: scenario.title,
+          off: results.find((row) => row.id === scenario.id && row.database === "sqlite"),
+          on,
+        });
+      }
+    } finally {
+      await traced.close();
+    }
+  } finally {
+    await new Promise<void>((resolve) => sink.close(() => resolve()));
+  }
+  // Every request through the gateway is a request span and an attempt span; warm-ups too, so at least two per answer.
+  progress(`traces: ${spans} spans in ${exports} exports (${fmt(bytes / 1e6, 1)} MB) for ${answered} measured answers`);
+  return { runs, spans, exports, bytes, expectedSpans: 2 * answered, offNsPerRequest };
+}
+
+/** A span's first field, its 16-byte trace id (field 1, length-delimited: 0x0a 0x10), in OTLP's protobuf. */
+const TRACE_ID_TAG = Buffer.from([0x0a, 0x10]);
+
+function tracesSection(traces: TracesResult): string[] {
+  const cell = (row: ScenarioResult | undefined) =>
+    row?.gateway && row.added && row.cpu
+      ? `${fmt(row.added.p50, 3)} ms / ${fmt(row.gateway.rps, 0)} / ${fmt(row.cpu.gatewayCpuMsPerRequest, 3)} ms`
+      : "–";
+  const lines = [
+    "",
+    "## Traces: what they cost",
+    "",
+    `OpenTelemetry tracing (docs/architecture.md, "Traces"). **Off** (no OTLP endpoint), a request pays one call that finds no exporter: ${fmt(traces.offNsPerRequest, 1)} ns, timed over 10 million calls in the load generator's process. **On**: chat-c1 and chat-c50 again on a second SQLite gateway that exports every span over OTLP/HTTP (protobuf) to a sink in the load generator (\`OTEL_BSP_MAX_QUEUE_SIZE=65536\`, batches of 2,048 every second), beside the tracing-off rows of the SQLite run above. The sink counted ${traces.spans} spans in ${traces.exports} exports (${fmt(traces.bytes / 1e6, 1)} MB) for ${traces.expectedSpans / 2} measured answers (warm-ups add more; two spans per answer: the request and its upstream attempt).`,
+    "",
+    "| Scenario (SQLite) | tracing off: added p50 / req/s / gateway CPU per request | tracing on: the same | CPU per request, on − off |",
+    "|---|---|---|---|",
+  ];
+  for (const run of traces.runs) {
+    const delta = run.off?.cpu && run.on.cpu ? `${fmt(run.on.cpu.gatewayCpuMsPerRequest - run.off.cpu.gatewayCpuMsPerRequest, 3)} ms` : "–";
+    lines.push(`| ${run.title} | ${cell(run.off)} | ${cell(run.on)} | ${delta} |`);
+  }
+  return lines;
+}
+
 type Verdict = { met: boolean | null; text: string };
 
 /** The ceiling behind the 6× Portkey target, in CPU per request: what one event loop (one core) and the machine's
@@ -1746,6 +1852,7 @@ function report(
       push("", `${database === "sqlite" ? "SQLite" : "PostgreSQL"}:`, "", ...stallTable(runs));
     }
   }
+  if (TRACES) push(...tracesSection(TRACES));
   push(
     "",
     "## Notes",
@@ -1842,6 +1949,15 @@ async function main(): Promise<void> {
       gateway = null;
       loads[database]!.after = os.loadavg();
     }
+    if (DATABASES.includes("sqlite") && (!ONLY || ONLY.has("traces"))) {
+      try {
+        TRACES = await measureTraces(scenarios, upstream, upstreamUrl, results, (traced) => (gateway = traced));
+      } catch (error) {
+        progress(`  traces could not be measured: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        gateway = null;
+      }
+    }
     // Portkey side by side, after the gateway runs (with nothing else running), on the same upstream.
     try {
       PORTKEY = await runThroughProxy(scenarios, upstreamUrl, results);
@@ -1861,7 +1977,7 @@ async function main(): Promise<void> {
   writeFileSync(MD_FILE, report(machineInfo, results, DATABASES, loads, totalSeconds));
   writeFileSync(
     JSON_FILE,
-    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, bare: BARE, largeBodies: STALLS, results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, machine: machineInfo, loads, targets: Object.fromEntries(DATABASES.map((database) => [database, targets(results, database)])), portkey: PORTKEY, bare: BARE, largeBodies: STALLS, traces: TRACES, results }, null, 2)}\n`,
   );
   progress(
     `done in ${fmt(totalSeconds / 60, 1)} min; wrote ${path.relative(process.cwd(), MD_FILE) || MD_FILE} and ${path.relative(process.cwd(), JSON_FILE) || JSON_FILE}`,
