@@ -1,12 +1,25 @@
 // OpenTelemetry traces (docs/architecture.md, "Traces"): off unless OTEL_EXPORTER_OTLP_ENDPOINT (or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Then each /v1 request is a span, each upstream attempt a child span, sent
-// over OTLP/HTTP (protobuf by default, JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json) in batches. The SDK is loaded
-// only when tracing is on: off, a request pays one test of an undefined field. No automatic instrumentation: spans
-// carry only what the gateway sets, so ids, names and numbers, never a key, a prompt or an answer.
-import { trace, context as otelContext, SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+// over OTLP/HTTP (protobuf by default, JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json) in batches, encoded and sent by
+// a worker thread (lib/platform/tracing-worker.ts). The SDK is loaded only when tracing is on: off, a request pays one
+// test of an undefined field. No automatic instrumentation: spans carry only what the gateway sets, so ids, names and
+// numbers, never a key, a prompt or an answer.
+import {
+  trace,
+  context as otelContext,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type HrTime,
+  type Span,
+  type SpanStatus,
+  type Tracer,
+} from "@opentelemetry/api";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { log } from "./log";
 import { ConfigError } from "./env";
 import { singleton } from "./singleton";
+import { WorkerPool, WorkerUnavailable } from "./worker-pool";
 
 type Exporting = { tracer: Tracer; shutdown: () => Promise<void> };
 
@@ -29,25 +42,83 @@ export function tracingSettings(
   return { on: true, protocol };
 }
 
+/** A finished span as it crosses to the exporter's worker: plain data, copied by postMessage. */
+export type PlainSpan = {
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  parentSpanId: string | undefined;
+  startTime: HrTime;
+  endTime: HrTime;
+  duration: HrTime;
+  status: SpanStatus;
+  attributes: Attributes;
+  droppedAttributesCount: number;
+};
+
+function plain(span: ReadableSpan): PlainSpan {
+  const context = span.spanContext();
+  return {
+    name: span.name,
+    kind: span.kind,
+    traceId: context.traceId,
+    spanId: context.spanId,
+    traceFlags: context.traceFlags,
+    parentSpanId: span.parentSpanContext?.spanId,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    duration: span.duration,
+    status: span.status,
+    attributes: span.attributes,
+    droppedAttributesCount: span.droppedAttributesCount,
+  };
+}
+
 /**
- * Starts exporting when the environment asks for it (server.ts, before the first request). The exporter reads the
- * standard variables itself: the endpoint, OTEL_EXPORTER_OTLP_HEADERS, the timeout, OTEL_BSP_* for the batches,
- * OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES for the resource.
+ * The batch processor's exporter on the event loop: it copies each batch to the worker (lib/platform/tracing-worker.ts),
+ * which encodes and sends it, and reports the worker's result back to the processor. Where no worker can start, it
+ * says so once and the batches are dropped: tracing must never cost the requests more than it does here.
+ */
+class WorkerSpanExporter implements SpanExporter {
+  readonly #pool = new WorkerPool(workerFile(), { size: 1 });
+  #warned = false;
+
+  export(spans: ReadableSpan[], done: (result: { code: 0 | 1; error?: Error }) => void): void {
+    this.#pool.run<{ code: 0 | 1; error?: string }>({ spans: spans.map(plain) }).then(
+      (result) => done(result.code === 0 ? { code: 0 } : { code: 1, error: new Error(result.error ?? "the export failed") }),
+      (error: Error) => {
+        if (error instanceof WorkerUnavailable && !this.#warned) {
+          this.#warned = true;
+          log.warn("tracing: the exporter's worker could not start; spans are dropped", { error });
+        }
+        done({ code: 1, error });
+      },
+    );
+  }
+
+  async shutdown(): Promise<void> {
+    await this.#pool.run({ shutdown: true }).catch(() => undefined);
+    await this.#pool.close();
+  }
+}
+
+function workerFile(): URL | null {
+  const here = import.meta.url;
+  return here.endsWith("/tracing.ts") ? new URL("./tracing-worker.ts", here) : null;
+}
+
+/**
+ * Starts exporting when the environment asks for it (server.ts, before the first request). OTEL_BSP_* set the
+ * batches; the worker's exporter reads the endpoint, OTEL_EXPORTER_OTLP_HEADERS and the timeout, and
+ * OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES make the resource.
  */
 export async function startTracing(): Promise<boolean> {
   const settings = tracingSettings();
   if (!settings.on || state.exporting) return Boolean(state.exporting);
-  const [
-    { BasicTracerProvider, BatchSpanProcessor },
-    { resourceFromAttributes, envDetector, detectResources },
-    exporterModule,
-    { diag, DiagLogLevel },
-  ] = await Promise.all([
+  const [{ BasicTracerProvider, BatchSpanProcessor }, { diag, DiagLogLevel }] = await Promise.all([
     import("@opentelemetry/sdk-trace-base"),
-    import("@opentelemetry/resources"),
-    settings.protocol === "http/json"
-      ? import("@opentelemetry/exporter-trace-otlp-http")
-      : import("@opentelemetry/exporter-trace-otlp-proto"),
     import("@opentelemetry/api"),
   ]);
   // The SDK reports a collector it cannot reach through diag: one warning a minute at most, never a flood.
@@ -58,13 +129,7 @@ export async function startTracing(): Promise<boolean> {
     log.warn("tracing: could not export spans", { detail: [message, ...args].map(String).join(" ").slice(0, 300) });
   };
   diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
-  const resource = resourceFromAttributes({ "service.name": process.env.OTEL_SERVICE_NAME?.trim() || "model-gateway" }).merge(
-    detectResources({ detectors: [envDetector] }),
-  );
-  const provider = new BasicTracerProvider({
-    resource,
-    spanProcessors: [new BatchSpanProcessor(new exporterModule.OTLPTraceExporter())],
-  });
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new WorkerSpanExporter())] });
   state.exporting = { tracer: provider.getTracer("model-gateway"), shutdown: () => provider.shutdown() };
   log.info("tracing on", { protocol: settings.protocol });
   return true;
