@@ -7,7 +7,8 @@ import { BYTES_PER_TOKEN_FLOOR } from "./reservation";
 import { groupOf, priceOf } from "./prices";
 import { catalogEntryOrGeneric, type ModelKind } from "@/lib/catalog";
 import { formatUsd, type Payer } from "./reserve";
-import { moneyStore } from "./store";
+import { moneyStore, type BudgetState } from "./store";
+import { budgetLeft, budgetShortMessage } from "./budget";
 
 /** Bodies below this size are read without asking (one database read per large body, none for the chat path). */
 export const WATCHED_BODY_BYTES = 1024 * 1024;
@@ -53,7 +54,7 @@ export class PaidBodyWatch implements BodyWatch {
   readonly #least: number;
   readonly #bySize: boolean;
   readonly #kinds: readonly ModelKind[] | undefined;
-  #funds: { keyQuota: number | null; balance: number; price: number } | null = null;
+  #funds: { keyQuota: number | null; balance: number; budget: BudgetState; at: number; price: number } | null = null;
 
   constructor(
     private readonly context: BodyPayer,
@@ -67,12 +68,14 @@ export class PaidBodyWatch implements BodyWatch {
   async start(): Promise<number> {
     const { principal } = this.context;
     const least = this.#least;
+    const at = Date.now();
     const [available, price] = await Promise.all([
-      moneyStore().available(principal.keyId, principal.userId),
+      moneyStore().available(principal.keyId, principal.userId, at),
       this.#bySize ? cheapestInputPrice(principal, this.#kinds) : Promise.resolve(0),
     ]);
-    this.#funds = { ...available, price };
-    const { keyQuota, balance } = available;
+    this.#funds = { ...available, at, price };
+    const { keyQuota, balance, budget } = available;
+    const budgetLeftNow = budgetLeft(budget);
     const leastText = `any request here reserves at least ${formatUsd(least)}; the request was not read`;
     if (keyQuota !== null && keyQuota < least) {
       throw new GatewayError(
@@ -80,6 +83,9 @@ export class PaidBodyWatch implements BodyWatch {
         `This API key has ${formatUsd(keyQuota)} of quota left and ${leastText}. An operator can raise the key's quota.`,
       );
     }
+    // The key's budget for this period counts as its quota does (docs/billing.md, "Key budgets").
+    if (budget && budgetLeftNow !== null && budgetLeftNow < least)
+      throw new GatewayError("budget_exceeded", budgetShortMessage(budget, at, leastText));
     if (balance < least) {
       throw new GatewayError(
         "insufficient_balance",
@@ -87,12 +93,12 @@ export class PaidBodyWatch implements BodyWatch {
       );
     }
     if (price <= 0) return Infinity;
-    const left = Math.min(keyQuota ?? Infinity, balance);
+    const left = Math.min(keyQuota ?? Infinity, budgetLeftNow ?? Infinity, balance);
     return Math.floor((left * BYTES_PER_TOKEN_FLOOR) / price);
   }
 
   refuse(textBytes: number, whole: boolean): Error {
-    const { keyQuota, balance, price } = this.#funds!;
+    const { keyQuota, balance, budget, at, price } = this.#funds!;
     const needed = Math.ceil((textBytes / BYTES_PER_TOKEN_FLOOR) * price);
     const what =
       `This request's body holds at least ${megabytes(textBytes)} of text, which reserves at least ${formatUsd(needed)} ` +
@@ -104,11 +110,18 @@ export class PaidBodyWatch implements BodyWatch {
         `${what} and this API key has ${formatUsd(keyQuota)} of quota left; ${read}. An operator can raise the key's quota.`,
       );
     }
+    const left = budgetLeft(budget);
+    if (budget && left !== null && left < needed)
+      return new GatewayError("budget_exceeded", budgetShortMessage(budget, at, `${lowerFirst(what)}; ${read}`));
     return new GatewayError(
       "insufficient_balance",
       `${what} and the account's balance is ${formatUsd(balance)}; ${read}. Redeem a code or ask an operator to top it up.`,
     );
   }
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 /** The watch for a paid endpoint's JSON body (see PaidBodyWatch). */

@@ -49,6 +49,20 @@ export function isoSecond(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** What a key's budget has left (micro-USD) for the period `at` falls in; null for a key without a budget. */
+export function budgetLeft(budget: { limit: number; spent: number } | null): number | null {
+  return budget ? Math.max(0, budget.limit - budget.spent) : null;
+}
+
+/**
+ * Money before work's refusal (docs/billing.md, "Money before work"): what the budget has left beside `clause`, what
+ * the request would reserve at the least and that its body was not read, and when the budget starts over.
+ */
+export function budgetShortMessage(budget: { limit: number; period: BudgetPeriod; spent: number }, at: number, clause: string): string {
+  const head = `This key's ${ADJECTIVE[budget.period]} budget of ${formatBudgetUsd(budget.limit)}`;
+  return `${head} has ${formatBudgetUsd(budgetLeft(budget) ?? 0)} left and ${clause}; it resets at ${isoSecond(periodEnd(budget.period, at))}`;
+}
+
 /** The refusal of a request the budget cannot cover, saying when it starts over. */
 export function budgetMessage(budget: { limit: number; period: BudgetPeriod; spent: number }, needed: number, at: number): string {
   const left = Math.max(0, budget.limit - budget.spent);

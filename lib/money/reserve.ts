@@ -7,7 +7,7 @@ import { log } from "@/lib/platform/log";
 import { observeOverReservation } from "@/lib/platform/metrics";
 import { moneyStore, type LedgerRow } from "./store";
 import { enqueueSettlement } from "./ledger";
-import { budgetMessage } from "./budget";
+import { budgetLeft, budgetMessage, budgetShortMessage } from "./budget";
 import { costOf, priceOf, NO_USAGE, type Price, type Usage } from "./prices";
 import type { Channel } from "@/lib/channels";
 import type { RequestTrace } from "@/lib/platform/tracing";
@@ -269,7 +269,8 @@ export const FUNDS_CHECK_BODY_BYTES = 1024 * 1024;
 export async function requireFundsBeforeBody(context: Payer, minimum = 1): Promise<void> {
   const declared = Number(context.request.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared < FUNDS_CHECK_BODY_BYTES) return;
-  const { keyQuota, balance } = await moneyStore().available(context.principal.keyId, context.principal.userId);
+  const at = Date.now();
+  const { keyQuota, balance, budget } = await moneyStore().available(context.principal.keyId, context.principal.userId, at);
   const least = `any request here reserves at least ${formatUsd(Math.max(1, Math.ceil(minimum)))}; the request was not read`;
   if (keyQuota !== null && keyQuota < minimum) {
     throw new GatewayError(
@@ -277,6 +278,8 @@ export async function requireFundsBeforeBody(context: Payer, minimum = 1): Promi
       `This API key has ${formatUsd(keyQuota)} of quota left and ${least}. An operator can raise the key's quota.`,
     );
   }
+  // The key's budget for this period counts as its quota does (docs/billing.md, "Key budgets").
+  if (budget && (budgetLeft(budget) ?? 0) < minimum) throw new GatewayError("budget_exceeded", budgetShortMessage(budget, at, least));
   if (balance < minimum) {
     throw new GatewayError(
       "insufficient_balance",

@@ -128,6 +128,49 @@ describe("key budgets and allowed addresses on SQLite", () => {
     assert.equal(googleError.details[0].reason, "BUDGET_EXCEEDED");
   });
 
+  test("money before work reads the budget: a large body the budget cannot cover is refused before it is read", async () => {
+    // docs/billing.md, "Money before work": the budget counts as the key's quota does, for JSON bodies and uploads.
+    const owner = await createUserWithKey(gateway, { balance: 100_000_000, quota: 100_000_000 });
+    await gateway.admin("PATCH", `/api/admin/keys/${owner.keyId}`, { budget: 1_000, budgetPeriod: "day" });
+    const resets = new Date(periodEnd("day", Date.now())).toISOString().replace(".000Z", "Z");
+    const text = "budget ".repeat(400_000);
+    const large = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "std-5.5", max_tokens: 16, messages: [{ role: "user", content: text }] }),
+    });
+    assert.equal(large.status, 403);
+    const largeError = (await large.json()).error;
+    assert.equal(largeError.code, "budget_exceeded");
+    assert.match(
+      largeError.message,
+      new RegExp(
+        `^This key's daily budget of \\$0\\.001 has \\$0\\.001 left and this request's body holds at least .* of text, .*; the body was not (read to its end|parsed); it resets at ${resets}$`,
+      ),
+    );
+
+    await setCounter(gateway, owner.keyId, 1_000, Date.now());
+    const upload = new FormData();
+    upload.append("model", "std-transcribe-1");
+    upload.append("file", new Blob([new Uint8Array(1_500_000)]), "speech.wav");
+    const transcription = await fetch(`${gateway.url}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.key}` },
+      body: upload,
+    });
+    assert.equal(transcription.status, 403);
+    const uploadError = (await transcription.json()).error;
+    assert.equal(uploadError.code, "budget_exceeded");
+    assert.match(
+      uploadError.message,
+      new RegExp(
+        `^This key's daily budget of \\$0\\.001 has \\$0\\.00 left and any request here reserves at least .*; the request was not read; it resets at ${resets}$`,
+      ),
+    );
+    const rows = (await gateway.admin("GET", `/api/admin/usage?keyId=${owner.keyId}&limit=10`)).data;
+    assert.equal(rows.length, 0, "nothing was charged");
+  });
+
   test("a new period starts the count over: the counter of yesterday's period does not refuse today's request", async () => {
     const owner = await createUserWithKey(gateway);
     await gateway.admin("PATCH", `/api/admin/keys/${owner.keyId}`, { budget: 5_000_000, budgetPeriod: "day" });
