@@ -68,9 +68,11 @@ function dataUri(mimeType: string, data: string): string {
   return `data:${mimeType};base64,${data}`;
 }
 
-/** A user turn's part as a Chat content part; a 400 naming the part for a kind Chat has no place for. */
-function userPart(part: GeminiInboundPart, param: string): ChatRequestPart {
+/** A user turn's part as a Chat content part; a 400 naming the part (`turn`.parts[`index`]) for a kind Chat has no
+ *  place for. The name is written only then: a turn may hold 200,000 parts. */
+function userPart(part: GeminiInboundPart, turn: string, index: number): ChatRequestPart {
   if (typeof part.text === "string") return { type: "text", text: part.text };
+  const param = `${turn}.parts[${index}]`;
   if (part.inlineData) {
     const mimeType = part.inlineData.mimeType.toLowerCase();
     if (mimeType.startsWith("image/")) return { type: "image_url", image_url: { url: dataUri(mimeType, part.inlineData.data) } };
@@ -223,12 +225,12 @@ export function geminiRequestToChat(body: GeminiEndpointRequest, model: string):
     if (role !== "user" && role !== "function") throw invalid('role must be "user" or "model".', `${param}.role`);
     const parts: ChatRequestPart[] = [];
     content.parts.forEach((part, index) => {
-      const partParam = `${param}.parts[${index}]`;
       if (!part.functionResponse) {
-        if (part.functionCall) throw invalid("A functionCall belongs in a model turn.", partParam);
-        parts.push(userPart(part, partParam));
+        if (part.functionCall) throw invalid("A functionCall belongs in a model turn.", `${param}.parts[${index}]`);
+        parts.push(userPart(part, param, index));
         return;
       }
+      const partParam = `${param}.parts[${index}]`;
       const { id, name, response } = part.functionResponse;
       const byId = id ? pending.findIndex((call) => call.id === id) : -1;
       const at = byId !== -1 ? byId : pending.findIndex((call) => call.name === name);

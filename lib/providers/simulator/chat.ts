@@ -7,15 +7,18 @@ import { encodeSse } from "@/lib/platform/sse";
 import { simulatorChatChunks, simulatorChatCompletion, simulatorMessage, simulatorMessageEvents } from "./text";
 import { contextRefusal, withSchemaLimits } from "./agent";
 import { catalogEntryOrGeneric } from "@/lib/catalog";
-import { countChatRequestInputTokens, countMessagesInputTokens } from "@/lib/money/tokens";
 import { DEFAULT_MAX_TOKENS } from "@/lib/dialects/convert/common";
 
-/** The model's context window (lib/catalog/index.ts; the `[1m]` names have 1M) against the whole request, as vendors check. */
+/**
+ * The model's context window (lib/catalog/index.ts; the `[1m]` names have 1M) against the whole request, as vendors
+ * check. The input is the gateway's own count of the request (TextCall.inputTokens), the one a vendor's would be: the
+ * simulator runs in the gateway's process, and counting a large body again here would hold the event loop (a body
+ * with 200,000 parts: 40 ms, twice), where the gateway counts such a body on a worker.
+ */
 async function outsideWindow(call: TextCall, dialect: "chat" | "messages"): Promise<Outcome | null> {
   const body = call.body as { max_tokens?: number | null; max_completion_tokens?: number | null };
   const output = Number(body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS);
-  const input = dialect === "chat" ? countChatRequestInputTokens(call.body as never) : countMessagesInputTokens(call.body as never);
-  return contextRefusal(dialect, input, output, (await catalogEntryOrGeneric(call.publicModel)).contextWindow);
+  return contextRefusal(dialect, call.inputTokens, output, (await catalogEntryOrGeneric(call.publicModel)).contextWindow);
 }
 
 const encoder = new TextEncoder();
@@ -70,11 +73,20 @@ export const simulatorAdapter: TextAdapter = withSchemaLimits({
     if (refused) return refused;
     if (!call.stream) {
       await sleep(setting(call, "firstByteDelayMs"), call.signal);
-      return relayText(call, "chat", "chat", simulatedAnswer(call, simulatorChatCompletion(call.body as never, call.publicModel)));
+      return relayText(
+        call,
+        "chat",
+        "chat",
+        simulatedAnswer(call, simulatorChatCompletion(call.body as never, call.publicModel, call.inputTokens)),
+      );
     }
     // As a vendor does when asked (the relay always asks): the usage in a last chunk; the relay drops it for a
     // client that did not ask.
-    const chunks = simulatorChatChunks({ ...(call.body as object), stream_options: { include_usage: true } } as never, call.publicModel);
+    const chunks = simulatorChatChunks(
+      { ...(call.body as object), stream_options: { include_usage: true } } as never,
+      call.publicModel,
+      call.inputTokens,
+    );
     const events = [...chunks.map((chunk) => encodeSse({ data: JSON.stringify(chunk) })), encodeSse({ data: "[DONE]" })];
     return relayText(call, "chat", "chat", simulatedAnswer(call, events));
   },
@@ -84,9 +96,14 @@ export const simulatorAdapter: TextAdapter = withSchemaLimits({
     if (refused) return refused;
     if (!call.stream) {
       await sleep(setting(call, "firstByteDelayMs"), call.signal);
-      return relayText(call, "messages", "messages", simulatedAnswer(call, simulatorMessage(call.body as never, call.publicModel)));
+      return relayText(
+        call,
+        "messages",
+        "messages",
+        simulatedAnswer(call, simulatorMessage(call.body as never, call.publicModel, call.inputTokens)),
+      );
     }
-    const events = simulatorMessageEvents(call.body as never, call.publicModel).map((event) =>
+    const events = simulatorMessageEvents(call.body as never, call.publicModel, call.inputTokens).map((event) =>
       encodeSse({ event: event.event, data: JSON.stringify(event.data) }),
     );
     return relayText(call, "messages", "messages", simulatedAnswer(call, events));

@@ -201,18 +201,26 @@ export type SimulatorMessagesRequest = MessagesBodyLike & {
   stop_sequences?: readonly string[] | null;
 };
 
-/** Text of a message's content: a string, or the text parts/blocks of an array. */
+/**
+ * How much of the last user turn an answer reads (docs/simulator.md): the answer, its tool choice and its seed come
+ * from the turn's first characters, so a turn of 200,000 parts is not joined whole on the event loop (15 ms and more
+ * of garbage, measured here) to answer with a summary of its first line.
+ */
+export const PROMPT_TEXT_CHARS = 16_384;
+
+/** Text of a message's content (a string, or the text parts/blocks of an array, one per line), up to PROMPT_TEXT_CHARS. */
 function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
+  if (typeof content === "string") return content.length > PROMPT_TEXT_CHARS ? content.slice(0, PROMPT_TEXT_CHARS) : content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map((part) =>
-      typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text"
-        ? String((part as { text?: unknown }).text ?? "")
-        : "",
-    )
-    .filter((text) => text !== "")
-    .join("\n");
+  let text = "";
+  for (const part of content) {
+    if (typeof part !== "object" || part === null || (part as { type?: unknown }).type !== "text") continue;
+    const piece = String((part as { text?: unknown }).text ?? "");
+    if (piece === "") continue;
+    text = text === "" ? piece : `${text}\n${piece}`;
+    if (text.length >= PROMPT_TEXT_CHARS) return text.slice(0, PROMPT_TEXT_CHARS);
+  }
+  return text;
 }
 
 /** The last user turn is what the answer responds to. */
@@ -250,11 +258,13 @@ function structured(result: SimulatedText, json: string | null, maxTokens: numbe
   return { ...result, text: cut.text, outputTokens: cut.tokens, truncated: cut.truncated, stopSequence: null };
 }
 
-function simulateChat(body: SimulatorChatRequest, publicModel: string): Simulated {
+/** `counted`: the request's input tokens as the gateway counted them (TextCall.inputTokens: off the event loop for a
+ *  large body), which the simulator reports as a vendor reports its own count; counted here when not given. */
+function simulateChat(body: SimulatorChatRequest, publicModel: string, counted?: number): Simulated {
   const stop = body.stop === undefined || body.stop === null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
   const promptText = lastUserText(body.messages);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  const inputTokens = countChatRequestInputTokens(body);
+  const inputTokens = counted ?? countChatRequestInputTokens(body);
   const tool = chooseTool({
     tools: chatTools(body as never),
     forced: chatForcedTool(body as never),
@@ -270,10 +280,10 @@ function simulateChat(body: SimulatorChatRequest, publicModel: string): Simulate
   return { ...structured(text, chatStructuredContent(body as never, text.text), maxTokens), toolCall: null };
 }
 
-function simulateMessages(body: SimulatorMessagesRequest, publicModel: string): Simulated {
+function simulateMessages(body: SimulatorMessagesRequest, publicModel: string, counted?: number): Simulated {
   const promptText = lastUserText(body.messages);
   const maxTokens = body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  const inputTokens = countMessagesInputTokens(body);
+  const inputTokens = counted ?? countMessagesInputTokens(body);
   const tool = chooseTool({
     tools: messagesTools(body as never),
     forced: messagesForcedTool(body as never),
@@ -324,8 +334,8 @@ function textPieces(text: string): string[] {
 // OpenAI Chat Completions
 
 /** A non-streamed `chat.completion`, with `system_fingerprint: "simulator"`. */
-export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel: string): ChatCompletion {
-  const result = simulateChat(body, publicModel);
+export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel: string, inputTokens?: number): ChatCompletion {
+  const result = simulateChat(body, publicModel, inputTokens);
   const finishReason: ChatFinishReason = result.truncated ? "length" : result.toolCall ? "tool_calls" : "stop";
   const message = result.toolCall
     ? {
@@ -359,8 +369,8 @@ export function simulatorChatCompletion(body: SimulatorChatRequest, publicModel:
  * chunk, and with `stream_options.include_usage` a last chunk with empty choices and the usage (every other chunk
  * then carries `usage: null`). The caller writes each as `data: <json>\n\n` and ends with `data: [DONE]\n\n`.
  */
-export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: string): ChatCompletionChunk[] {
-  const result = simulateChat(body, publicModel);
+export function simulatorChatChunks(body: SimulatorChatRequest, publicModel: string, inputTokens?: number): ChatCompletionChunk[] {
+  const result = simulateChat(body, publicModel, inputTokens);
   const includeUsage = body.stream_options?.include_usage === true;
   const base = {
     id: `chatcmpl-sim${randomSuffix()}`,
@@ -412,8 +422,8 @@ function messageUsage(inputTokens: number, outputTokens: number): MessagesRespon
 }
 
 /** A non-streamed Anthropic message; its id starts with `msg_sim_`. */
-export function simulatorMessage(body: SimulatorMessagesRequest, publicModel: string): MessagesResponse {
-  const result = simulateMessages(body, publicModel);
+export function simulatorMessage(body: SimulatorMessagesRequest, publicModel: string, inputTokens?: number): MessagesResponse {
+  const result = simulateMessages(body, publicModel, inputTokens);
   return {
     id: `msg_sim_${randomSuffix()}`,
     type: "message",
@@ -438,8 +448,9 @@ export function simulatorMessage(body: SimulatorMessagesRequest, publicModel: st
 export function simulatorMessageEvents(
   body: SimulatorMessagesRequest,
   publicModel: string,
+  inputTokens?: number,
 ): { event: MessagesStreamEvent["type"]; data: MessagesStreamEvent }[] {
-  const result = simulateMessages(body, publicModel);
+  const result = simulateMessages(body, publicModel, inputTokens);
   const events: MessagesStreamEvent[] = [
     {
       type: "message_start",
