@@ -33,6 +33,7 @@ export const SIGN_IN_MESSAGES = {
   unverified: "Confirm your email first: open the link we sent when you signed up. You can ask for a new link below.",
   secondFactorRequired: "Second factor required",
   secondFactorInvalid: "Invalid authentication code",
+  changed: "Your password or two-factor settings changed while you were signing in. Sign in again with the new ones.",
 } as const;
 
 export type SignInFailure = "invalid" | "locked" | "disabled" | "unverified" | "second_factor_required" | "second_factor_invalid";

@@ -11,7 +11,7 @@ import {
   startSession,
   usesSecureCookies,
 } from "./session";
-import { signInWithPassword } from "@/lib/accounts/sign-in";
+import { SIGN_IN_MESSAGES, SignInError, signInWithPassword } from "@/lib/accounts/sign-in";
 import { db } from "@/lib/platform/db/client";
 import { log } from "@/lib/platform/log";
 import { sameOriginRedirect } from "./redirect";
@@ -68,7 +68,11 @@ export function authOptions(): NextAuthOptions {
             address,
           });
           const userAgent = headers["user-agent"];
-          const sessionId = await startSession(user.id, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address });
+          const sessionId = await startSession(user.id, user.sessionVersion, {
+            userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent,
+            address,
+          });
+          if (sessionId === null) throw new SignInError(SIGN_IN_MESSAGES.changed, "invalid");
           return { id: user.id, email: user.email, role: user.role, sessionVersion: user.sessionVersion, sessionId };
         },
       }),

@@ -92,8 +92,18 @@ export async function readSession(request: Request): Promise<SessionUser | null>
   return { id: user.id, email: user.email, role: user.role === "admin" ? "admin" : "user", totpEnabled: user.totpEnabled };
 }
 
-/** A new server-side session for a user who just signed in; its id goes into the cookie as `sid`. */
-export async function startSession(userId: string, details: { userAgent?: string | null; address?: string | null }): Promise<string> {
+/**
+ * A new server-side session for a user who just signed in, at `sessionVersion` (the user's when the password was
+ * checked); its id goes into the cookie as `sid`. Null when the version moved on meanwhile (a password reset or a 2FA
+ * change finished while this sign-in was checking the password): the row is revoked at once, so it is never listed
+ * as a live session (its cookie would not have worked either). The version is read after the row is written, and a
+ * reset moves the version before it revokes the rows, so one of the two always sees the other.
+ */
+export async function startSession(
+  userId: string,
+  sessionVersion: number,
+  details: { userAgent?: string | null; address?: string | null },
+): Promise<string | null> {
   const session = await db().session.create({
     data: {
       userId,
@@ -102,6 +112,11 @@ export async function startSession(userId: string, details: { userAgent?: string
       address: (details.address ?? "").slice(0, 100),
     },
   });
+  const now = await db().user.findUnique({ where: { id: userId }, select: { sessionVersion: true } });
+  if (now?.sessionVersion !== sessionVersion) {
+    await revokeSession(session.id);
+    return null;
+  }
   // Housekeeping: the user's ended sessions are of no further use.
   void db()
     .session.deleteMany({

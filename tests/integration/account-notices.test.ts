@@ -37,6 +37,11 @@ async function resetToken(gateway: Gateway, email: string): Promise<string> {
   return new URL(/(https?:\/\/\S+\/reset-password\?\S+)/.exec(resets[0]!.text)![1]!).searchParams.get("token")!;
 }
 
+async function sessionVersion(gateway: Gateway, userId: string): Promise<number> {
+  const [row] = await withDatabase(gateway.databaseUrl, (query) => query(`SELECT "sessionVersion" FROM "User" WHERE "id" = ?`, [userId]));
+  return Number(row.sessionVersion);
+}
+
 async function turnOnTwoFactor(browser: Browser): Promise<string> {
   const secret = (await browser.call("POST", "/api/user/2fa/setup", {})).body.secret as string;
   const enabled = await browser.call("POST", "/api/user/2fa/enable", { code: await currentTotp(secret) });
@@ -132,6 +137,33 @@ describe("without SMTP_URL", () => {
       [true],
       "only the browser that signed in after the reset",
     );
+  });
+
+  test("a sign-in whose password check overlapped a reset starts no live session row", async () => {
+    // The race: a sign-in checks the old password, a reset finishes (the version moves on, the rows end), then the
+    // sign-in writes its row. startSession is given the version the sign-in saw, as lib/auth/options.ts gives it.
+    process.env.DATABASE_URL = gateway.databaseUrl;
+    process.env.GATEWAY_DATA_DIR = gateway.dataDir;
+    const { startSession } = await import("@/lib/auth/session");
+    const user = await createUserWithKey(gateway);
+    const seen = await sessionVersion(gateway, user.userId);
+    const token = await resetToken(gateway, user.email);
+    const done = await callApi(gateway.url, "POST", "/api/user/reset", {
+      body: { email: user.email, token, password: "after-reset-pass-2" },
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(await sessionVersion(gateway, user.userId), seen + 1);
+    assert.equal(await startSession(user.userId, seen, { userAgent: "late sign-in", address: "127.0.0.1" }), null);
+    assert.equal(await liveSessionRows(gateway, user.userId), 0, "the late sign-in's row is ended at once");
+    const fresh = await signedIn(gateway.url, user.email, "after-reset-pass-2");
+    const listed = await fresh.call("GET", "/api/user/sessions");
+    assert.deepEqual(
+      listed.body.data.map((row: { current: boolean }) => row.current),
+      [true],
+      "only the browser that signed in with the new password is listed",
+    );
+    assert.equal(typeof (await startSession(user.userId, seen + 1, { userAgent: "in time", address: "127.0.0.1" })), "string");
+    assert.equal(await liveSessionRows(gateway, user.userId), 2, "a sign-in at the current version starts its row as before");
   });
 
   test("the operator's 2FA reset and disabling an account end the session rows too", async () => {
