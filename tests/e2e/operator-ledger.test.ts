@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright";
 import { createUserWithKey, startGateway, stopAllGateways, type Gateway } from "../helpers/gateway";
 import { launchBrowser, openTab, screenshot, type Tab } from "../helpers/browser";
 import { startFaultUpstream, type FaultUpstream } from "../helpers/fault-upstream";
+import { withDatabase } from "../helpers/database";
 
 const MODEL = "std-5.5";
 const LAPTOP = { width: 1280, height: 800 };
@@ -54,6 +55,32 @@ before(async () => {
   // Other traffic first, then the request the test looks for: 30 rows of another user, enough to fill a screen.
   const other = await createUserWithKey(gateway, { email: "other-traffic@example.com" });
   for (let index = 0; index < 30; index++) await chat(other.key);
+  // A request its client left and one that failed, among the first rows (a striped one among them): their badges
+  // must be as readable as the others' (axe's contrast check).
+  const otherKey = (await gateway.admin("GET", `/api/admin/keys?userId=${other.userId}`)).data[0];
+  await withDatabase(gateway.databaseUrl, async (query) => {
+    for (const [index, status, httpStatus] of [
+      [0, "error", 502],
+      [1, "cancelled", 200],
+    ] as const)
+      await query(
+        `INSERT INTO "UsageLog" ("id", "kind", "requestId", "userId", "keyId", "keyPrefix", "endpoint", "model", "cost", "status", "httpStatus", "textOutputTokens", "createdAt")
+         VALUES (?, 'request', ?, ?, ?, ?, '/v1/chat/completions', ?, ?, ?, ?, ?, ?)`,
+        [
+          `usage-badge-${index}`,
+          `req_badge_${index}`,
+          other.userId,
+          other.keyId,
+          otherKey.prefix,
+          MODEL,
+          120,
+          status,
+          httpStatus,
+          3,
+          new Date(),
+        ],
+      );
+  });
   payer = await createUserWithKey(gateway, { email: "ledger-payer@example.com" });
   prefix = (await gateway.admin("GET", `/api/admin/keys?userId=${payer.userId}`)).data[0].prefix;
   await chat(payer.key);
