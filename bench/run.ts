@@ -1395,7 +1395,7 @@ async function measureTraces(
   const calls = 10_000_000;
   let kept = 0;
   const offStarted = process.hrtime.bigint();
-  for (let index = 0; index < calls; index++) if (traceRequest("POST /v1/chat/completions", {}) !== undefined) kept++;
+  for (let index = 0; index < calls; index++) if (traceRequest("POST", "/v1/chat/completions", "req_1") !== undefined) kept++;
   const offNsPerRequest = Number(process.hrtime.bigint() - offStarted) / calls;
   if (kept) throw new Error("tracing is on in the bench process");
   progress(`traces: off, the request's check costs ${fmt(offNsPerRequest, 1)} ns`);

@@ -243,12 +243,7 @@ export function gatewayRoute(config: RouteConfig, handler: (context: GatewayCont
     let response: Response;
     let context: GatewayContext | null = null;
     let errorType: string | undefined;
-    // The span names the route's template, never the URL (a Gemini key may ride in its query string).
-    const trace = traceRequest(`${request.method} ${config.endpoint}`, {
-      "http.request.method": request.method,
-      "http.route": config.endpoint,
-      "gateway.request.id": requestId,
-    });
+    const trace = traceRequest(request.method, config.endpoint, requestId);
     try {
       const server = preAuthenticated.get(request);
       const principal = server ?? (await authenticate(request, config.scheme));

@@ -131,16 +131,23 @@ function startAttemptSpan(context: GatewayContext, model: string, channel: Chann
     "gen_ai.request.model": upstreamModel,
     "gateway.channel.id": channel.id,
     "gateway.channel.name": channel.name,
-    ...hostOf(channel.baseUrl),
+    ...hostOf(channel),
   });
 }
 
-function hostOf(baseUrl: string): { "server.address"?: string } {
-  try {
-    return { "server.address": new URL(baseUrl).hostname };
-  } catch {
-    return {};
+/** A channel's host, read from its base URL once per loaded channel (the channel list is reloaded on change). */
+const hosts = new WeakMap<Channel, { "server.address"?: string }>();
+function hostOf(channel: Channel): { "server.address"?: string } {
+  let host = hosts.get(channel);
+  if (!host) {
+    try {
+      host = { "server.address": new URL(channel.baseUrl).hostname };
+    } catch {
+      host = {};
+    }
+    hosts.set(channel, host);
   }
+  return host;
 }
 
 export function upstreamError(failure: UpstreamFailure): GatewayError {

@@ -6,7 +6,7 @@ import type { BodyWatch } from "@/lib/platform/http/watched-body";
 import { BYTES_PER_TOKEN_FLOOR } from "./reservation";
 import { groupOf, priceOf } from "./prices";
 import { catalogEntryOrGeneric, type ModelKind } from "@/lib/catalog";
-import { formatUsd, type Payer } from "./reserve";
+import { formatUsd, shortOfFunds, type Payer } from "./reserve";
 import { moneyStore, type BudgetState } from "./store";
 import { budgetLeft, budgetShortMessage } from "./budget";
 
@@ -74,26 +74,11 @@ export class PaidBodyWatch implements BodyWatch {
       this.#bySize ? cheapestInputPrice(principal, this.#kinds) : Promise.resolve(0),
     ]);
     this.#funds = { ...available, at, price };
-    const { keyQuota, balance, budget } = available;
-    const budgetLeftNow = budgetLeft(budget);
-    const leastText = `any request here reserves at least ${formatUsd(least)}; the request was not read`;
-    if (keyQuota !== null && keyQuota < least) {
-      throw new GatewayError(
-        "quota_exhausted",
-        `This API key has ${formatUsd(keyQuota)} of quota left and ${leastText}. An operator can raise the key's quota.`,
-      );
-    }
-    // The key's budget for this period counts as its quota does (docs/billing.md, "Key budgets").
-    if (budget && budgetLeftNow !== null && budgetLeftNow < least)
-      throw new GatewayError("budget_exceeded", budgetShortMessage(budget, at, leastText));
-    if (balance < least) {
-      throw new GatewayError(
-        "insufficient_balance",
-        `The account's balance is ${formatUsd(balance)} and ${leastText}. Redeem a code or ask an operator to top it up.`,
-      );
-    }
+    const refusal = shortOfFunds(available, least, at);
+    if (refusal) throw refusal;
     if (price <= 0) return Infinity;
-    const left = Math.min(keyQuota ?? Infinity, budgetLeftNow ?? Infinity, balance);
+    const { keyQuota, balance, budget } = available;
+    const left = Math.min(keyQuota ?? Infinity, budget ? budgetLeft(budget) : Infinity, balance);
     return Math.floor((left * BYTES_PER_TOKEN_FLOOR) / price);
   }
 
@@ -110,8 +95,7 @@ export class PaidBodyWatch implements BodyWatch {
         `${what} and this API key has ${formatUsd(keyQuota)} of quota left; ${read}. An operator can raise the key's quota.`,
       );
     }
-    const left = budgetLeft(budget);
-    if (budget && left !== null && left < needed)
+    if (budget && budgetLeft(budget) < needed)
       return new GatewayError("budget_exceeded", budgetShortMessage(budget, at, `${lowerFirst(what)}; ${read}`));
     return new GatewayError(
       "insufficient_balance",

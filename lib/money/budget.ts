@@ -49,9 +49,9 @@ export function isoSecond(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** What a key's budget has left (micro-USD) for the period `at` falls in; null for a key without a budget. */
-export function budgetLeft(budget: { limit: number; spent: number } | null): number | null {
-  return budget ? Math.max(0, budget.limit - budget.spent) : null;
+/** What a key's budget has left (micro-USD) in the period its `spent` counts. */
+export function budgetLeft(budget: { limit: number; spent: number }): number {
+  return Math.max(0, budget.limit - budget.spent);
 }
 
 /**
@@ -60,7 +60,7 @@ export function budgetLeft(budget: { limit: number; spent: number } | null): num
  */
 export function budgetShortMessage(budget: { limit: number; period: BudgetPeriod; spent: number }, at: number, clause: string): string {
   const head = `This key's ${ADJECTIVE[budget.period]} budget of ${formatBudgetUsd(budget.limit)}`;
-  return `${head} has ${formatBudgetUsd(budgetLeft(budget) ?? 0)} left and ${clause}; it resets at ${isoSecond(periodEnd(budget.period, at))}`;
+  return `${head} has ${formatBudgetUsd(budgetLeft(budget))} left and ${clause}; it resets at ${isoSecond(periodEnd(budget.period, at))}`;
 }
 
 /** The refusal of a request the budget cannot cover, saying when it starts over. */

@@ -5,7 +5,7 @@
 import { GatewayError } from "@/lib/platform/errors";
 import { log } from "@/lib/platform/log";
 import { observeOverReservation } from "@/lib/platform/metrics";
-import { moneyStore, type LedgerRow } from "./store";
+import { moneyStore, type BudgetState, type LedgerRow } from "./store";
 import { enqueueSettlement } from "./ledger";
 import { budgetLeft, budgetMessage, budgetShortMessage } from "./budget";
 import { costOf, priceOf, NO_USAGE, type Price, type Usage } from "./prices";
@@ -270,22 +270,35 @@ export async function requireFundsBeforeBody(context: Payer, minimum = 1): Promi
   const declared = Number(context.request.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared < FUNDS_CHECK_BODY_BYTES) return;
   const at = Date.now();
-  const { keyQuota, balance, budget } = await moneyStore().available(context.principal.keyId, context.principal.userId, at);
-  const least = `any request here reserves at least ${formatUsd(Math.max(1, Math.ceil(minimum)))}; the request was not read`;
-  if (keyQuota !== null && keyQuota < minimum) {
-    throw new GatewayError(
+  const refusal = shortOfFunds(await moneyStore().available(context.principal.keyId, context.principal.userId, at), minimum, at);
+  if (refusal) throw refusal;
+}
+
+/**
+ * Money before work's refusal of a payer who cannot cover `minimum`, the least any request of the endpoint reserves:
+ * the key's quota, its budget for this period (which counts as its quota does, docs/billing.md "Key budgets") and
+ * its owner's balance, each saying what is left and that the request was not read. Null when all three cover it.
+ */
+export function shortOfFunds(
+  available: { keyQuota: number | null; balance: number; budget: BudgetState },
+  minimum: number,
+  at: number,
+): GatewayError | null {
+  const { keyQuota, balance, budget } = available;
+  const least = Math.max(1, Math.ceil(minimum));
+  const clause = `any request here reserves at least ${formatUsd(least)}; the request was not read`;
+  if (keyQuota !== null && keyQuota < least)
+    return new GatewayError(
       "quota_exhausted",
-      `This API key has ${formatUsd(keyQuota)} of quota left and ${least}. An operator can raise the key's quota.`,
+      `This API key has ${formatUsd(keyQuota)} of quota left and ${clause}. An operator can raise the key's quota.`,
     );
-  }
-  // The key's budget for this period counts as its quota does (docs/billing.md, "Key budgets").
-  if (budget && (budgetLeft(budget) ?? 0) < minimum) throw new GatewayError("budget_exceeded", budgetShortMessage(budget, at, least));
-  if (balance < minimum) {
-    throw new GatewayError(
+  if (budget && budgetLeft(budget) < least) return new GatewayError("budget_exceeded", budgetShortMessage(budget, at, clause));
+  if (balance < least)
+    return new GatewayError(
       "insufficient_balance",
-      `The account's balance is ${formatUsd(balance)} and ${least}. Redeem a code or ask an operator to top it up.`,
+      `The account's balance is ${formatUsd(balance)} and ${clause}. Redeem a code or ask an operator to top it up.`,
     );
-  }
+  return null;
 }
 
 /** What a reservation holds beyond its amount and price. */

@@ -142,11 +142,15 @@ export async function stopTracing(): Promise<void> {
   await exporting?.shutdown().catch((error: unknown) => log.warn("tracing: the last spans were not sent", { error }));
 }
 
-/** Starts a request's span, or returns undefined when tracing is off (the caller keeps it on the request's context). */
-export function traceRequest(name: string, attributes: Attributes): RequestTrace | undefined {
+/**
+ * Starts a request's span, named after its route's template (never its URL: a Gemini key may ride in the query
+ * string), or returns undefined when tracing is off, having made nothing (the caller keeps it on the request's context).
+ */
+export function traceRequest(method: string, route: string, requestId: string): RequestTrace | undefined {
   const exporting = state.exporting;
   if (!exporting) return undefined;
-  return new RequestTrace(exporting.tracer, exporting.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }));
+  const attributes = { "http.request.method": method, "http.route": route, "gateway.request.id": requestId };
+  return new RequestTrace(exporting.tracer, exporting.tracer.startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes }));
 }
 
 /**

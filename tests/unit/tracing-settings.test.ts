@@ -51,5 +51,5 @@ test("gRPC is refused at start with a message that says what to use", () => {
 });
 
 test("with tracing not started, a request gets no span (and costs one test)", () => {
-  assert.equal(traceRequest("POST /v1/chat/completions", {}), undefined);
+  assert.equal(traceRequest("POST", "/v1/chat/completions", "req_1"), undefined);
 });
